@@ -1,0 +1,597 @@
+#include "ApiSchema.h"
+
+#include <QFile>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace steward {
+
+SchemaLoadError::SchemaLoadError(const std::string &file, const std::string &jsonPath, const std::string &message)
+    : std::runtime_error(file + ": " + (jsonPath.empty() ? std::string() : jsonPath + ": ") + message)
+    , m_file(file)
+    , m_jsonPath(jsonPath)
+{
+}
+
+std::string toLower(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return text;
+}
+
+const std::string &ResourceSchema::projectName() const
+{
+    return project->projectName;
+}
+
+bool ResourceSchema::isDescriptorPath(const std::string &path) const
+{
+    for (const DescriptorMapping &descriptor : descriptors)
+        if (descriptor.path.text() == path)
+            return true;
+    return false;
+}
+
+namespace {
+
+std::string memberPath(const std::string &parent, const std::string &key)
+{
+    const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](unsigned char c) {
+        return std::isalnum(c) || c == '_';
+    });
+    return plain ? parent + "." + key : parent + "['" + key + "']";
+}
+
+// Typed access to an ApiSchema document that reports the file and JSON path of every problem.
+class SchemaReader
+{
+public:
+    explicit SchemaReader(std::string file)
+        : m_file(std::move(file))
+    {
+    }
+
+    [[noreturn]] void fail(const std::string &path, const std::string &message) const
+    {
+        throw SchemaLoadError(m_file, path, message);
+    }
+
+    const Json &object(const Json &parent, const std::string &path, const std::string &key) const
+    {
+        auto it = parent.find(key);
+        if (it == parent.end())
+            fail(path, "required member '" + key + "' is missing");
+        if (!it->is_object())
+            fail(memberPath(path, key), "expected an object");
+        return *it;
+    }
+
+    const Json *optionalObject(const Json &parent, const std::string &path, const std::string &key) const
+    {
+        auto it = parent.find(key);
+        if (it == parent.end() || it->is_null())
+            return nullptr;
+        if (!it->is_object())
+            fail(memberPath(path, key), "expected an object");
+        return &*it;
+    }
+
+    std::string string(const Json &parent, const std::string &path, const std::string &key) const
+    {
+        auto it = parent.find(key);
+        if (it == parent.end())
+            fail(path, "required member '" + key + "' is missing");
+        if (!it->is_string() || it->get_ref<const std::string &>().empty())
+            fail(memberPath(path, key), "expected a non-empty string");
+        return it->get<std::string>();
+    }
+
+    std::string optionalString(const Json &parent, const std::string &path, const std::string &key) const
+    {
+        auto it = parent.find(key);
+        if (it == parent.end() || it->is_null())
+            return {};
+        if (!it->is_string())
+            fail(memberPath(path, key), "expected a string");
+        return it->get<std::string>();
+    }
+
+    bool boolean(const Json &parent, const std::string &path, const std::string &key, bool fallback) const
+    {
+        auto it = parent.find(key);
+        if (it == parent.end() || it->is_null())
+            return fallback;
+        if (!it->is_boolean())
+            fail(memberPath(path, key), "expected true or false");
+        return it->get<bool>();
+    }
+
+    JsonPath jsonPath(const Json &value, const std::string &path) const
+    {
+        if (!value.is_string())
+            fail(path, "expected a JSON path string");
+        try {
+            return JsonPath(value.get<std::string>());
+        } catch (const std::invalid_argument &e) {
+            fail(path, e.what());
+        }
+    }
+
+    std::vector<JsonPath> jsonPaths(const Json &parent, const std::string &path, const std::string &key,
+                                    bool required) const
+    {
+        std::vector<JsonPath> out;
+        auto it = parent.find(key);
+        if (it == parent.end() || it->is_null()) {
+            if (required)
+                fail(path, "required member '" + key + "' is missing");
+            return out;
+        }
+        const std::string here = memberPath(path, key);
+        if (!it->is_array())
+            fail(here, "expected an array of JSON paths");
+        for (std::size_t i = 0; i < it->size(); ++i)
+            out.push_back(jsonPath((*it)[i], here + "[" + std::to_string(i) + "]"));
+        return out;
+    }
+
+    std::set<std::string> pathSet(const Json &parent, const std::string &path, const std::string &key) const
+    {
+        std::set<std::string> out;
+        for (const JsonPath &p : jsonPaths(parent, path, key, false))
+            out.insert(p.text());
+        return out;
+    }
+
+    const std::string &file() const { return m_file; }
+
+private:
+    std::string m_file;
+};
+
+// The path of the reference object: the longest common step prefix of its reference paths.
+JsonPath referenceObjectPath(const std::vector<ReferencePathPair> &pairs)
+{
+    const auto &first = pairs.front().referencePath.steps();
+    std::size_t common = first.size() - 1;
+    for (const ReferencePathPair &pair : pairs) {
+        const auto &steps = pair.referencePath.steps();
+        std::size_t i = 0;
+        while (i < common && i < steps.size() - 1 && steps[i].property == first[i].property)
+            ++i;
+        common = i;
+    }
+    std::string text = "$";
+    for (std::size_t i = 0; i < common; ++i)
+        text += first[i].isArray() ? std::string("[*]") : "." + first[i].property;
+    return JsonPath(text);
+}
+
+std::unique_ptr<ResourceSchema> readResource(const SchemaReader &reader, const Json &node, const std::string &path,
+                                             const std::string &endpointName, const Project *project)
+{
+    if (!node.is_object())
+        reader.fail(path, "expected an object");
+    auto resource = std::make_unique<ResourceSchema>();
+    resource->project = project;
+    resource->endpointName = endpointName;
+    resource->resourceName = reader.string(node, path, "resourceName");
+    resource->isDescriptor = reader.boolean(node, path, "isDescriptor", false);
+    resource->isSchoolYearEnumeration = reader.boolean(node, path, "isSchoolYearEnumeration", false);
+    resource->isSubclass = reader.boolean(node, path, "isSubclass", false);
+    resource->allowIdentityUpdates = reader.boolean(node, path, "allowIdentityUpdates", false);
+    const bool isExtension = reader.boolean(node, path, "isResourceExtension", false);
+    if (resource->isSubclass) {
+        resource->subclassType = reader.string(node, path, "subclassType");
+        resource->superclassProjectName = reader.string(node, path, "superclassProjectName");
+        resource->superclassResourceName = reader.string(node, path, "superclassResourceName");
+        resource->superclassIdentityPath = reader.optionalString(node, path, "superclassIdentityJsonPath");
+        if (resource->subclassType != "association" && resource->superclassIdentityPath.empty())
+            reader.fail(path, "a subclass of type '" + resource->subclassType
+                                  + "' needs 'superclassIdentityJsonPath'");
+        if (!resource->superclassIdentityPath.empty())
+            reader.jsonPath(Json(resource->superclassIdentityPath), memberPath(path, "superclassIdentityJsonPath"));
+    }
+    resource->identityPaths = reader.jsonPaths(node, path, "identityJsonPaths",
+                                               !resource->isDescriptor && !isExtension);
+    if (!resource->isDescriptor && !isExtension && resource->identityPaths.empty())
+        reader.fail(memberPath(path, "identityJsonPaths"), "a resource needs at least one identity path");
+    if (resource->isSubclass && resource->subclassType != "association" && resource->identityPaths.size() != 1)
+        reader.fail(memberPath(path, "identityJsonPaths"),
+                    "a subclass renames its identity to the superclass's, so it needs exactly one identity path");
+
+    const Json &mappings = reader.object(node, path, "documentPathsMapping");
+    const std::string mappingsPath = memberPath(path, "documentPathsMapping");
+    for (auto it = mappings.begin(); it != mappings.end(); ++it) {
+        const std::string here = memberPath(mappingsPath, it.key());
+        const Json &mapping = it.value();
+        if (!mapping.is_object())
+            reader.fail(here, "expected an object");
+        if (!reader.boolean(mapping, here, "isReference", false))
+            continue;
+        if (reader.boolean(mapping, here, "isDescriptor", false)) {
+            DescriptorMapping descriptor;
+            descriptor.name = it.key();
+            descriptor.descriptorProjectName = reader.string(mapping, here, "projectName");
+            descriptor.descriptorResourceName = reader.string(mapping, here, "resourceName");
+            auto pathIt = mapping.find("path");
+            if (pathIt == mapping.end())
+                reader.fail(here, "required member 'path' is missing");
+            descriptor.path = reader.jsonPath(*pathIt, memberPath(here, "path"));
+            resource->descriptors.push_back(std::move(descriptor));
+            continue;
+        }
+        ReferenceMapping reference;
+        reference.name = it.key();
+        reference.targetProjectName = reader.string(mapping, here, "projectName");
+        reference.targetResourceName = reader.string(mapping, here, "resourceName");
+        reference.isRequired = reader.boolean(mapping, here, "isRequired", false);
+        auto pairsIt = mapping.find("referenceJsonPaths");
+        const std::string pairsPath = memberPath(here, "referenceJsonPaths");
+        if (pairsIt == mapping.end() || !pairsIt->is_array() || pairsIt->empty())
+            reader.fail(pairsPath, "expected a non-empty array");
+        for (std::size_t i = 0; i < pairsIt->size(); ++i) {
+            const Json &pair = (*pairsIt)[i];
+            const std::string pairPath = pairsPath + "[" + std::to_string(i) + "]";
+            if (!pair.is_object())
+                reader.fail(pairPath, "expected an object");
+            if (!pair.contains("identityJsonPath") || !pair.contains("referenceJsonPath"))
+                reader.fail(pairPath, "needs 'identityJsonPath' and 'referenceJsonPath'");
+            reference.paths.push_back({reader.jsonPath(pair["identityJsonPath"], memberPath(pairPath, "identityJsonPath")),
+                                       reader.jsonPath(pair["referenceJsonPath"], memberPath(pairPath, "referenceJsonPath"))});
+        }
+        reference.objectPath = referenceObjectPath(reference.paths);
+        resource->references.push_back(std::move(reference));
+    }
+
+    auto constraintsIt = node.find("equalityConstraints");
+    if (constraintsIt != node.end() && !constraintsIt->is_null()) {
+        const std::string here = memberPath(path, "equalityConstraints");
+        if (!constraintsIt->is_array())
+            reader.fail(here, "expected an array");
+        for (std::size_t i = 0; i < constraintsIt->size(); ++i) {
+            const Json &c = (*constraintsIt)[i];
+            const std::string cPath = here + "[" + std::to_string(i) + "]";
+            if (!c.is_object() || !c.contains("sourceJsonPath") || !c.contains("targetJsonPath"))
+                reader.fail(cPath, "needs 'sourceJsonPath' and 'targetJsonPath'");
+            resource->equalityConstraints.push_back({reader.jsonPath(c["sourceJsonPath"], memberPath(cPath, "sourceJsonPath")),
+                                                     reader.jsonPath(c["targetJsonPath"], memberPath(cPath, "targetJsonPath"))});
+        }
+    }
+
+    auto uniquenessIt = node.find("arrayUniquenessConstraints");
+    if (uniquenessIt != node.end() && !uniquenessIt->is_null()) {
+        const std::string here = memberPath(path, "arrayUniquenessConstraints");
+        if (!uniquenessIt->is_array())
+            reader.fail(here, "expected an array");
+        for (std::size_t i = 0; i < uniquenessIt->size(); ++i) {
+            const Json &c = (*uniquenessIt)[i];
+            const std::string cPath = here + "[" + std::to_string(i) + "]";
+            if (!c.is_object())
+                reader.fail(cPath, "expected an object");
+            std::vector<JsonPath> paths = reader.jsonPaths(c, cPath, "paths", true);
+            if (!paths.empty())
+                resource->arrayUniquenessConstraints.push_back(std::move(paths));
+        }
+    }
+
+    resource->numericPaths = reader.pathSet(node, path, "numericJsonPaths");
+    resource->booleanPaths = reader.pathSet(node, path, "booleanJsonPaths");
+    resource->dateTimePaths = reader.pathSet(node, path, "dateTimeJsonPaths");
+
+    if (const Json *query = reader.optionalObject(node, path, "queryFieldMapping")) {
+        const std::string here = memberPath(path, "queryFieldMapping");
+        for (auto it = query->begin(); it != query->end(); ++it) {
+            const std::string fieldPath = memberPath(here, it.key());
+            if (!it->is_array())
+                reader.fail(fieldPath, "expected an array");
+            QueryField field;
+            field.name = it.key();
+            for (std::size_t i = 0; i < it->size(); ++i) {
+                const Json &entry = (*it)[i];
+                const std::string entryPath = fieldPath + "[" + std::to_string(i) + "]";
+                if (!entry.is_object() || !entry.contains("path"))
+                    reader.fail(entryPath, "needs 'path'");
+                field.paths.push_back({reader.jsonPath(entry["path"], memberPath(entryPath, "path")),
+                                       reader.optionalString(entry, entryPath, "type")});
+            }
+            resource->queryFields[toLower(it.key())] = std::move(field);
+        }
+    }
+
+    resource->jsonSchema = reader.object(node, path, "jsonSchemaForInsert");
+    if (resource->jsonSchema.value("type", "") != "object")
+        reader.fail(memberPath(path, "jsonSchemaForInsert"), "expected a JSON Schema of type 'object'");
+    return resource;
+}
+
+// Rewrites "$._ext.x" to "$._ext.<project>.x" when an older file leaves out the project level.
+std::string extensionPath(const std::string &text, const std::string &projectEndpoint)
+{
+    const std::string prefix = "$._ext.";
+    if (text.rfind(prefix, 0) != 0 || text.rfind(prefix + projectEndpoint + ".", 0) == 0)
+        return text;
+    return prefix + projectEndpoint + "." + text.substr(prefix.size());
+}
+
+JsonPath extensionPath(const JsonPath &path, const std::string &projectEndpoint)
+{
+    return JsonPath(extensionPath(path.text(), projectEndpoint));
+}
+
+// Folds a resource extension (an extension project's additions to a core resource) into the core resource.
+void mergeExtension(ResourceSchema &core, const ResourceSchema &extension, const std::string &projectEndpoint,
+                    const SchemaReader &reader, const std::string &path)
+{
+    const Json *extProperties = nullptr;
+    auto props = extension.jsonSchema.find("properties");
+    if (props != extension.jsonSchema.end() && props->contains("_ext"))
+        extProperties = &(*props)["_ext"];
+    if (extProperties == nullptr)
+        return;
+    Json extSchema = *extProperties;
+    Json &coreProperties = core.jsonSchema["properties"];
+    if (extSchema.contains("properties") && extSchema["properties"].contains(projectEndpoint))
+        extSchema = extSchema["properties"][projectEndpoint];
+    Json &ext = coreProperties["_ext"];
+    if (!ext.is_object())
+        ext = Json{{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}};
+    ext["properties"][projectEndpoint] = extSchema;
+    for (DescriptorMapping descriptor : extension.descriptors) {
+        descriptor.path = extensionPath(descriptor.path, projectEndpoint);
+        core.descriptors.push_back(std::move(descriptor));
+    }
+    for (ReferenceMapping reference : extension.references) {
+        for (ReferencePathPair &pair : reference.paths)
+            pair.referencePath = extensionPath(pair.referencePath, projectEndpoint);
+        reference.objectPath = extensionPath(reference.objectPath, projectEndpoint);
+        core.references.push_back(std::move(reference));
+    }
+    for (const std::string &p : extension.numericPaths)
+        core.numericPaths.insert(extensionPath(p, projectEndpoint));
+    for (const std::string &p : extension.booleanPaths)
+        core.booleanPaths.insert(extensionPath(p, projectEndpoint));
+    for (const std::string &p : extension.dateTimePaths)
+        core.dateTimePaths.insert(extensionPath(p, projectEndpoint));
+    for (const EqualityConstraint &c : extension.equalityConstraints)
+        core.equalityConstraints.push_back(
+            {extensionPath(c.source, projectEndpoint), extensionPath(c.target, projectEndpoint)});
+    (void)reader;
+    (void)path;
+}
+
+std::string readFile(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw SchemaLoadError(path, "", "cannot be read");
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+Json parseSchemaText(const std::string &name, const std::string &text)
+{
+    JsonParseLimits limits;
+    limits.maxBytes = 512u * 1024 * 1024;
+    JsonParseResult parsed = parseJson(text, limits);
+    if (!parsed.value)
+        throw SchemaLoadError(name, "", parsed.error);
+    return std::move(*parsed.value);
+}
+
+} // namespace
+
+Model::Model() = default;
+Model::~Model() = default;
+
+std::unique_ptr<Model> Model::loadFiles(const std::vector<std::string> &paths)
+{
+    std::vector<std::pair<std::string, Json>> documents;
+    for (const std::string &path : paths)
+        documents.emplace_back(path, parseSchemaText(path, readFile(path)));
+    return loadDocuments(documents);
+}
+
+std::unique_ptr<Model> Model::loadStarter()
+{
+    const QString resourcePath = QStringLiteral(":/steward/starter-model/ApiSchema-Starter.json");
+    QFile file(resourcePath);
+    if (!file.open(QIODevice::ReadOnly))
+        throw SchemaLoadError(resourcePath.toStdString(), "", "the embedded starter model is missing from this build");
+    const QByteArray bytes = file.readAll();
+    std::vector<std::pair<std::string, Json>> documents;
+    documents.emplace_back("starter model", parseSchemaText("starter model", bytes.toStdString()));
+    return loadDocuments(documents);
+}
+
+std::unique_ptr<Model> Model::loadDocuments(const std::vector<std::pair<std::string, Json>> &documents)
+{
+    auto model = std::make_unique<Model>();
+    for (const auto &[name, document] : documents)
+        model->addDocument(name, document);
+    if (model->m_projects.empty())
+        throw SchemaLoadError("(no file)", "", "no schema was given");
+    model->link();
+    return model;
+}
+
+void Model::addDocument(const std::string &file, const Json &document)
+{
+    SchemaReader reader(file);
+    if (!document.is_object())
+        reader.fail("$", "expected an ApiSchema object");
+    std::vector<std::pair<std::string, const Json *>> projectNodes;
+    if (auto single = document.find("projectSchema"); single != document.end()) {
+        if (!single->is_object())
+            reader.fail("$.projectSchema", "expected an object");
+        projectNodes.emplace_back("$.projectSchema", &*single);
+    } else if (auto many = document.find("projectSchemas"); many != document.end()) {
+        if (!many->is_object() || many->empty())
+            reader.fail("$.projectSchemas", "expected an object with at least one project");
+        for (auto it = many->begin(); it != many->end(); ++it) {
+            if (!it->is_object())
+                reader.fail(memberPath("$.projectSchemas", it.key()), "expected an object");
+            projectNodes.emplace_back(memberPath("$.projectSchemas", it.key()), &it.value());
+            if (!it->contains("projectEndpointName"))
+                const_cast<Json &>(it.value())["projectEndpointName"] = it.key();
+        }
+    } else {
+        reader.fail("$", "not an ApiSchema file: neither 'projectSchema' nor 'projectSchemas' is present");
+    }
+
+    for (const auto &[path, nodePtr] : projectNodes) {
+        const Json &node = *nodePtr;
+        auto project = std::make_unique<Project>();
+        project->sourceFile = file;
+        project->projectName = reader.string(node, path, "projectName");
+        project->projectEndpointName = toLower(reader.string(node, path, "projectEndpointName"));
+        project->projectVersion = reader.optionalString(node, path, "projectVersion");
+        project->isExtensionProject = reader.boolean(node, path, "isExtensionProject", false);
+        for (const auto &existing : m_projects)
+            if (existing->projectEndpointName == project->projectEndpointName)
+                reader.fail(path, "project '" + project->projectEndpointName + "' is already loaded from "
+                                      + existing->sourceFile);
+
+        if (const Json *abstracts = reader.optionalObject(node, path, "abstractResources")) {
+            for (auto it = abstracts->begin(); it != abstracts->end(); ++it) {
+                const std::string here = memberPath(memberPath(path, "abstractResources"), it.key());
+                if (!it->is_object())
+                    reader.fail(here, "expected an object");
+                AbstractResource abstract;
+                abstract.resourceName = it.key();
+                abstract.identityPaths = reader.jsonPaths(it.value(), here, "identityJsonPaths", true);
+                project->abstractResources[it.key()] = std::move(abstract);
+            }
+        }
+
+        const Json &resources = reader.object(node, path, "resourceSchemas");
+        const std::string resourcesPath = memberPath(path, "resourceSchemas");
+        std::vector<std::unique_ptr<ResourceSchema>> extensions;
+        std::vector<std::string> extensionPaths;
+        for (auto it = resources.begin(); it != resources.end(); ++it) {
+            const std::string here = memberPath(resourcesPath, it.key());
+            std::unique_ptr<ResourceSchema> resource = readResource(reader, it.value(), here, it.key(), project.get());
+            if (it.value().value("isResourceExtension", false)) {
+                extensions.push_back(std::move(resource));
+                extensionPaths.push_back(here);
+                continue;
+            }
+            const std::string key = toLower(it.key());
+            if (project->resources.count(key))
+                reader.fail(here, "endpoint '" + it.key() + "' appears twice (names are case-insensitive)");
+            project->resources[key] = std::move(resource);
+        }
+        for (std::size_t i = 0; i < extensions.size(); ++i) {
+            ResourceSchema *core = nullptr;
+            for (const auto &other : m_projects)
+                if (!other->isExtensionProject)
+                    for (auto &[key, candidate] : other->resources)
+                        if (candidate->resourceName == extensions[i]->resourceName)
+                            core = candidate.get();
+            if (core == nullptr)
+                reader.fail(extensionPaths[i], "extends resource '" + extensions[i]->resourceName
+                                                   + "', which no core project loaded before this file has");
+            mergeExtension(*core, *extensions[i], project->projectEndpointName, reader, extensionPaths[i]);
+        }
+        m_projects.push_back(std::move(project));
+    }
+}
+
+void Model::link()
+{
+    for (const auto &project : m_projects)
+        for (const auto &[key, resource] : project->resources)
+            m_byName[{project->projectName, resource->resourceName}] = resource.get();
+    for (const auto &project : m_projects) {
+        for (auto &[key, resource] : project->resources) {
+            if (resource->isSubclass) {
+                const Project *superProject = nullptr;
+                for (const auto &p : m_projects)
+                    if (p->projectName == resource->superclassProjectName)
+                        superProject = p.get();
+                if (superProject == nullptr)
+                    throw SchemaLoadError(project->sourceFile, "$.resourceSchemas." + resource->endpointName,
+                                          "superclass project '" + resource->superclassProjectName + "' is not loaded");
+                auto abstractIt = const_cast<Project *>(superProject)->abstractResources.find(resource->superclassResourceName);
+                if (abstractIt != superProject->abstractResources.end())
+                    abstractIt->second.subclasses.push_back(resource.get());
+            }
+        }
+    }
+    // Every reference must point at something this model knows, or requests would fail obscurely later.
+    for (const auto &project : m_projects) {
+        for (const auto &[key, resource] : project->resources) {
+            for (const ReferenceMapping &reference : resource->references) {
+                if (!findByName(reference.targetProjectName, reference.targetResourceName)
+                    && !findAbstract(reference.targetProjectName, reference.targetResourceName))
+                    throw SchemaLoadError(project->sourceFile,
+                                          "$.resourceSchemas." + resource->endpointName + ".documentPathsMapping."
+                                              + reference.name,
+                                          "references " + reference.targetProjectName + " resource '"
+                                              + reference.targetResourceName + "', which no loaded schema defines");
+            }
+        }
+    }
+}
+
+const Project *Model::findProjectByEndpoint(const std::string &projectEndpoint) const
+{
+    const std::string key = toLower(projectEndpoint);
+    for (const auto &project : m_projects)
+        if (project->projectEndpointName == key)
+            return project.get();
+    return nullptr;
+}
+
+const ResourceSchema *Model::findByEndpoint(const std::string &projectEndpoint, const std::string &endpoint) const
+{
+    const Project *project = findProjectByEndpoint(projectEndpoint);
+    if (project == nullptr)
+        return nullptr;
+    auto it = project->resources.find(toLower(endpoint));
+    return it == project->resources.end() ? nullptr : it->second.get();
+}
+
+const ResourceSchema *Model::findByName(const std::string &projectName, const std::string &resourceName) const
+{
+    auto it = m_byName.find({projectName, resourceName});
+    return it == m_byName.end() ? nullptr : it->second;
+}
+
+const AbstractResource *Model::findAbstract(const std::string &projectName, const std::string &resourceName) const
+{
+    for (const auto &project : m_projects) {
+        if (project->projectName != projectName)
+            continue;
+        auto it = project->abstractResources.find(resourceName);
+        if (it != project->abstractResources.end())
+            return &it->second;
+    }
+    return nullptr;
+}
+
+std::vector<const ResourceSchema *> Model::resources() const
+{
+    std::vector<const ResourceSchema *> out;
+    for (const auto &project : m_projects)
+        for (const auto &[key, resource] : project->resources)
+            out.push_back(resource.get());
+    return out;
+}
+
+std::string Model::describe() const
+{
+    std::string out;
+    for (const auto &project : m_projects) {
+        if (!out.empty())
+            out += " + ";
+        out += project->projectName + (project->projectVersion.empty() ? "" : " " + project->projectVersion);
+    }
+    return out;
+}
+
+} // namespace steward

@@ -1,0 +1,213 @@
+#include "Database.h"
+
+#include <SQLiteCpp/Statement.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+
+namespace steward {
+
+namespace {
+
+// Version 1: documents, their aliases (own and superclass referential ids), references between them
+// by integer keys, and the change log. Later versions append steps; none is ever edited.
+const char *const kMigrations[] = {
+    R"SQL(
+CREATE TABLE documents (
+    doc_key        INTEGER PRIMARY KEY,
+    id             TEXT NOT NULL UNIQUE,
+    project        TEXT NOT NULL,
+    resource       TEXT NOT NULL,
+    referential_id BLOB NOT NULL UNIQUE,
+    identity       TEXT NOT NULL,
+    body           TEXT NOT NULL,
+    etag           TEXT NOT NULL,
+    created_at     TEXT NOT NULL,
+    last_modified  TEXT NOT NULL
+);
+CREATE INDEX documents_by_resource ON documents(project, resource, doc_key);
+
+CREATE TABLE aliases (
+    alias_key      INTEGER PRIMARY KEY,
+    referential_id BLOB NOT NULL UNIQUE,
+    doc_key        INTEGER NOT NULL REFERENCES documents(doc_key) ON DELETE CASCADE,
+    project        TEXT NOT NULL,
+    resource       TEXT NOT NULL
+);
+CREATE INDEX aliases_by_document ON aliases(doc_key);
+
+-- The engine refuses deletes of referenced documents itself; RESTRICT is the backstop.
+CREATE TABLE refs (
+    from_doc  INTEGER NOT NULL REFERENCES documents(doc_key) ON DELETE CASCADE,
+    to_alias  INTEGER NOT NULL REFERENCES aliases(alias_key) ON DELETE RESTRICT,
+    PRIMARY KEY (from_doc, to_alias)
+) WITHOUT ROWID;
+CREATE INDEX refs_by_target ON refs(to_alias, from_doc);
+
+CREATE TABLE changes (
+    seq                     INTEGER PRIMARY KEY AUTOINCREMENT,
+    op                      TEXT NOT NULL CHECK (op IN ('insert', 'update', 'delete', 'key-change')),
+    project                 TEXT NOT NULL,
+    resource                TEXT NOT NULL,
+    id                      TEXT NOT NULL,
+    referential_id          BLOB NOT NULL,
+    previous_referential_id BLOB,
+    identity                TEXT NOT NULL,
+    body                    TEXT,
+    etag                    TEXT,
+    at                      TEXT NOT NULL,
+    actor                   TEXT NOT NULL
+);
+CREATE INDEX changes_by_document ON changes(id, seq);
+
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+)SQL",
+};
+
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,
+              "one migration step per schema version");
+
+int pragmaInt(SQLite::Database &db, const char *pragma)
+{
+    SQLite::Statement query(db, std::string("PRAGMA ") + pragma);
+    return query.executeStep() ? query.getColumn(0).getInt() : 0;
+}
+
+} // namespace
+
+bool isBusyError(const SQLite::Exception &e)
+{
+    const int code = e.getErrorCode() & 0xff;
+    return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+}
+
+Database::Database(std::unique_ptr<SQLite::Database> db, std::string path)
+    : m_db(std::move(db))
+    , m_path(std::move(path))
+{
+}
+
+std::unique_ptr<Database> Database::open(const std::string &path, Access access)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const bool exists = fs::exists(path, ec);
+    if (!exists && access == Access::ReadOnly)
+        throw StorageError(StorageError::Kind::CannotOpen, path + ": no such database");
+    if (exists && fs::is_directory(path, ec))
+        throw StorageError(StorageError::Kind::CannotOpen, path + ": is a directory, not a database file");
+
+    int flags = access == Access::ReadOnly ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE;
+    if (!exists)
+        flags |= SQLite::OPEN_CREATE;
+    std::unique_ptr<SQLite::Database> db;
+    try {
+        db = std::make_unique<SQLite::Database>(path, flags, kBusyTimeoutMs);
+    } catch (const SQLite::Exception &e) {
+        throw StorageError(StorageError::Kind::CannotOpen, path + ": cannot open: " + e.getErrorStr());
+    }
+
+    if (access == Access::ReadWrite && sqlite3_db_readonly(db->getHandle(), "main") == 1)
+        throw StorageError(StorageError::Kind::ReadOnly,
+                           path + ": the file is read-only; Steward needs to write to it");
+
+    int applicationId = 0;
+    int version = 0;
+    int objects = 0;
+    try {
+        applicationId = pragmaInt(*db, "application_id");
+        version = pragmaInt(*db, "user_version");
+        SQLite::Statement count(*db, "SELECT count(*) FROM sqlite_master");
+        count.executeStep();
+        objects = count.getColumn(0).getInt();
+    } catch (const SQLite::Exception &e) {
+        if (isBusyError(e))
+            throw StorageError(StorageError::Kind::Busy, path + ": the database is locked by another program");
+        throw StorageError(StorageError::Kind::NotSteward,
+                           path + ": not a Steward database (" + std::string(e.getErrorStr()) + ")");
+    }
+    const bool empty = applicationId == 0 && version == 0 && objects == 0;
+    if (!empty && applicationId != kApplicationId)
+        throw StorageError(StorageError::Kind::NotSteward,
+                           path + ": not a Steward database (it is an SQLite file of another program)");
+    if (version > kSchemaVersion)
+        throw StorageError(StorageError::Kind::NewerVersion,
+                           path + ": made by a newer Steward (database version " + std::to_string(version)
+                               + ", this program knows up to " + std::to_string(kSchemaVersion) + ")");
+    if (access == Access::ReadOnly && version < kSchemaVersion)
+        throw StorageError(StorageError::Kind::CannotOpen,
+                           path + ": needs an upgrade that a read-only connection cannot make");
+
+    std::unique_ptr<Database> database(new Database(std::move(db), path));
+    try {
+        if (access == Access::ReadWrite) {
+            database->m_db->exec("PRAGMA journal_mode=WAL");
+            database->m_db->exec("PRAGMA synchronous=FULL");
+        }
+        database->m_db->exec("PRAGMA foreign_keys=ON");
+        if (access == Access::ReadWrite && version < kSchemaVersion)
+            database->migrate(version);
+    } catch (const SQLite::Exception &e) {
+        if (isBusyError(e))
+            throw StorageError(StorageError::Kind::Busy, path + ": the database is locked by another program");
+        throw StorageError(StorageError::Kind::Io, path + ": " + e.getErrorStr());
+    }
+    return database;
+}
+
+void Database::migrate(int fromVersion)
+{
+    ImmediateTransaction transaction(*m_db);
+    // Re-read inside the write lock: another process may have migrated meanwhile.
+    const int current = pragmaInt(*m_db, "user_version");
+    if (current >= kSchemaVersion)
+        return;
+    if (current == 0)
+        m_db->exec("PRAGMA application_id=" + std::to_string(kApplicationId));
+    for (int step = std::max(current, fromVersion); step < kSchemaVersion; ++step)
+        m_db->exec(kMigrations[step]);
+    m_db->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
+    transaction.commit();
+}
+
+ImmediateTransaction::ImmediateTransaction(SQLite::Database &db)
+    : m_db(db)
+{
+    m_db.exec("BEGIN IMMEDIATE");
+}
+
+ImmediateTransaction::~ImmediateTransaction()
+{
+    if (m_open) {
+        try {
+            m_db.exec("ROLLBACK");
+        } catch (...) {
+            // Nothing more can be done from a destructor; SQLite rolls back on close anyway.
+        }
+    }
+}
+
+void ImmediateTransaction::commit()
+{
+    m_db.exec("COMMIT");
+    m_open = false;
+}
+
+DeferredTransaction::DeferredTransaction(SQLite::Database &db)
+    : m_db(db)
+{
+    m_db.exec("BEGIN DEFERRED");
+}
+
+DeferredTransaction::~DeferredTransaction()
+{
+    try {
+        m_db.exec("COMMIT");
+    } catch (...) {
+    }
+}
+
+} // namespace steward

@@ -1,0 +1,93 @@
+#pragma once
+
+#include <SQLiteCpp/Database.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace steward {
+
+class StorageError : public std::runtime_error
+{
+public:
+    enum class Kind
+    {
+        CannotOpen,
+        NotSteward,
+        NewerVersion,
+        ReadOnly,
+        Busy,
+        Io,
+    };
+    StorageError(Kind kind, const std::string &message)
+        : std::runtime_error(message)
+        , m_kind(kind)
+    {
+    }
+    Kind kind() const { return m_kind; }
+
+private:
+    Kind m_kind;
+};
+
+// A Steward database file: checks what it is before touching it, then migrates and configures it.
+class Database
+{
+public:
+    static constexpr int kApplicationId = 0x53545744; // "STWD"
+    static constexpr int kSchemaVersion = 1;
+    static constexpr int kBusyTimeoutMs = 5000;
+
+    enum class Access
+    {
+        ReadWrite, // the one writer connection; creates the file when missing
+        ReadOnly,  // loaders and readers on other threads
+    };
+
+    // Throws StorageError naming the file and what is wrong; a foreign, newer or read-only file is left untouched.
+    static std::unique_ptr<Database> open(const std::string &path, Access access = Access::ReadWrite);
+
+    SQLite::Database &connection() { return *m_db; }
+    const std::string &path() const { return m_path; }
+
+private:
+    Database(std::unique_ptr<SQLite::Database> db, std::string path);
+    void migrate(int fromVersion);
+
+    std::unique_ptr<SQLite::Database> m_db;
+    std::string m_path;
+};
+
+// BEGIN IMMEDIATE: takes the write lock up front so no later statement in it can fail with SQLITE_BUSY.
+// Rolls back when destroyed uncommitted.
+class ImmediateTransaction
+{
+public:
+    explicit ImmediateTransaction(SQLite::Database &db);
+    ~ImmediateTransaction();
+    ImmediateTransaction(const ImmediateTransaction &) = delete;
+    ImmediateTransaction &operator=(const ImmediateTransaction &) = delete;
+    void commit();
+
+private:
+    SQLite::Database &m_db;
+    bool m_open = true;
+};
+
+// BEGIN DEFERRED for short consistent reads: a snapshot over several statements.
+class DeferredTransaction
+{
+public:
+    explicit DeferredTransaction(SQLite::Database &db);
+    ~DeferredTransaction();
+    DeferredTransaction(const DeferredTransaction &) = delete;
+    DeferredTransaction &operator=(const DeferredTransaction &) = delete;
+
+private:
+    SQLite::Database &m_db;
+};
+
+bool isBusyError(const SQLite::Exception &e);
+
+} // namespace steward

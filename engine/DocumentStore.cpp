@@ -1,0 +1,341 @@
+#include "DocumentStore.h"
+
+#include <cstring>
+
+namespace steward {
+
+namespace {
+
+const char *const kDocumentColumns =
+    "doc_key, id, project, resource, referential_id, identity, body, etag, created_at, last_modified";
+
+StoredDocument readDocument(SQLite::Statement &s)
+{
+    StoredDocument d;
+    d.docKey = s.getColumn(0).getInt64();
+    d.id = s.getColumn(1).getString();
+    d.project = s.getColumn(2).getString();
+    d.resource = s.getColumn(3).getString();
+    const SQLite::Column blob = s.getColumn(4);
+    if (blob.getBytes() == 16)
+        std::memcpy(d.referentialId.bytes.data(), blob.getBlob(), 16);
+    d.identity = s.getColumn(5).getString();
+    d.body = s.getColumn(6).getString();
+    d.etag = s.getColumn(7).getString();
+    d.createdAt = s.getColumn(8).getString();
+    d.lastModified = s.getColumn(9).getString();
+    return d;
+}
+
+void bindUuid(SQLite::Statement &s, int index, const Uuid &uuid)
+{
+    s.bind(index, uuid.bytes.data(), static_cast<int>(uuid.bytes.size()));
+}
+
+void bindJson(SQLite::Statement &s, int index, const Json &value)
+{
+    if (value.is_boolean())
+        s.bind(index, value.get<bool>() ? 1 : 0);
+    else if (value.is_number_integer())
+        s.bind(index, value.get<std::int64_t>());
+    else if (value.is_number())
+        s.bind(index, value.get<double>());
+    else if (value.is_string())
+        s.bind(index, value.get<std::string>());
+    else
+        s.bind(index);
+}
+
+std::optional<StoredDocument> fetchOne(SQLite::Statement &s)
+{
+    std::optional<StoredDocument> out;
+    if (s.executeStep())
+        out = readDocument(s);
+    s.reset();
+    return out;
+}
+
+} // namespace
+
+DocumentStore::DocumentStore(SQLite::Database &db)
+    : m_db(db)
+{
+}
+
+DocumentStore::~DocumentStore() = default;
+
+SQLite::Statement &DocumentStore::statement(const char *sql)
+{
+    auto it = m_statements.find(sql);
+    if (it == m_statements.end())
+        it = m_statements.emplace(sql, std::make_unique<SQLite::Statement>(m_db, sql)).first;
+    it->second->reset();
+    it->second->clearBindings();
+    return *it->second;
+}
+
+std::optional<StoredDocument> DocumentStore::findById(const std::string &id)
+{
+    static const std::string sql = std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE id = ?";
+    SQLite::Statement &s = statement(sql.c_str());
+    s.bind(1, id);
+    return fetchOne(s);
+}
+
+std::optional<StoredDocument> DocumentStore::findByKey(std::int64_t docKey)
+{
+    static const std::string sql = std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE doc_key = ?";
+    SQLite::Statement &s = statement(sql.c_str());
+    s.bind(1, docKey);
+    return fetchOne(s);
+}
+
+std::optional<StoredDocument> DocumentStore::findByReferentialId(const Uuid &referentialId)
+{
+    static const std::string sql =
+        std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE referential_id = ?";
+    SQLite::Statement &s = statement(sql.c_str());
+    bindUuid(s, 1, referentialId);
+    return fetchOne(s);
+}
+
+std::optional<AliasRow> DocumentStore::findAlias(const Uuid &referentialId)
+{
+    SQLite::Statement &s =
+        statement("SELECT alias_key, doc_key, project, resource FROM aliases WHERE referential_id = ?");
+    bindUuid(s, 1, referentialId);
+    std::optional<AliasRow> out;
+    if (s.executeStep())
+        out = AliasRow{s.getColumn(0).getInt64(), s.getColumn(1).getInt64(), s.getColumn(2).getString(),
+                       s.getColumn(3).getString()};
+    s.reset();
+    return out;
+}
+
+std::vector<std::pair<std::int64_t, Uuid>> DocumentStore::aliasesOf(std::int64_t docKey)
+{
+    SQLite::Statement &s = statement("SELECT alias_key, referential_id FROM aliases WHERE doc_key = ?");
+    s.bind(1, docKey);
+    std::vector<std::pair<std::int64_t, Uuid>> out;
+    while (s.executeStep()) {
+        Uuid uuid;
+        const SQLite::Column blob = s.getColumn(1);
+        if (blob.getBytes() == 16)
+            std::memcpy(uuid.bytes.data(), blob.getBlob(), 16);
+        out.emplace_back(s.getColumn(0).getInt64(), uuid);
+    }
+    s.reset();
+    return out;
+}
+
+void DocumentStore::insertDocument(StoredDocument &d)
+{
+    SQLite::Statement &s = statement(
+        "INSERT INTO documents (id, project, resource, referential_id, identity, body, etag, created_at, "
+        "last_modified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    s.bind(1, d.id);
+    s.bind(2, d.project);
+    s.bind(3, d.resource);
+    bindUuid(s, 4, d.referentialId);
+    s.bind(5, d.identity);
+    s.bind(6, d.body);
+    s.bind(7, d.etag);
+    s.bind(8, d.createdAt);
+    s.bind(9, d.lastModified);
+    s.exec();
+    d.docKey = m_db.getLastInsertRowid();
+}
+
+void DocumentStore::updateDocument(const StoredDocument &d)
+{
+    SQLite::Statement &s = statement("UPDATE documents SET referential_id = ?, identity = ?, body = ?, etag = ?, "
+                                     "last_modified = ? WHERE doc_key = ?");
+    bindUuid(s, 1, d.referentialId);
+    s.bind(2, d.identity);
+    s.bind(3, d.body);
+    s.bind(4, d.etag);
+    s.bind(5, d.lastModified);
+    s.bind(6, d.docKey);
+    s.exec();
+}
+
+void DocumentStore::deleteDocument(std::int64_t docKey)
+{
+    SQLite::Statement &s = statement("DELETE FROM documents WHERE doc_key = ?");
+    s.bind(1, docKey);
+    s.exec();
+}
+
+void DocumentStore::insertAlias(std::int64_t docKey, const Uuid &referentialId, const std::string &project,
+                                const std::string &resource)
+{
+    SQLite::Statement &s =
+        statement("INSERT INTO aliases (referential_id, doc_key, project, resource) VALUES (?, ?, ?, ?)");
+    bindUuid(s, 1, referentialId);
+    s.bind(2, docKey);
+    s.bind(3, project);
+    s.bind(4, resource);
+    s.exec();
+}
+
+void DocumentStore::updateAlias(std::int64_t aliasKey, const Uuid &referentialId)
+{
+    SQLite::Statement &s = statement("UPDATE aliases SET referential_id = ? WHERE alias_key = ?");
+    bindUuid(s, 1, referentialId);
+    s.bind(2, aliasKey);
+    s.exec();
+}
+
+void DocumentStore::setReferences(std::int64_t docKey, const std::set<std::int64_t> &aliasKeys, bool replace)
+{
+    if (replace) {
+        SQLite::Statement &clear = statement("DELETE FROM refs WHERE from_doc = ?");
+        clear.bind(1, docKey);
+        clear.exec();
+    }
+    for (std::int64_t aliasKey : aliasKeys) {
+        SQLite::Statement &s = statement("INSERT INTO refs (from_doc, to_alias) VALUES (?, ?)");
+        s.bind(1, docKey);
+        s.bind(2, aliasKey);
+        s.exec();
+    }
+}
+
+std::int64_t DocumentStore::countReferencing(std::int64_t docKey)
+{
+    SQLite::Statement &s = statement("SELECT count(DISTINCT r.from_doc) FROM aliases a JOIN refs r ON r.to_alias = "
+                                     "a.alias_key WHERE a.doc_key = ? AND r.from_doc <> a.doc_key");
+    s.bind(1, docKey);
+    s.executeStep();
+    const std::int64_t n = s.getColumn(0).getInt64();
+    s.reset();
+    return n;
+}
+
+std::vector<ReferencingDocument> DocumentStore::referencing(std::int64_t docKey, int limit)
+{
+    SQLite::Statement &s = statement(
+        "SELECT d.resource, d.id, d.identity FROM documents d WHERE d.doc_key IN (SELECT r.from_doc FROM aliases a "
+        "JOIN refs r ON r.to_alias = a.alias_key WHERE a.doc_key = ? AND r.from_doc <> a.doc_key) "
+        "ORDER BY d.resource, d.doc_key LIMIT ?");
+    s.bind(1, docKey);
+    s.bind(2, limit);
+    std::vector<ReferencingDocument> out;
+    while (s.executeStep())
+        out.push_back({s.getColumn(0).getString(), s.getColumn(1).getString(), s.getColumn(2).getString()});
+    s.reset();
+    return out;
+}
+
+std::vector<std::string> DocumentStore::referencingResourceTypes(std::int64_t docKey)
+{
+    SQLite::Statement &s = statement("SELECT DISTINCT d.resource FROM aliases a JOIN refs r ON r.to_alias = "
+                                     "a.alias_key JOIN documents d ON d.doc_key = r.from_doc WHERE a.doc_key = ? "
+                                     "AND r.from_doc <> a.doc_key ORDER BY d.resource");
+    s.bind(1, docKey);
+    std::vector<std::string> out;
+    while (s.executeStep())
+        out.push_back(s.getColumn(0).getString());
+    s.reset();
+    return out;
+}
+
+std::vector<std::int64_t> DocumentStore::referencingDocKeys(std::int64_t docKey)
+{
+    SQLite::Statement &s = statement("SELECT DISTINCT r.from_doc FROM aliases a JOIN refs r ON r.to_alias = "
+                                     "a.alias_key WHERE a.doc_key = ? AND r.from_doc <> a.doc_key ORDER BY r.from_doc");
+    s.bind(1, docKey);
+    std::vector<std::int64_t> out;
+    while (s.executeStep())
+        out.push_back(s.getColumn(0).getInt64());
+    s.reset();
+    return out;
+}
+
+void DocumentStore::appendChange(const ChangeRecord &c)
+{
+    SQLite::Statement &s = statement(
+        "INSERT INTO changes (op, project, resource, id, referential_id, previous_referential_id, identity, body, "
+        "etag, at, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    const StoredDocument &d = *c.document;
+    s.bind(1, c.op);
+    s.bind(2, d.project);
+    s.bind(3, d.resource);
+    s.bind(4, d.id);
+    bindUuid(s, 5, d.referentialId);
+    if (c.previousReferentialId)
+        bindUuid(s, 6, *c.previousReferentialId);
+    else
+        s.bind(6);
+    s.bind(7, d.identity);
+    if (c.withBody) {
+        s.bind(8, d.body);
+        s.bind(9, d.etag);
+    } else {
+        s.bind(8);
+        s.bind(9);
+    }
+    s.bind(10, c.at);
+    s.bind(11, c.actor);
+    s.exec();
+}
+
+std::string DocumentStore::whereClause(const CollectionQuery &query, std::vector<Json> &bindings) const
+{
+    std::string where = " WHERE project = ? AND resource = ?";
+    bindings.push_back(query.project);
+    bindings.push_back(query.resource);
+    for (const auto &alternatives : query.filters) {
+        std::string clause;
+        for (const CollectionQuery::Alternative &alt : alternatives) {
+            const std::string compare = alt.value.is_string() ? " = ? COLLATE NOCASE" : " = ?";
+            if (!clause.empty())
+                clause += " OR ";
+            if (alt.arrayJsonPath.empty()) {
+                clause += "json_extract(body, ?)" + compare;
+                bindings.push_back(alt.jsonPath);
+            } else {
+                clause += "EXISTS (SELECT 1 FROM json_each(body, ?) AS item WHERE json_extract(item.value, ?)"
+                          + compare + ")";
+                bindings.push_back(alt.arrayJsonPath);
+                bindings.push_back(alt.jsonPath);
+            }
+            bindings.push_back(alt.value);
+        }
+        where += " AND (" + clause + ")";
+    }
+    return where;
+}
+
+std::vector<StoredDocument> DocumentStore::query(const CollectionQuery &query, bool fetchOneMore)
+{
+    std::vector<Json> bindings;
+    std::string sql = std::string("SELECT ") + kDocumentColumns + " FROM documents" + whereClause(query, bindings);
+    if (query.afterDocKey > 0) {
+        sql += " AND doc_key > ?";
+        bindings.push_back(query.afterDocKey);
+    }
+    sql += " ORDER BY doc_key LIMIT ? OFFSET ?";
+    bindings.push_back(query.limit + (fetchOneMore ? 1 : 0));
+    bindings.push_back(query.offset);
+    SQLite::Statement s(m_db, sql);
+    for (std::size_t i = 0; i < bindings.size(); ++i)
+        bindJson(s, static_cast<int>(i + 1), bindings[i]);
+    std::vector<StoredDocument> out;
+    while (s.executeStep())
+        out.push_back(readDocument(s));
+    return out;
+}
+
+std::int64_t DocumentStore::count(const CollectionQuery &query)
+{
+    std::vector<Json> bindings;
+    const std::string sql = "SELECT count(*) FROM documents" + whereClause(query, bindings);
+    SQLite::Statement s(m_db, sql);
+    for (std::size_t i = 0; i < bindings.size(); ++i)
+        bindJson(s, static_cast<int>(i + 1), bindings[i]);
+    s.executeStep();
+    return s.getColumn(0).getInt64();
+}
+
+} // namespace steward

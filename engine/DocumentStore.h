@@ -1,0 +1,114 @@
+#pragma once
+
+#include "Identity.h"
+#include "Json.h"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace steward {
+
+struct StoredDocument
+{
+    std::int64_t docKey = 0;
+    std::string id;
+    std::string project;
+    std::string resource;
+    Uuid referentialId;
+    std::string identity; // JSON text of the natural key
+    std::string body;     // JSON text as stored (no id, _etag, _lastModifiedDate)
+    std::string etag;
+    std::string createdAt;
+    std::string lastModified;
+};
+
+struct AliasRow
+{
+    std::int64_t aliasKey = 0;
+    std::int64_t docKey = 0;
+    std::string project;
+    std::string resource;
+};
+
+struct ReferencingDocument
+{
+    std::string resource;
+    std::string id;
+    std::string identity; // JSON text
+};
+
+struct ChangeRecord
+{
+    std::string op; // insert, update, delete, key-change
+    const StoredDocument *document = nullptr;
+    std::optional<Uuid> previousReferentialId;
+    bool withBody = true;
+    std::string actor;
+    std::string at;
+};
+
+struct CollectionQuery
+{
+    std::string project;
+    std::string resource;
+    std::int64_t afterDocKey = 0; // keyset paging
+    std::int64_t limit = 25;
+    std::int64_t offset = 0;
+    // Equality filters: each entry is satisfied when any of its alternatives holds.
+    struct Alternative
+    {
+        std::string jsonPath;      // SQLite json path, e.g. "$.schoolReference.schoolId"
+        std::string arrayJsonPath; // non-empty when jsonPath is relative to each item of this array
+        Json value;                // typed: number, string (compared case-insensitively) or boolean
+    };
+    std::vector<std::vector<Alternative>> filters;
+};
+
+// The SQL of the document store. Callers hold the transaction; statements are prepared once.
+class DocumentStore
+{
+public:
+    explicit DocumentStore(SQLite::Database &db);
+    ~DocumentStore();
+
+    std::optional<StoredDocument> findById(const std::string &id);
+    std::optional<StoredDocument> findByKey(std::int64_t docKey);
+    std::optional<StoredDocument> findByReferentialId(const Uuid &referentialId);
+    std::optional<AliasRow> findAlias(const Uuid &referentialId);
+    std::vector<std::pair<std::int64_t, Uuid>> aliasesOf(std::int64_t docKey);
+
+    void insertDocument(StoredDocument &document); // sets docKey
+    void updateDocument(const StoredDocument &document);
+    void deleteDocument(std::int64_t docKey);
+    void insertAlias(std::int64_t docKey, const Uuid &referentialId, const std::string &project,
+                     const std::string &resource);
+    void updateAlias(std::int64_t aliasKey, const Uuid &referentialId);
+    void setReferences(std::int64_t docKey, const std::set<std::int64_t> &aliasKeys, bool replace);
+
+    std::int64_t countReferencing(std::int64_t docKey);
+    std::vector<ReferencingDocument> referencing(std::int64_t docKey, int limit);
+    std::vector<std::string> referencingResourceTypes(std::int64_t docKey);
+    std::vector<std::int64_t> referencingDocKeys(std::int64_t docKey);
+
+    void appendChange(const ChangeRecord &change);
+
+    std::vector<StoredDocument> query(const CollectionQuery &query, bool fetchOneMore);
+    std::int64_t count(const CollectionQuery &query);
+
+private:
+    SQLite::Statement &statement(const char *sql);
+    std::string whereClause(const CollectionQuery &query, std::vector<Json> &bindings) const;
+
+    SQLite::Database &m_db;
+    std::unordered_map<const char *, std::unique_ptr<SQLite::Statement>> m_statements;
+};
+
+} // namespace steward

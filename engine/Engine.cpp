@@ -1,0 +1,746 @@
+#include "Engine.h"
+
+#include <QCryptographicHash>
+#include <QDateTime>
+
+#include <chrono>
+#include <random>
+#include <thread>
+
+namespace steward {
+
+namespace {
+
+std::string nowUtc()
+{
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+}
+
+std::string etagOf(const std::string &body)
+{
+    const QByteArray hash = QCryptographicHash::hash(QByteArray::fromStdString(body), QCryptographicHash::Sha256);
+    return hash.left(10).toHex().toStdString();
+}
+
+std::string quotedEtag(const std::string &etag)
+{
+    return "\"" + etag + "\"";
+}
+
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+std::string percentDecode(const std::string &text, bool plusIsSpace)
+{
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '%' && i + 2 < text.size() && hexValue(text[i + 1]) >= 0
+            && hexValue(text[i + 2]) >= 0) {
+            out += static_cast<char>(hexValue(text[i + 1]) * 16 + hexValue(text[i + 2]));
+            i += 2;
+        } else if (plusIsSpace && text[i] == '+') {
+            out += ' ';
+        } else {
+            out += text[i];
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> splitPath(const std::string &path)
+{
+    std::vector<std::string> segments;
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        const std::size_t slash = path.find('/', start);
+        const std::size_t end = slash == std::string::npos ? path.size() : slash;
+        if (end > start)
+            segments.push_back(percentDecode(path.substr(start, end - start), false));
+        if (slash == std::string::npos)
+            break;
+        start = slash + 1;
+    }
+    return segments;
+}
+
+Response notFound(const std::string &detail)
+{
+    return problem::make(404, problem::kNotFound, "Resource Not Found", detail);
+}
+
+Response dataValidationFailed(const ValidationErrors &errors)
+{
+    return problem::make(400, problem::kDataValidationFailed, "Data Validation Failed",
+                         "Data validation failed. See 'validationErrors' for details.", errors);
+}
+
+Response parameterFailed(const std::string &message)
+{
+    return problem::make(400, problem::kParameterValidationFailed, "Parameter Validation Failed",
+                         "The request could not be processed. See 'errors' for details.", {}, {message});
+}
+
+Response preconditionFailed()
+{
+    return problem::make(412, problem::kOptimisticLockFailed, "Optimistic Lock Failed",
+                         "The item has been modified by another user.", {},
+                         {"The resource item's etag value does not match what was specified in the 'If-Match' "
+                          "request header indicating that it has been modified by another client since it was "
+                          "last retrieved."});
+}
+
+Response identityConflict(const std::string &resourceName, const std::string &detail)
+{
+    return problem::make(409, problem::kIdentityConflict, "Identifying Values Are Not Unique",
+                         "The identifying value(s) of the item are the same as another item that already exists.",
+                         {}, {detail.empty() ? "A natural key conflict occurred when attempting to update a " +
+                                                   resourceName + "."
+                                             : detail});
+}
+
+std::string identityText(const DocumentIdentity &identity)
+{
+    std::string out;
+    for (const IdentityElement &e : identity.elements)
+        out += (out.empty() ? "" : ", ") + e.path.substr(2) + " = " + e.value;
+    return out;
+}
+
+bool isSqliteConstraint(const SQLite::Exception &e)
+{
+    return (e.getErrorCode() & 0xff) == 19; // SQLITE_CONSTRAINT
+}
+
+} // namespace
+
+std::string currentOsUser()
+{
+    for (const char *name : {"USER", "USERNAME", "LOGNAME"})
+        if (const char *value = std::getenv(name); value && *value)
+            return value;
+    return "unknown";
+}
+
+struct Engine::Target
+{
+    const ResourceSchema *resource = nullptr;
+    std::string id; // empty for the collection
+    std::map<std::string, std::string> query;       // names lower-cased, values decoded
+    std::map<std::string, std::string> queryNames;  // lower-cased -> as given
+};
+
+struct Engine::Resolved
+{
+    std::set<std::int64_t> aliasKeys;
+};
+
+Engine::Engine(const Model &model, Database &database)
+    : m_model(model)
+    , m_database(database)
+    , m_identity(model)
+    , m_validator(model)
+    , m_store(database.connection())
+{
+}
+
+Engine::~Engine() = default;
+
+Response Engine::handle(const Request &request)
+{
+    try {
+        return dispatch(request);
+    } catch (const StorageError &e) {
+        if (e.kind() == StorageError::Kind::Busy)
+            return problem::make(503, problem::kServiceUnavailable, "Service Unavailable", e.what());
+        return problem::make(500, problem::kInternalError, "Internal Server Error", e.what());
+    } catch (const SQLite::Exception &e) {
+        if (isBusyError(e))
+            return problem::make(503, problem::kServiceUnavailable, "Service Unavailable",
+                                 "The database is busy; try again.");
+        return problem::make(500, problem::kInternalError, "Internal Server Error",
+                             std::string("Storage error: ") + e.what());
+    } catch (const std::exception &e) {
+        return problem::make(500, problem::kInternalError, "Internal Server Error", e.what());
+    }
+}
+
+Response Engine::dispatch(const Request &request)
+{
+    const std::string &method = request.method;
+    if (method != "GET" && method != "POST" && method != "PUT" && method != "DELETE")
+        return problem::make(405, problem::kMethodNotAllowed, "Method Not Allowed",
+                             "Method '" + method + "' is not supported; use GET, POST, PUT or DELETE.");
+
+    std::string pathPart = request.path;
+    std::string queryPart;
+    if (const std::size_t q = pathPart.find('?'); q != std::string::npos) {
+        queryPart = pathPart.substr(q + 1);
+        pathPart = pathPart.substr(0, q);
+    }
+    const std::vector<std::string> segments = splitPath(pathPart);
+    if (segments.size() < 2 || segments.size() > 3)
+        return notFound("The path '" + pathPart + "' is not of the form /{project}/{resource}[/{id}].");
+    Target target;
+    target.resource = m_model.findByEndpoint(segments[0], segments[1]);
+    if (target.resource == nullptr) {
+        if (m_model.findProjectByEndpoint(segments[0]) == nullptr)
+            return notFound("No project with the endpoint '" + segments[0] + "' is loaded.");
+        return notFound("The resource '" + segments[1] + "' does not exist in project '" + segments[0] + "'.");
+    }
+    if (segments.size() == 3)
+        target.id = segments[2];
+
+    if (!queryPart.empty()) {
+        std::size_t start = 0;
+        while (start <= queryPart.size()) {
+            const std::size_t amp = queryPart.find('&', start);
+            const std::string pair = queryPart.substr(start, amp == std::string::npos ? std::string::npos : amp - start);
+            if (!pair.empty()) {
+                const std::size_t eq = pair.find('=');
+                const std::string name = percentDecode(pair.substr(0, eq), true);
+                const std::string value = eq == std::string::npos ? "" : percentDecode(pair.substr(eq + 1), true);
+                target.query[toLower(name)] = value;
+                target.queryNames[toLower(name)] = name;
+            }
+            if (amp == std::string::npos)
+                break;
+            start = amp + 1;
+        }
+    }
+
+    if (method == "GET")
+        return target.id.empty() ? getCollection(target, request) : getById(target, request);
+    if (method == "POST") {
+        if (!target.id.empty())
+            return problem::make(405, problem::kMethodNotAllowed, "Method Not Allowed",
+                                 "POST goes to the collection (/" + segments[0] + "/" + segments[1]
+                                     + "), not to an item.");
+        return post(target, request);
+    }
+    if (target.id.empty())
+        return problem::make(405, problem::kMethodNotAllowed, "Method Not Allowed",
+                             method + " needs an item id: /" + segments[0] + "/" + segments[1] + "/{id}.");
+    return method == "PUT" ? put(target, request) : remove(target, request);
+}
+
+std::string Engine::locationOf(const ResourceSchema &resource, const std::string &id) const
+{
+    return "/" + resource.project->projectEndpointName + "/" + resource.endpointName + "/" + id;
+}
+
+Json Engine::documentForClient(const StoredDocument &document) const
+{
+    Json body = Json::parse(document.body);
+    body["id"] = document.id;
+    body["_etag"] = document.etag;
+    body["_lastModifiedDate"] = document.lastModified;
+    return body;
+}
+
+Response Engine::getById(const Target &target, const Request &)
+{
+    DeferredTransaction read(m_database.connection());
+    std::optional<StoredDocument> document = m_store.findById(target.id);
+    if (!document || document->resource != target.resource->resourceName
+        || document->project != target.resource->projectName())
+        return notFound("No " + target.resource->resourceName + " with the id '" + target.id + "' exists.");
+    Response response;
+    response.status = 200;
+    response.headers.emplace_back("ETag", quotedEtag(document->etag));
+    response.body = documentForClient(*document);
+    return response;
+}
+
+Response Engine::getCollection(const Target &target, const Request &)
+{
+    CollectionQuery query;
+    query.project = target.resource->projectName();
+    query.resource = target.resource->resourceName;
+    bool totalCount = false;
+    auto parseInteger = [](const std::string &text, std::int64_t &out) {
+        if (text.empty() || text.size() > 18 || !std::all_of(text.begin(), text.end(), ::isdigit))
+            return false;
+        out = std::stoll(text);
+        return true;
+    };
+    for (const auto &[name, value] : target.query) {
+        if (name == "limit") {
+            if (!parseInteger(value, query.limit) || query.limit > 500)
+                return parameterFailed("Limit must be omitted or set to a numeric value between 0 and 500.");
+        } else if (name == "offset") {
+            if (!parseInteger(value, query.offset))
+                return parameterFailed("Offset must be omitted or set to a non-negative numeric value.");
+        } else if (name == "totalcount") {
+            const std::string lower = toLower(value);
+            if (lower != "true" && lower != "false")
+                return parameterFailed("TotalCount must be omitted or set to true or false.");
+            totalCount = lower == "true";
+        } else if (name == "pagetoken") {
+            const QByteArray decoded =
+                QByteArray::fromBase64(QByteArray::fromStdString(value), QByteArray::Base64UrlEncoding);
+            std::int64_t key = 0;
+            if (!decoded.startsWith("k:") || !parseInteger(decoded.mid(2).toStdString(), key) || key <= 0)
+                return parameterFailed("pageToken '" + value + "' is not a token this server issued.");
+            query.afterDocKey = key;
+        } else {
+            auto field = target.resource->queryFields.find(name);
+            if (field == target.resource->queryFields.end())
+                return parameterFailed("The query parameter '" + target.queryNames.at(name)
+                                       + "' is not a query field of " + target.resource->resourceName + ".");
+            std::vector<CollectionQuery::Alternative> alternatives;
+            for (const QueryFieldPath &path : field->second.paths) {
+                CollectionQuery::Alternative alt;
+                const std::string type = path.type;
+                if (type == "number" || type == "integer") {
+                    char *end = nullptr;
+                    const double number = std::strtod(value.c_str(), &end);
+                    if (value.empty() || end == nullptr || *end != '\0')
+                        return parameterFailed("The value '" + value + "' of '" + field->second.name
+                                               + "' is not a number.");
+                    alt.value = number == std::trunc(number) && std::fabs(number) < 9e15
+                                    ? Json(static_cast<std::int64_t>(number))
+                                    : Json(number);
+                } else if (type == "boolean") {
+                    const std::string lower = toLower(value);
+                    if (lower != "true" && lower != "false")
+                        return parameterFailed("The value '" + value + "' of '" + field->second.name
+                                               + "' is not true or false.");
+                    alt.value = lower == "true";
+                } else {
+                    alt.value = value;
+                }
+                auto split = path.path.arrayPrefixLength();
+                if (split == 0) {
+                    alt.jsonPath = path.path.text();
+                } else {
+                    alt.arrayJsonPath = concretePath(path.path, {}, split - 1);
+                    std::string rest = "$";
+                    for (std::size_t i = split; i < path.path.steps().size(); ++i)
+                        rest += path.path.steps()[i].isArray() ? "[0]" : "." + path.path.steps()[i].property;
+                    alt.jsonPath = rest;
+                }
+                alternatives.push_back(std::move(alt));
+            }
+            query.filters.push_back(std::move(alternatives));
+        }
+    }
+    if (query.afterDocKey > 0 && query.offset > 0)
+        return parameterFailed("Use either pageToken or offset, not both.");
+
+    DeferredTransaction read(m_database.connection());
+    std::vector<StoredDocument> rows = m_store.query(query, true);
+    const bool more = static_cast<std::int64_t>(rows.size()) > query.limit;
+    if (more)
+        rows.pop_back();
+    Response response;
+    response.status = 200;
+    if (totalCount)
+        response.headers.emplace_back("Total-Count", std::to_string(m_store.count(query)));
+    if (more && !rows.empty()) {
+        const QByteArray token =
+            QByteArray("k:" + QByteArray::number(static_cast<qlonglong>(rows.back().docKey)))
+                .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+        response.headers.emplace_back("Next-Page-Token", token.toStdString());
+    }
+    response.body = Json::array();
+    for (const StoredDocument &row : rows)
+        response.body.push_back(documentForClient(row));
+    return response;
+}
+
+Response Engine::withWriteTransaction(const std::function<Response()> &work)
+{
+    std::mt19937 jitter(std::random_device{}());
+    int delay = m_retry.firstDelayMs;
+    for (int attempt = 0;; ++attempt) {
+        try {
+            return work();
+        } catch (const SQLite::Exception &e) {
+            if (!isBusyError(e))
+                throw;
+            if (attempt >= m_retry.retries)
+                return problem::make(503, problem::kServiceUnavailable, "Service Unavailable",
+                                     "The database stayed locked by another program for too long ("
+                                         + std::to_string(attempt + 1)
+                                         + " attempts); nothing was written. Try again.");
+        }
+        std::uniform_int_distribution<int> spread(delay / 2, delay);
+        std::this_thread::sleep_for(std::chrono::milliseconds(spread(jitter)));
+        delay = std::min(delay * 2, m_retry.maxDelayMs);
+    }
+}
+
+std::optional<Response> Engine::resolveReferences(const ResourceSchema &resource, const Json &body,
+                                                  Resolved &resolved)
+{
+    ValidationErrors descriptorErrors;
+    ValidationErrors referenceErrors;
+    for (const DescriptorMapping &descriptor : resource.descriptors) {
+        for (const JsonPath::Match &match : descriptor.path.select(body)) {
+            if (!match.value->is_string())
+                continue;
+            const std::string uri = match.value->get<std::string>();
+            const DocumentIdentity identity = IdentityCalculator::descriptorIdentity(
+                descriptor.descriptorProjectName, descriptor.descriptorResourceName, uri);
+            std::optional<AliasRow> alias = m_store.findAlias(identity.referentialId());
+            if (alias)
+                resolved.aliasKeys.insert(alias->aliasKey);
+            else
+                descriptorErrors[match.concretePath].push_back(descriptor.descriptorResourceName + " value '" + uri
+                                                               + "' does not exist.");
+        }
+    }
+    for (const ReferenceMapping &reference : resource.references) {
+        for (const JsonPath::Match &occurrence : reference.objectPath.select(body)) {
+            if (!occurrence.value->is_object())
+                continue;
+            std::optional<DocumentIdentity> identity = m_identity.referenceIdentity(reference, body, occurrence.indices);
+            if (!identity) {
+                // Schema validation requires every identity member of a reference it declares; a partial
+                // reference can only come from a model whose schema does not say so.
+                referenceErrors[occurrence.concretePath].push_back("The reference to " + reference.targetResourceName
+                                                                   + " is incomplete.");
+                continue;
+            }
+            std::optional<AliasRow> alias = m_store.findAlias(identity->referentialId());
+            if (alias)
+                resolved.aliasKeys.insert(alias->aliasKey);
+            else
+                referenceErrors[occurrence.concretePath].push_back("The referenced " + reference.targetResourceName
+                                                                   + " item does not exist.");
+        }
+    }
+    if (!descriptorErrors.empty()) {
+        ValidationErrors all = descriptorErrors;
+        for (const auto &[path, messages] : referenceErrors)
+            all[path].insert(all[path].end(), messages.begin(), messages.end());
+        std::string detail;
+        for (const auto &[path, messages] : descriptorErrors)
+            for (const std::string &m : messages)
+                detail += (detail.empty() ? "" : " ") + m;
+        return problem::make(400, problem::kBadRequest, "Bad Request", detail, all);
+    }
+    if (!referenceErrors.empty()) {
+        std::set<std::string> names;
+        for (const ReferenceMapping &reference : resource.references)
+            for (const JsonPath::Match &occurrence : reference.objectPath.select(body))
+                if (referenceErrors.count(occurrence.concretePath))
+                    names.insert(reference.targetResourceName);
+        std::string list;
+        for (const std::string &n : names)
+            list += (list.empty() ? "" : ", ") + n;
+        return problem::make(409, problem::kUnresolvedReference, "Unresolved Reference",
+                             "The referenced " + list + " item(s) do not exist.", referenceErrors);
+    }
+    return std::nullopt;
+}
+
+void Engine::writeAliases(const ResourceSchema &resource, const StoredDocument &document,
+                          const DocumentIdentity &own, bool isNew)
+{
+    std::optional<DocumentIdentity> super = m_identity.superclassIdentity(resource, own);
+    if (isNew) {
+        m_store.insertAlias(document.docKey, document.referentialId, resource.projectName(), resource.resourceName);
+        if (super)
+            m_store.insertAlias(document.docKey, super->referentialId(), super->projectName, super->resourceName);
+        return;
+    }
+    // Identity changed: update alias rows in place so the integer keys other documents point at stay valid.
+    for (const auto &[aliasKey, referentialId] : m_store.aliasesOf(document.docKey)) {
+        std::optional<AliasRow> row = m_store.findAlias(referentialId);
+        if (!row)
+            continue;
+        if (row->resource == resource.resourceName && row->project == resource.projectName())
+            m_store.updateAlias(aliasKey, document.referentialId);
+        else if (super)
+            m_store.updateAlias(aliasKey, super->referentialId());
+    }
+}
+
+Response Engine::post(const Target &target, const Request &request)
+{
+    const ResourceSchema &resource = *target.resource;
+    if (!request.body || !request.body->is_object())
+        return dataValidationFailed({{"$", {"A JSON object body is required."}}});
+    Json body = *request.body;
+    if (body.contains("id"))
+        return dataValidationFailed({{"$.id", {"id must not be supplied in a POST body; the server assigns it."}}});
+    if (ValidationErrors errors = m_validator.validateSchema(resource, body); !errors.empty())
+        return dataValidationFailed(errors);
+    if (ValidationErrors errors = m_validator.validateConstraints(resource, body); !errors.empty())
+        return dataValidationFailed(errors);
+    std::string missing;
+    std::optional<DocumentIdentity> identity = m_identity.documentIdentity(resource, body, &missing);
+    if (!identity)
+        return dataValidationFailed({{missing, {"The identity value at " + missing + " is required."}}});
+    const std::string bodyText = dumpJson(body);
+    const Uuid referentialId = identity->referentialId();
+    const std::string actor = request.actor.empty() ? currentOsUser() : request.actor;
+
+    return withWriteTransaction([&]() -> Response {
+        ImmediateTransaction transaction(m_database.connection());
+        Resolved resolved;
+        if (std::optional<Response> failure = resolveReferences(resource, body, resolved))
+            return *failure;
+        const std::string now = nowUtc();
+        std::optional<StoredDocument> existing = m_store.findByReferentialId(referentialId);
+        Response response;
+        if (existing) {
+            if (existing->resource != resource.resourceName || existing->project != resource.projectName())
+                return identityConflict(resource.resourceName, "");
+            response.status = 200;
+            if (existing->body != bodyText) {
+                existing->body = bodyText;
+                existing->etag = etagOf(bodyText);
+                existing->lastModified = now;
+                m_store.updateDocument(*existing);
+                m_store.setReferences(existing->docKey, resolved.aliasKeys, true);
+                m_store.appendChange({"update", &*existing, std::nullopt, true, actor, now});
+            }
+            response.headers.emplace_back("Location", locationOf(resource, existing->id));
+            response.headers.emplace_back("ETag", quotedEtag(existing->etag));
+        } else {
+            if (std::optional<DocumentIdentity> super = m_identity.superclassIdentity(resource, *identity)) {
+                if (std::optional<AliasRow> taken = m_store.findAlias(super->referentialId())) {
+                    std::optional<StoredDocument> other = m_store.findByKey(taken->docKey);
+                    return identityConflict(resource.resourceName,
+                                            "A " + (other ? other->resource : std::string("document"))
+                                                + " with the same " + super->resourceName + " identity ("
+                                                + identityText(*super) + ") already exists.");
+                }
+            }
+            StoredDocument document;
+            document.id = Uuid::random().toString();
+            document.project = resource.projectName();
+            document.resource = resource.resourceName;
+            document.referentialId = referentialId;
+            document.identity = dumpJson(m_identity.identityObject(resource, body));
+            document.body = bodyText;
+            document.etag = etagOf(bodyText);
+            document.createdAt = now;
+            document.lastModified = now;
+            m_store.insertDocument(document);
+            writeAliases(resource, document, *identity, true);
+            m_store.setReferences(document.docKey, resolved.aliasKeys, false);
+            m_store.appendChange({"insert", &document, std::nullopt, true, actor, now});
+            response.status = 201;
+            response.headers.emplace_back("Location", locationOf(resource, document.id));
+            response.headers.emplace_back("ETag", quotedEtag(document.etag));
+        }
+        transaction.commit();
+        return response;
+    });
+}
+
+Response Engine::put(const Target &target, const Request &request)
+{
+    const ResourceSchema &resource = *target.resource;
+    if (!request.body || !request.body->is_object())
+        return dataValidationFailed({{"$", {"A JSON object body is required."}}});
+    Json body = *request.body;
+    if (auto idIt = body.find("id"); idIt != body.end()) {
+        if (!idIt->is_string() || idIt->get<std::string>() != target.id)
+            return dataValidationFailed({{"$.id", {"Request body id must match the id in the url."}}});
+        body.erase(idIt);
+    }
+    if (ValidationErrors errors = m_validator.validateSchema(resource, body); !errors.empty())
+        return dataValidationFailed(errors);
+    if (ValidationErrors errors = m_validator.validateConstraints(resource, body); !errors.empty())
+        return dataValidationFailed(errors);
+    std::string missing;
+    std::optional<DocumentIdentity> identity = m_identity.documentIdentity(resource, body, &missing);
+    if (!identity)
+        return dataValidationFailed({{missing, {"The identity value at " + missing + " is required."}}});
+    const std::string bodyText = dumpJson(body);
+    const Uuid referentialId = identity->referentialId();
+    const std::string actor = request.actor.empty() ? currentOsUser() : request.actor;
+    const std::string ifMatch = request.header("if-match");
+
+    return withWriteTransaction([&]() -> Response {
+        ImmediateTransaction transaction(m_database.connection());
+        std::optional<StoredDocument> existing = m_store.findById(target.id);
+        if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName())
+            return notFound("No " + resource.resourceName + " with the id '" + target.id + "' exists.");
+        if (!ifMatch.empty() && ifMatch != quotedEtag(existing->etag))
+            return preconditionFailed();
+        const bool identityChanged = existing->referentialId != referentialId;
+        if (identityChanged && !resource.allowIdentityUpdates)
+            return problem::make(400, problem::kKeyChangeNotSupported, "Key Change Not Supported",
+                                 "Identifying values for the " + resource.resourceName
+                                     + " resource cannot be changed. Delete and recreate the resource item instead.");
+        Resolved resolved;
+        if (std::optional<Response> failure = resolveReferences(resource, body, resolved))
+            return *failure;
+        if (identityChanged) {
+            if (m_store.findByReferentialId(referentialId))
+                return identityConflict(resource.resourceName, "");
+            if (std::optional<DocumentIdentity> super = m_identity.superclassIdentity(resource, *identity)) {
+                std::optional<AliasRow> taken = m_store.findAlias(super->referentialId());
+                if (taken && taken->docKey != existing->docKey)
+                    return identityConflict(resource.resourceName, "");
+            }
+        }
+        Response response;
+        response.status = 204;
+        if (existing->body == bodyText) {
+            response.headers.emplace_back("ETag", quotedEtag(existing->etag));
+            return response;
+        }
+        const StoredDocument before = *existing;
+        const std::string now = nowUtc();
+        existing->body = bodyText;
+        existing->etag = etagOf(bodyText);
+        existing->lastModified = now;
+        existing->referentialId = referentialId;
+        existing->identity = dumpJson(m_identity.identityObject(resource, body));
+        try {
+            m_store.updateDocument(*existing);
+            if (identityChanged)
+                writeAliases(resource, *existing, *identity, false);
+        } catch (const SQLite::Exception &e) {
+            if (isSqliteConstraint(e))
+                return identityConflict(resource.resourceName, "");
+            throw;
+        }
+        m_store.setReferences(existing->docKey, resolved.aliasKeys, true);
+        m_store.appendChange({identityChanged ? "key-change" : "update", &*existing,
+                              identityChanged ? std::optional<Uuid>(before.referentialId) : std::nullopt, true, actor,
+                              now});
+        if (identityChanged)
+            if (std::optional<Response> failure = cascadeIdentityChange(resource, before, *existing, actor, now, 0))
+                return *failure;
+        transaction.commit();
+        response.headers.emplace_back("ETag", quotedEtag(existing->etag));
+        return response;
+    });
+}
+
+std::optional<Response> Engine::cascadeIdentityChange(const ResourceSchema &resource, const StoredDocument &before,
+                                                      const StoredDocument &after, const std::string &actor,
+                                                      const std::string &now, int depth)
+{
+    if (depth > 32)
+        return problem::make(500, problem::kInternalError, "Internal Server Error",
+                             "Identity updates cascade deeper than 32 levels; nothing was written.");
+    const Json oldBody = Json::parse(before.body);
+    const Json newBody = Json::parse(after.body);
+    std::optional<DocumentIdentity> oldOwn = m_identity.documentIdentity(resource, oldBody);
+    if (!oldOwn)
+        return std::nullopt;
+    std::optional<DocumentIdentity> oldSuper = m_identity.superclassIdentity(resource, *oldOwn);
+
+    for (std::int64_t referrerKey : m_store.referencingDocKeys(after.docKey)) {
+        std::optional<StoredDocument> referrer = m_store.findByKey(referrerKey);
+        if (!referrer)
+            continue;
+        const ResourceSchema *referrerSchema = m_model.findByName(referrer->project, referrer->resource);
+        if (referrerSchema == nullptr)
+            continue;
+        Json referrerBody = Json::parse(referrer->body);
+        for (const ReferenceMapping &reference : referrerSchema->references) {
+            const bool toSelf = reference.targetResourceName == resource.resourceName
+                                && reference.targetProjectName == resource.projectName();
+            const bool toSuper = resource.isSubclass && reference.targetResourceName == resource.superclassResourceName
+                                 && reference.targetProjectName == resource.superclassProjectName;
+            if (!toSelf && !toSuper)
+                continue;
+            const Uuid oldTarget = toSelf ? oldOwn->referentialId() : oldSuper->referentialId();
+            for (const JsonPath::Match &occurrence : reference.objectPath.select(referrerBody)) {
+                std::optional<DocumentIdentity> current =
+                    m_identity.referenceIdentity(reference, referrerBody, occurrence.indices);
+                if (!current || current->referentialId() != oldTarget)
+                    continue;
+                for (const ReferencePathPair &pair : reference.paths) {
+                    const JsonPath &source =
+                        toSuper && resource.subclassType != "association" && !resource.identityPaths.empty()
+                            ? resource.identityPaths.front()
+                            : pair.identityPath;
+                    if (const Json *value = source.resolve(newBody, {}))
+                        pair.referencePath.assign(referrerBody, occurrence.indices, *value);
+                }
+            }
+        }
+        const StoredDocument referrerBefore = *referrer;
+        std::optional<DocumentIdentity> newIdentity = m_identity.documentIdentity(*referrerSchema, referrerBody);
+        if (!newIdentity)
+            continue;
+        referrer->body = dumpJson(referrerBody);
+        if (referrer->body == referrerBefore.body)
+            continue;
+        referrer->etag = etagOf(referrer->body);
+        referrer->lastModified = now;
+        referrer->referentialId = newIdentity->referentialId();
+        referrer->identity = dumpJson(m_identity.identityObject(*referrerSchema, referrerBody));
+        const bool referrerIdentityChanged = referrer->referentialId != referrerBefore.referentialId;
+        try {
+            m_store.updateDocument(*referrer);
+            if (referrerIdentityChanged)
+                writeAliases(*referrerSchema, *referrer, *newIdentity, false);
+        } catch (const SQLite::Exception &e) {
+            if (isSqliteConstraint(e))
+                return identityConflict(referrerSchema->resourceName,
+                                        "Updating the identity would give a " + referrerSchema->resourceName
+                                            + " the same identity as another one (" + identityText(*newIdentity)
+                                            + ").");
+            throw;
+        }
+        m_store.appendChange({referrerIdentityChanged ? "key-change" : "update", &*referrer,
+                              referrerIdentityChanged ? std::optional<Uuid>(referrerBefore.referentialId)
+                                                      : std::nullopt,
+                              true, actor, now});
+        if (referrerIdentityChanged)
+            if (std::optional<Response> failure =
+                    cascadeIdentityChange(*referrerSchema, referrerBefore, *referrer, actor, now, depth + 1))
+                return failure;
+    }
+    return std::nullopt;
+}
+
+Response Engine::remove(const Target &target, const Request &request)
+{
+    const ResourceSchema &resource = *target.resource;
+    const std::string actor = request.actor.empty() ? currentOsUser() : request.actor;
+    const std::string ifMatch = request.header("if-match");
+    return withWriteTransaction([&]() -> Response {
+        ImmediateTransaction transaction(m_database.connection());
+        std::optional<StoredDocument> existing = m_store.findById(target.id);
+        if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName())
+            return notFound("No " + resource.resourceName + " with the id '" + target.id + "' exists.");
+        if (!ifMatch.empty() && ifMatch != quotedEtag(existing->etag))
+            return preconditionFailed();
+        const std::int64_t count = m_store.countReferencing(existing->docKey);
+        if (count > 0) {
+            std::vector<std::string> types = m_store.referencingResourceTypes(existing->docKey);
+            std::string list;
+            for (std::size_t i = 0; i < types.size(); ++i)
+                list += (i == 0 ? "" : ", ") + types[i];
+            Response response = problem::make(
+                409, problem::kDependentItemExists, "Dependent Item Exists",
+                "The requested action cannot be performed because this item is referenced by existing " + list
+                    + " item(s).");
+            Json referencedBy = Json::array();
+            for (const ReferencingDocument &d : m_store.referencing(existing->docKey, kReferencedByLimit))
+                referencedBy.push_back(
+                    Json{{"resource", d.resource}, {"id", d.id}, {"identity", Json::parse(d.identity)}});
+            response.body["referencedBy"] = referencedBy;
+            response.body["referencedByCount"] = count;
+            return response;
+        }
+        m_store.deleteDocument(existing->docKey);
+        m_store.appendChange({"delete", &*existing, std::nullopt, false, actor, nowUtc()});
+        transaction.commit();
+        Response response;
+        response.status = 204;
+        return response;
+    });
+}
+
+} // namespace steward

@@ -1,0 +1,241 @@
+#include "Identity.h"
+
+#include <QByteArray>
+#include <QUuid>
+
+#include <cmath>
+#include <cstdio>
+
+namespace steward {
+
+namespace {
+
+Uuid fromQUuid(const QUuid &uuid)
+{
+    Uuid out;
+    const QByteArray raw = uuid.toRfc4122();
+    std::copy(raw.begin(), raw.end(), out.bytes.begin());
+    return out;
+}
+
+const QUuid &edfiNamespace()
+{
+    static const QUuid ns(QStringLiteral("edf1edf1-3df1-3df1-3df1-3df1edf1edf1"));
+    return ns;
+}
+
+} // namespace
+
+std::string Uuid::toString() const
+{
+    static const char *hex = "0123456789abcdef";
+    std::string out;
+    out.reserve(36);
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            out += '-';
+        out += hex[bytes[i] >> 4];
+        out += hex[bytes[i] & 0xf];
+    }
+    return out;
+}
+
+std::optional<Uuid> Uuid::parse(const std::string &text)
+{
+    if (text.size() != 36)
+        return std::nullopt;
+    Uuid out;
+    std::size_t byte = 0;
+    for (std::size_t i = 0; i < text.size();) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (text[i] != '-')
+                return std::nullopt;
+            ++i;
+            continue;
+        }
+        auto nibble = [](char c) -> int {
+            if (c >= '0' && c <= '9')
+                return c - '0';
+            if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+            if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+            return -1;
+        };
+        const int high = nibble(text[i]);
+        const int low = nibble(text[i + 1]);
+        if (high < 0 || low < 0)
+            return std::nullopt;
+        out.bytes[byte++] = static_cast<std::uint8_t>(high << 4 | low);
+        i += 2;
+    }
+    return out;
+}
+
+Uuid Uuid::random()
+{
+    return fromQUuid(QUuid::createUuid());
+}
+
+Uuid Uuid::edfiV5(const std::string &name)
+{
+    return fromQUuid(QUuid::createUuidV5(edfiNamespace(), QByteArray::fromStdString(name)));
+}
+
+std::string DocumentIdentity::referentialName() const
+{
+    std::string name = projectName + resourceName;
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+        if (i > 0)
+            name += '#';
+        name += elements[i].path + "=" + elements[i].value;
+    }
+    return name;
+}
+
+std::string identityValueText(const Json &value)
+{
+    switch (value.type()) {
+    case Json::value_t::string:
+        return value.get<std::string>();
+    case Json::value_t::boolean:
+        return value.get<bool>() ? "true" : "false";
+    case Json::value_t::number_integer:
+        return std::to_string(value.get<std::int64_t>());
+    case Json::value_t::number_unsigned:
+        return std::to_string(value.get<std::uint64_t>());
+    case Json::value_t::number_float: {
+        const double d = value.get<double>();
+        if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9.0e15) {
+            char buffer[32];
+            std::snprintf(buffer, sizeof buffer, "%.0f", d == 0.0 ? 0.0 : d);
+            return buffer;
+        }
+        return value.dump(); // shortest text that reads back to the same double
+    }
+    default:
+        return value.dump();
+    }
+}
+
+IdentityCalculator::IdentityCalculator(const Model &model)
+    : m_model(model)
+{
+    // An identity value is a descriptor URI when the path is a descriptor of the resource, or
+    // a reference path whose target identity path is one (followed through references of references).
+    std::vector<const ResourceSchema *> resources = model.resources();
+    for (const ResourceSchema *resource : resources)
+        for (const DescriptorMapping &descriptor : resource->descriptors)
+            m_descriptorIdentityPaths[{resource->projectName(), resource->resourceName}].insert(descriptor.path.text());
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const ResourceSchema *resource : resources) {
+            auto &paths = m_descriptorIdentityPaths[{resource->projectName(), resource->resourceName}];
+            for (const ReferenceMapping &reference : resource->references)
+                for (const ReferencePathPair &pair : reference.paths)
+                    if (!paths.count(pair.referencePath.text())
+                        && carriesDescriptor(reference.targetProjectName, reference.targetResourceName,
+                                             pair.identityPath.text())) {
+                        paths.insert(pair.referencePath.text());
+                        changed = true;
+                    }
+        }
+    }
+}
+
+bool IdentityCalculator::carriesDescriptor(const std::string &projectName, const std::string &resourceName,
+                                           const std::string &identityPath) const
+{
+    auto it = m_descriptorIdentityPaths.find({projectName, resourceName});
+    if (it != m_descriptorIdentityPaths.end() && it->second.count(identityPath))
+        return true;
+    if (const AbstractResource *abstract = m_model.findAbstract(projectName, resourceName))
+        for (const ResourceSchema *subclass : abstract->subclasses)
+            if (carriesDescriptor(subclass->projectName(), subclass->resourceName, identityPath))
+                return true;
+    return false;
+}
+
+DocumentIdentity IdentityCalculator::descriptorIdentity(const std::string &projectName,
+                                                        const std::string &resourceName, const std::string &uri)
+{
+    return DocumentIdentity{projectName, resourceName, {{"$.descriptor", toLower(uri)}}};
+}
+
+std::optional<DocumentIdentity> IdentityCalculator::documentIdentity(const ResourceSchema &resource,
+                                                                     const Json &body,
+                                                                     std::string *missingPath) const
+{
+    if (resource.isDescriptor) {
+        auto ns = body.find("namespace");
+        auto code = body.find("codeValue");
+        if (ns == body.end() || !ns->is_string() || code == body.end() || !code->is_string()) {
+            if (missingPath)
+                *missingPath = ns == body.end() || !ns->is_string() ? "$.namespace" : "$.codeValue";
+            return std::nullopt;
+        }
+        return descriptorIdentity(resource.projectName(), resource.resourceName,
+                                  ns->get<std::string>() + "#" + code->get<std::string>());
+    }
+    DocumentIdentity identity{resource.projectName(), resource.resourceName, {}};
+    for (const JsonPath &path : resource.identityPaths) {
+        const Json *value = path.resolve(body, {});
+        if (value == nullptr || value->is_null() || value->is_structured()) {
+            if (missingPath)
+                *missingPath = path.text();
+            return std::nullopt;
+        }
+        std::string text = identityValueText(*value);
+        if (carriesDescriptor(resource.projectName(), resource.resourceName, path.text()))
+            text = toLower(text);
+        identity.elements.push_back({path.text(), std::move(text)});
+    }
+    return identity;
+}
+
+std::optional<DocumentIdentity> IdentityCalculator::superclassIdentity(const ResourceSchema &resource,
+                                                                       const DocumentIdentity &own) const
+{
+    if (!resource.isSubclass)
+        return std::nullopt;
+    DocumentIdentity identity = own;
+    identity.projectName = resource.superclassProjectName;
+    identity.resourceName = resource.superclassResourceName;
+    if (resource.subclassType != "association" && identity.elements.size() == 1)
+        identity.elements[0].path = resource.superclassIdentityPath;
+    return identity;
+}
+
+Json IdentityCalculator::identityObject(const ResourceSchema &resource, const Json &body) const
+{
+    Json out = Json::object();
+    if (resource.isDescriptor) {
+        for (const char *key : {"namespace", "codeValue"})
+            if (body.contains(key))
+                out[key] = body[key];
+        return out;
+    }
+    for (const JsonPath &path : resource.identityPaths)
+        if (const Json *value = path.resolve(body, {}))
+            path.assign(out, {}, *value);
+    return out;
+}
+
+std::optional<DocumentIdentity> IdentityCalculator::referenceIdentity(const ReferenceMapping &reference,
+                                                                      const Json &body,
+                                                                      const std::vector<std::size_t> &indices) const
+{
+    DocumentIdentity identity{reference.targetProjectName, reference.targetResourceName, {}};
+    for (const ReferencePathPair &pair : reference.paths) {
+        const Json *value = pair.referencePath.resolve(body, indices);
+        if (value == nullptr || value->is_null() || value->is_structured())
+            return std::nullopt;
+        std::string text = identityValueText(*value);
+        if (carriesDescriptor(reference.targetProjectName, reference.targetResourceName, pair.identityPath.text()))
+            text = toLower(text);
+        identity.elements.push_back({pair.identityPath.text(), std::move(text)});
+    }
+    return identity;
+}
+
+} // namespace steward

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "ApiSchema.h"
+#include "Json.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace steward {
+
+// A 16-byte RFC 4122 UUID. Stored as a BLOB; shown in its canonical lower-case text form.
+struct Uuid
+{
+    std::array<std::uint8_t, 16> bytes{};
+
+    std::string toString() const;
+    static std::optional<Uuid> parse(const std::string &text);
+    static Uuid random();
+    // UUIDv5 (SHA-1) of name in the Ed-Fi namespace edf1edf1-3df1-3df1-3df1-3df1edf1edf1.
+    static Uuid edfiV5(const std::string &name);
+    bool operator==(const Uuid &other) const { return bytes == other.bytes; }
+    bool operator!=(const Uuid &other) const { return bytes != other.bytes; }
+    bool operator<(const Uuid &other) const { return bytes < other.bytes; }
+};
+
+struct IdentityElement
+{
+    std::string path;  // "$.schoolId"
+    std::string value; // its text as it enters the referential id
+};
+
+// The natural key of a document (or of a reference's target) under one resource name.
+struct DocumentIdentity
+{
+    std::string projectName;
+    std::string resourceName;
+    std::vector<IdentityElement> elements;
+
+    // "Ed-FiSchool$.schoolId=123": the name hashed into the referential id.
+    std::string referentialName() const;
+    Uuid referentialId() const { return Uuid::edfiV5(referentialName()); }
+};
+
+// Text of a JSON scalar as Ed-Fi identities use it: strings without quotes, numbers canonical
+// (12.50 -> 12.5, 0.0 -> 0), booleans true/false.
+std::string identityValueText(const Json &value);
+
+class IdentityCalculator
+{
+public:
+    explicit IdentityCalculator(const Model &model);
+
+    // The document's own identity; nullopt (with missingPath set) when an identity value is absent.
+    std::optional<DocumentIdentity> documentIdentity(const ResourceSchema &resource, const Json &body,
+                                                     std::string *missingPath = nullptr) const;
+    // The identity a subclass document also answers to under its superclass's name, if any.
+    std::optional<DocumentIdentity> superclassIdentity(const ResourceSchema &resource,
+                                                       const DocumentIdentity &own) const;
+    // The natural key as a JSON object shaped like the document ({"schoolId":1} or nested references).
+    Json identityObject(const ResourceSchema &resource, const Json &body) const;
+    // Identity of the target of one reference occurrence; [*] steps bound to indices.
+    std::optional<DocumentIdentity> referenceIdentity(const ReferenceMapping &reference, const Json &body,
+                                                      const std::vector<std::size_t> &indices) const;
+    static DocumentIdentity descriptorIdentity(const std::string &projectName, const std::string &resourceName,
+                                               const std::string &uri);
+
+    // Identity paths of a resource (or abstract resource) whose values are descriptor URIs.
+    bool carriesDescriptor(const std::string &projectName, const std::string &resourceName,
+                           const std::string &identityPath) const;
+
+private:
+    const Model &m_model;
+    std::map<std::pair<std::string, std::string>, std::set<std::string>> m_descriptorIdentityPaths;
+};
+
+} // namespace steward

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace steward {
+
+// The one JSON type of the project.
+using Json = nlohmann::json;
+
+struct JsonParseLimits
+{
+    std::size_t maxBytes = 8 * 1024 * 1024;
+    int maxDepth = 128;
+};
+
+struct JsonParseResult
+{
+    std::optional<Json> value;
+    std::string error; // set when value is empty: what is wrong and where
+};
+
+// Parses untrusted text: rejects input over the size cap, nesting deeper than the depth cap,
+// and invalid UTF-8, with a message that says which limit and where.
+JsonParseResult parseJson(std::string_view text, const JsonParseLimits &limits = {});
+
+// Compact, deterministic text of a value (keys sorted, no spaces).
+std::string dumpJson(const Json &value);
+
+} // namespace steward

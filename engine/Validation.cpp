@@ -1,0 +1,464 @@
+#include "Validation.h"
+
+#include "Identity.h"
+
+#include <QRegularExpression>
+#include <QString>
+
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <unordered_map>
+
+namespace steward {
+
+namespace {
+
+// A group of values that must not repeat among the items of one array.
+struct UniquenessGroup
+{
+    JsonPath arrayPath;                  // "$.gradeLevels" (the array itself)
+    std::vector<JsonPath> relativePaths; // inside one item: "$.gradeLevelDescriptor"
+};
+
+// valijson 1.0 checks 'pattern' with std::regex, which has no lookbehind (Ed-Fi's descriptor
+// patterns use one), and its 'date-time' demands a UTC offset, which Ed-Fi does not. Both
+// keywords are taken out of the schema given to valijson and checked here instead.
+void stripKeywordsValijsonCannotHandle(Json &schema)
+{
+    if (!schema.is_object())
+        return;
+    schema.erase("pattern");
+    schema.erase("format");
+    schema.erase("$schema");
+    if (auto it = schema.find("properties"); it != schema.end() && it->is_object())
+        for (auto &property : it->items())
+            stripKeywordsValijsonCannotHandle(property.value());
+    for (const char *key : {"items", "additionalProperties", "not", "contains"})
+        if (auto it = schema.find(key); it != schema.end())
+            stripKeywordsValijsonCannotHandle(*it);
+    for (const char *key : {"allOf", "anyOf", "oneOf"})
+        if (auto it = schema.find(key); it != schema.end() && it->is_array())
+            for (Json &sub : *it)
+                stripKeywordsValijsonCannotHandle(sub);
+}
+
+bool isLeapYear(int year)
+{
+    return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+}
+
+bool validDate(int year, int month, int day)
+{
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (month < 1 || month > 12 || day < 1)
+        return false;
+    const int limit = days[month - 1] + (month == 2 && isLeapYear(year) ? 1 : 0);
+    return day <= limit;
+}
+
+bool checkFormat(const std::string &format, const std::string &value)
+{
+    static const std::regex date(R"(^(\d{4})-(\d{2})-(\d{2})$)");
+    static const std::regex dateTime(
+        R"(^(\d{4})-(\d{2})-(\d{2})[Tt ]([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)?$)");
+    static const std::regex time(R"(^([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)?$)");
+    std::smatch match;
+    if (format == "date") {
+        return std::regex_match(value, match, date)
+               && validDate(std::stoi(match[1]), std::stoi(match[2]), std::stoi(match[3]));
+    }
+    if (format == "date-time") {
+        return std::regex_match(value, match, dateTime)
+               && validDate(std::stoi(match[1]), std::stoi(match[2]), std::stoi(match[3]));
+    }
+    if (format == "time")
+        return std::regex_match(value, time);
+    return true; // formats Ed-Fi does not use are not enforced
+}
+
+std::string describeFormat(const std::string &format)
+{
+    if (format == "date")
+        return "a date (YYYY-MM-DD)";
+    if (format == "date-time")
+        return "a date and time (YYYY-MM-DDThh:mm:ss, optionally with a UTC offset)";
+    if (format == "time")
+        return "a time (hh:mm:ss)";
+    return "'" + format + "'";
+}
+
+std::string lastSegment(const std::string &path)
+{
+    const std::size_t dot = path.find_last_of('.');
+    std::string segment = dot == std::string::npos ? path : path.substr(dot + 1);
+    const std::size_t bracket = segment.find('[');
+    return bracket == std::string::npos ? segment : segment.substr(0, bracket);
+}
+
+std::string ordinal(std::size_t n)
+{
+    const std::size_t mod100 = n % 100;
+    const char *suffix = "th";
+    if (mod100 < 11 || mod100 > 13) {
+        switch (n % 10) {
+        case 1: suffix = "st"; break;
+        case 2: suffix = "nd"; break;
+        case 3: suffix = "rd"; break;
+        default: break;
+        }
+    }
+    return std::to_string(n) + suffix;
+}
+
+// "$.a[*].b" -> array "$.a", relative "$.b"; nullopt for paths without [*].
+std::optional<std::pair<JsonPath, JsonPath>> splitAtLastArray(const JsonPath &path)
+{
+    const std::size_t prefix = path.arrayPrefixLength();
+    if (prefix == 0)
+        return std::nullopt;
+    std::string arrayText = "$";
+    std::string relativeText = "$";
+    for (std::size_t i = 0; i < path.steps().size(); ++i) {
+        const JsonPath::Step &step = path.steps()[i];
+        std::string piece = step.isArray() ? "[*]" : "." + step.property;
+        if (i + 1 < prefix)
+            arrayText += piece;
+        else if (i >= prefix)
+            relativeText += piece;
+    }
+    return std::make_pair(JsonPath(arrayText), JsonPath(relativeText));
+}
+
+const Json *schemaForPath(const Json &root, const JsonPath &path)
+{
+    const Json *node = &root;
+    for (const JsonPath::Step &step : path.steps()) {
+        if (step.isArray()) {
+            auto it = node->find("items");
+            if (it == node->end())
+                return nullptr;
+            node = &*it;
+        } else {
+            auto props = node->find("properties");
+            if (props == node->end() || !props->contains(step.property))
+                return nullptr;
+            node = &(*props)[step.property];
+        }
+    }
+    return node;
+}
+
+} // namespace
+
+struct DocumentValidator::Compiled
+{
+    Json strippedSchema;
+    valijson::Schema schema;
+    std::vector<UniquenessGroup> uniqueness;
+};
+
+struct DocumentValidator::Cache
+{
+    const Model &model;
+    std::mutex mutex;
+    std::unordered_map<const ResourceSchema *, std::unique_ptr<Compiled>> compiled;
+    mutable std::mutex regexMutex;
+    mutable std::unordered_map<std::string, QRegularExpression> regexes;
+
+    explicit Cache(const Model &m)
+        : model(m)
+    {
+    }
+
+    QRegularExpression regex(const std::string &pattern) const
+    {
+        std::lock_guard<std::mutex> lock(regexMutex);
+        auto it = regexes.find(pattern);
+        if (it == regexes.end())
+            it = regexes.emplace(pattern, QRegularExpression(QString::fromStdString(pattern))).first;
+        return it->second;
+    }
+};
+
+DocumentValidator::DocumentValidator(const Model &model)
+    : m_cache(std::make_unique<Cache>(model))
+{
+}
+
+DocumentValidator::~DocumentValidator() = default;
+
+const DocumentValidator::Compiled &DocumentValidator::compiled(const ResourceSchema &resource) const
+{
+    std::lock_guard<std::mutex> lock(m_cache->mutex);
+    auto it = m_cache->compiled.find(&resource);
+    if (it != m_cache->compiled.end())
+        return *it->second;
+
+    auto compiled = std::make_unique<Compiled>();
+    compiled->strippedSchema = resource.jsonSchema;
+    stripKeywordsValijsonCannotHandle(compiled->strippedSchema);
+    try {
+        valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+        valijson::adapters::NlohmannJsonAdapter adapter(compiled->strippedSchema);
+        parser.populateSchema(adapter, compiled->schema);
+    } catch (const std::exception &e) {
+        throw SchemaLoadError(resource.project->sourceFile,
+                              "$.resourceSchemas." + resource.endpointName + ".jsonSchemaForInsert",
+                              std::string("cannot be compiled: ") + e.what());
+    }
+
+    // Ed-Fi rejects repeated items in arrays of references or descriptors even where the model
+    // lists no arrayUniquenessConstraints; those arrays have items with a single property.
+    std::set<std::string> seen;
+    auto addGroup = [&](const std::vector<JsonPath> &paths) {
+        std::optional<JsonPath> arrayPath;
+        std::vector<JsonPath> relative;
+        for (const JsonPath &path : paths) {
+            auto split = splitAtLastArray(path);
+            if (!split || (arrayPath && !(split->first == *arrayPath)))
+                return;
+            arrayPath = split->first;
+            relative.push_back(split->second);
+        }
+        if (!arrayPath)
+            return;
+        std::string key = arrayPath->text();
+        for (const JsonPath &r : relative)
+            key += "|" + r.text();
+        if (seen.insert(key).second)
+            compiled->uniqueness.push_back({*arrayPath, relative});
+    };
+    for (const std::vector<JsonPath> &constraint : resource.arrayUniquenessConstraints)
+        addGroup(constraint);
+    auto singlePropertyItems = [&](const JsonPath &itemMemberPath) {
+        auto split = splitAtLastArray(itemMemberPath);
+        if (!split || split->second.steps().size() != 1)
+            return false;
+        const Json *arraySchema = schemaForPath(resource.jsonSchema, split->first);
+        if (arraySchema == nullptr || !arraySchema->contains("items"))
+            return false;
+        const Json &items = (*arraySchema)["items"];
+        return items.contains("properties") && items["properties"].size() == 1;
+    };
+    for (const DescriptorMapping &descriptor : resource.descriptors)
+        if (singlePropertyItems(descriptor.path))
+            addGroup({descriptor.path});
+    for (const ReferenceMapping &reference : resource.references)
+        if (singlePropertyItems(reference.objectPath)) {
+            std::vector<JsonPath> paths;
+            for (const ReferencePathPair &pair : reference.paths)
+                paths.push_back(pair.referencePath);
+            addGroup(paths);
+        }
+
+    const Compiled &result = *compiled;
+    m_cache->compiled.emplace(&resource, std::move(compiled));
+    return result;
+}
+
+void DocumentValidator::compileAll() const
+{
+    for (const ResourceSchema *resource : m_cache->model.resources())
+        compiled(*resource);
+}
+
+namespace {
+
+class Normalizer
+{
+public:
+    Normalizer(const std::function<QRegularExpression(const std::string &)> &regex, ValidationErrors &errors)
+        : m_regex(regex)
+        , m_errors(errors)
+    {
+    }
+
+    void walk(const Json &schema, Json &value, const std::string &path)
+    {
+        if (!schema.is_object())
+            return;
+        if (value.is_object()) {
+            auto props = schema.find("properties");
+            auto additional = schema.find("additionalProperties");
+            const bool closed = additional != schema.end() && additional->is_boolean() && !additional->get<bool>();
+            for (auto it = value.begin(); it != value.end();) {
+                const bool known = props != schema.end() && props->contains(it.key());
+                if (it->is_null() || (closed && !known)) {
+                    it = value.erase(it);
+                    continue;
+                }
+                if (known)
+                    walk((*props)[it.key()], it.value(), path + "." + it.key());
+                ++it;
+            }
+        } else if (value.is_array()) {
+            if (auto items = schema.find("items"); items != schema.end())
+                for (std::size_t i = 0; i < value.size(); ++i)
+                    walk(*items, value[i], path + "[" + std::to_string(i) + "]");
+        } else if (value.is_string()) {
+            const std::string &text = value.get_ref<const std::string &>();
+            if (auto format = schema.find("format"); format != schema.end() && format->is_string()) {
+                if (!checkFormat(format->get<std::string>(), text))
+                    m_errors[path].push_back(lastSegment(path) + " must be " + describeFormat(format->get<std::string>())
+                                             + "; '" + text + "' is not.");
+            }
+            if (auto pattern = schema.find("pattern"); pattern != schema.end() && pattern->is_string()) {
+                const QRegularExpression regex = m_regex(pattern->get<std::string>());
+                if (regex.isValid() && !regex.match(QString::fromStdString(text)).hasMatch())
+                    m_errors[path].push_back(lastSegment(path) + " does not match the required pattern "
+                                             + pattern->get<std::string>() + "."
+                                             + (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))
+                                                        || std::isspace(static_cast<unsigned char>(text.back()))
+                                                    ? " It must not start or end with white space."
+                                                    : ""));
+            }
+        }
+    }
+
+private:
+    std::function<QRegularExpression(const std::string &)> m_regex;
+    ValidationErrors &m_errors;
+};
+
+std::string contextToPath(const std::vector<std::string> &context)
+{
+    std::string path = "$";
+    for (const std::string &segment : context) {
+        if (segment == "<root>")
+            continue;
+        if (segment.size() >= 2 && segment.front() == '[' && segment.back() == ']') {
+            const std::string inner = segment.substr(1, segment.size() - 2);
+            const bool numeric = !inner.empty() && std::all_of(inner.begin(), inner.end(), ::isdigit);
+            path += numeric ? segment : "." + inner;
+        } else {
+            path += "." + segment;
+        }
+    }
+    return path;
+}
+
+std::string tidyNumbers(std::string message)
+{
+    static const std::regex trailingZeros(R"((\d+)\.0+\b)");
+    return std::regex_replace(message, trailingZeros, "$1");
+}
+
+std::string expectedType(const Json &schema, const std::string &path)
+{
+    try {
+        std::string pattern = path;
+        // "$.a[0].b" -> "$.a[*].b"
+        pattern = std::regex_replace(pattern, std::regex(R"(\[\d+\])"), "[*]");
+        const Json *node = schemaForPath(schema, JsonPath(pattern));
+        if (node && node->contains("type") && (*node)["type"].is_string())
+            return (*node)["type"].get<std::string>();
+    } catch (const std::exception &) {
+    }
+    return {};
+}
+
+} // namespace
+
+ValidationErrors DocumentValidator::validateSchema(const ResourceSchema &resource, Json &body) const
+{
+    ValidationErrors errors;
+    if (!body.is_object()) {
+        errors["$"].push_back("The request body must be a JSON object.");
+        return errors;
+    }
+    const Compiled &schema = compiled(resource);
+    Normalizer normalizer([this](const std::string &p) { return m_cache->regex(p); }, errors);
+    normalizer.walk(resource.jsonSchema, body, "$");
+
+    valijson::Validator validator;
+    valijson::ValidationResults results;
+    valijson::adapters::NlohmannJsonAdapter target(body);
+    if (!validator.validate(schema.schema, target, &results)) {
+        valijson::ValidationResults::Error error;
+        while (results.popError(error)) {
+            const std::string &d = error.description;
+            if (d.rfind("Failed to validate against schema associated with property", 0) == 0
+                || d.rfind("Failed to validate item #", 0) == 0
+                || d.rfind("Failed to validate against additional properties", 0) == 0
+                || d.rfind("Failed to validate against child schema", 0) == 0)
+                continue;
+            std::string path = contextToPath(error.context);
+            static const std::regex required(R"(^Missing required property '(.*)'\.$)");
+            std::smatch match;
+            if (std::regex_match(d, match, required)) {
+                const std::string property = match[1];
+                errors[path == "$" ? "$." + property : path + "." + property].push_back(property + " is required.");
+            } else if (d == "Value type not permitted by 'type' constraint.") {
+                const std::string type = expectedType(resource.jsonSchema, path);
+                errors[path].push_back(lastSegment(path) + " must be of type " + (type.empty() ? "another type" : type)
+                                       + ".");
+            } else {
+                errors[path].push_back(tidyNumbers(d));
+            }
+        }
+    }
+    return errors;
+}
+
+ValidationErrors DocumentValidator::validateConstraints(const ResourceSchema &resource, const Json &body) const
+{
+    ValidationErrors errors;
+    for (const EqualityConstraint &constraint : resource.equalityConstraints) {
+        std::vector<JsonPath::Match> matches = constraint.source.select(body);
+        std::vector<JsonPath::Match> targets = constraint.target.select(body);
+        matches.insert(matches.end(), targets.begin(), targets.end());
+        std::vector<std::string> distinct;
+        for (const JsonPath::Match &m : matches) {
+            const std::string text = identityValueText(*m.value);
+            if (std::find(distinct.begin(), distinct.end(), text) == distinct.end())
+                distinct.push_back(text);
+        }
+        if (distinct.size() <= 1)
+            continue;
+        std::string values;
+        for (const std::string &v : distinct)
+            values += (values.empty() ? "'" : ", '") + v + "'";
+        const std::string message = "All values supplied for '" + lastSegment(constraint.target.text())
+                                    + "' must match. Review all references (including those higher up in the "
+                                      "resource's data) and align the following conflicting values: "
+                                    + values;
+        for (const JsonPath *p : {&constraint.source, &constraint.target}) {
+            std::vector<std::string> &list = errors[p->text()];
+            if (std::find(list.begin(), list.end(), message) == list.end())
+                list.push_back(message);
+        }
+    }
+
+    for (const UniquenessGroup &group : compiled(resource).uniqueness) {
+        for (const JsonPath::Match &array : group.arrayPath.select(body)) {
+            if (!array.value->is_array())
+                continue;
+            std::set<std::vector<std::string>> seen;
+            for (std::size_t i = 0; i < array.value->size(); ++i) {
+                const Json &item = (*array.value)[i];
+                std::vector<std::string> key;
+                for (const JsonPath &relative : group.relativePaths) {
+                    const Json *v = relative.resolve(item, {});
+                    key.push_back(v ? toLower(identityValueText(*v)) : std::string("\x01"));
+                }
+                if (!seen.insert(key).second)
+                    errors[array.concretePath].push_back("The " + ordinal(i + 1) + " item of the "
+                                                         + lastSegment(array.concretePath)
+                                                         + " has the same identifying values as another item "
+                                                           "earlier in the list.");
+            }
+        }
+    }
+    return errors;
+}
+
+} // namespace steward

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "ApiSchema.h"
+#include "Json.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace steward {
+
+// Messages keyed by the JSON path they concern ("$.beginDate", "$.gradeLevels[1]").
+using ValidationErrors = std::map<std::string, std::vector<std::string>>;
+
+// Stages 1 and 2 of the request protocol: JSON Schema, then equality and array-uniqueness constraints.
+class DocumentValidator
+{
+public:
+    explicit DocumentValidator(const Model &model);
+    ~DocumentValidator();
+    DocumentValidator(const DocumentValidator &) = delete;
+    DocumentValidator &operator=(const DocumentValidator &) = delete;
+
+    // Drops properties the schema does not know and null values (both treated as absent), then
+    // validates. The body is modified in place; it is what gets stored.
+    ValidationErrors validateSchema(const ResourceSchema &resource, Json &body) const;
+    ValidationErrors validateConstraints(const ResourceSchema &resource, const Json &body) const;
+
+    // Compiles every resource's schema now instead of on first use; throws SchemaLoadError naming the resource.
+    void compileAll() const;
+
+private:
+    struct Compiled;
+    const Compiled &compiled(const ResourceSchema &resource) const;
+
+    struct Cache;
+    std::unique_ptr<Cache> m_cache;
+};
+
+} // namespace steward
