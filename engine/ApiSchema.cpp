@@ -522,6 +522,34 @@ void Model::link()
             }
         }
     }
+    // Some published extension files name their own project on references to core resources (TPDM
+    // 1.1 says "TPDM" for Person and Section). Identities hash the owning project's name, so such a
+    // target is re-homed to the one project that defines a resource of that name.
+    auto owningProject = [this](const std::string &named, const std::string &resourceName) {
+        if (findByName(named, resourceName) || findAbstract(named, resourceName))
+            return named;
+        std::string owner;
+        for (const auto &p : m_projects) {
+            bool has = p->abstractResources.count(resourceName) > 0;
+            for (const auto &[k, r] : p->resources)
+                has = has || r->resourceName == resourceName;
+            if (has) {
+                if (!owner.empty())
+                    return named; // ambiguous: leave it for the error below
+                owner = p->projectName;
+            }
+        }
+        return owner.empty() ? named : owner;
+    };
+    for (const auto &project : m_projects) {
+        for (auto &[key, resource] : project->resources) {
+            for (ReferenceMapping &reference : resource->references)
+                reference.targetProjectName = owningProject(reference.targetProjectName, reference.targetResourceName);
+            for (DescriptorMapping &descriptor : resource->descriptors)
+                descriptor.descriptorProjectName =
+                    owningProject(descriptor.descriptorProjectName, descriptor.descriptorResourceName);
+        }
+    }
     // Every reference must point at something this model knows, or requests would fail obscurely later.
     for (const auto &project : m_projects) {
         for (const auto &[key, resource] : project->resources) {

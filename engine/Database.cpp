@@ -100,6 +100,15 @@ std::unique_ptr<Database> Database::open(const std::string &path, Access access)
     if (exists && fs::is_directory(path, ec))
         throw StorageError(StorageError::Kind::CannotOpen, path + ": is a directory, not a database file");
 
+    // A file nobody may write is read-only to Steward too, even for a user (root) the OS would let write.
+    if (exists && access == Access::ReadWrite) {
+        const fs::perms perms = fs::status(path, ec).permissions();
+        const fs::perms anyWrite = fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write;
+        if (!ec && (perms & anyWrite) == fs::perms::none)
+            throw StorageError(StorageError::Kind::ReadOnly,
+                               path + ": the file is read-only; Steward needs to write to it");
+    }
+
     int flags = access == Access::ReadOnly ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE;
     if (!exists)
         flags |= SQLite::OPEN_CREATE;

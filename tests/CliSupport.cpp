@@ -1,0 +1,80 @@
+#include "CliSupport.h"
+#include "TestSupport.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QProcess>
+#include <QTest>
+
+namespace steward::test {
+
+namespace {
+
+const char *const kExampleSession = R"(
+{"method":"POST","path":"/ed-fi/gradeLevelDescriptors","body":{"namespace":"uri://ed-fi.org/GradeLevelDescriptor","codeValue":"Ninth grade","shortDescription":"Ninth grade"}}
+{"method":"POST","path":"/ed-fi/schools","body":{"schoolId":255901,"nameOfInstitution":"Grand Bend High School","educationOrganizationCategories":[{"educationOrganizationCategoryDescriptor":"uri://ed-fi.org/EducationOrganizationCategoryDescriptor#School"}],"gradeLevels":[{"gradeLevelDescriptor":"uri://ed-fi.org/GradeLevelDescriptor#Ninth grade"}]}}
+{"method":"POST","path":"/ed-fi/educationOrganizationCategoryDescriptors","body":{"namespace":"uri://ed-fi.org/EducationOrganizationCategoryDescriptor","codeValue":"School","shortDescription":"School"}}
+{"method":"POST","path":"/ed-fi/schools","body":{"schoolId":255901,"nameOfInstitution":"Grand Bend High School","educationOrganizationCategories":[{"educationOrganizationCategoryDescriptor":"uri://ed-fi.org/EducationOrganizationCategoryDescriptor#School"}],"gradeLevels":[{"gradeLevelDescriptor":"uri://ed-fi.org/GRADELEVELDESCRIPTOR#ninth grade"}]}}
+{"method":"POST","path":"/ed-fi/courses","body":{"courseCode":"ALG-1","courseTitle":"Algebra I","numberOfParts":1,"identificationCodes":[],"educationOrganizationReference":{"educationOrganizationId":255901}}}
+)";
+
+} // namespace
+
+CliRun runCli(const QStringList &args, const QByteArray &input)
+{
+    QProcess process;
+    process.start(QStringLiteral(STEWARD_CLI_PATH), args);
+    process.waitForStarted();
+    process.write(input);
+    process.closeWriteChannel();
+    process.waitForFinished(300000);
+    CliRun run;
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.stderrText = QString::fromUtf8(process.readAllStandardError());
+    const QByteArray out = process.readAllStandardOutput();
+    run.stdoutText = QString::fromUtf8(out);
+    for (const QByteArray &line : out.split('\n'))
+        if (JsonParseResult parsed = parseJson(line.toStdString()); parsed.value)
+            run.responses.push_back(std::move(*parsed.value));
+    return run;
+}
+
+QByteArray fileHash(const QString &path)
+{
+    QFile file(path);
+    file.open(QIODevice::ReadOnly);
+    return QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256);
+}
+
+void checkExampleSession(const QStringList &schemaArgs, const QString &dbPath)
+{
+    CliRun first = runCli(QStringList{"--db", dbPath} + schemaArgs + QStringList{"requests"}, kExampleSession);
+    QCOMPARE(first.exitCode, 0);
+    QCOMPARE(first.responses.size(), std::size_t(5));
+    const std::vector<int> expected = {201, 400, 201, 201, 201};
+    for (std::size_t i = 0; i < expected.size(); ++i)
+        QCOMPARE(first.responses[i]["status"].get<int>(), expected[i]);
+    QCOMPARE(first.responses[1]["body"]["type"].get<std::string>(), std::string("urn:ed-fi:api:bad-request"));
+    const std::string location = first.responses[3]["headers"]["Location"].get<std::string>();
+    const std::string courseLocation = first.responses[4]["headers"]["Location"].get<std::string>();
+
+    const std::string deleteLine = Json{{"method", "DELETE"}, {"path", location}}.dump() + "\n";
+    CliRun second = runCli(QStringList{"--db", dbPath} + schemaArgs + QStringList{"requests", "-"},
+                           QByteArray::fromStdString(deleteLine));
+    QCOMPARE(second.responses.size(), std::size_t(1));
+    const Json &blocked = second.responses[0];
+    QCOMPARE(blocked["status"].get<int>(), 409);
+    QCOMPARE(blocked["body"]["type"].get<std::string>(),
+             std::string("urn:ed-fi:api:data-conflict:dependent-item-exists"));
+    QCOMPARE(blocked["body"]["detail"].get<std::string>(),
+             std::string("The requested action cannot be performed because this item is referenced by existing Course "
+                         "item(s)."));
+    QCOMPARE(blocked["body"]["referencedByCount"].get<int>(), 1);
+    const Json &by = blocked["body"]["referencedBy"][0];
+    QCOMPARE(by["resource"].get<std::string>(), std::string("Course"));
+    QCOMPARE("/ed-fi/courses/" + by["id"].get<std::string>(), courseLocation);
+    JSON_COMPARE(by["identity"],
+             Json::parse(R"({"courseCode":"ALG-1","educationOrganizationReference":{"educationOrganizationId":255901}})"));
+}
+
+} // namespace steward::test

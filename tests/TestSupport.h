@@ -1,0 +1,57 @@
+#pragma once
+
+#include "ApiSchema.h"
+#include "Database.h"
+#include "Engine.h"
+
+#include <QString>
+#include <QTemporaryDir>
+
+#include <memory>
+#include <string>
+
+namespace steward::test {
+
+// The folder of Ed-Fi's published files, or empty when this checkout has no ../shared.
+QString sharedEdfiDir();
+
+// An engine on a fresh database in a temporary folder.
+class Fixture
+{
+public:
+    explicit Fixture(std::unique_ptr<Model> model = nullptr);
+    ~Fixture();
+
+    Response call(const std::string &method, const std::string &path, const Json &body = nullptr,
+                  const std::map<std::string, std::string> &headers = {});
+    // POST that must answer 201 or 200; returns the new id.
+    std::string create(const std::string &path, const Json &body);
+    std::string databasePath() const;
+    Engine &engine() { return *m_engine; }
+    Database &database() { return *m_database; }
+    const Model &model() const { return *m_model; }
+    // Descriptors the starter-model documents below use.
+    void seedDescriptors();
+
+    static Json school(int schoolId, const std::string &name = "Grand Bend High School");
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<Model> m_model;
+    std::unique_ptr<Database> m_database;
+    std::unique_ptr<Engine> m_engine;
+};
+
+std::string idFromLocation(const std::string &location);
+
+} // namespace steward::test
+
+// QCOMPARE cannot take JSON values (QtTest's overloads trip over nlohmann's conversions).
+#define JSON_COMPARE(actual, expected)                                                                      \
+    do {                                                                                                    \
+        const steward::Json actualValue_ = (actual);                                                        \
+        const steward::Json expectedValue_ = (expected);                                                    \
+        QVERIFY2(actualValue_ == expectedValue_,                                                            \
+                 qPrintable(QString::fromStdString("got " + actualValue_.dump() + ", expected "             \
+                                                   + expectedValue_.dump())));                              \
+    } while (false)

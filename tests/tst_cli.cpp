@@ -1,0 +1,126 @@
+// The NDJSON carrier end to end: the steward-cli binary, its exit codes and its bad-input answers.
+#include "CliSupport.h"
+#include "TestSupport.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <SQLiteCpp/Database.h>
+
+#include <fstream>
+
+using namespace steward;
+using namespace steward::test;
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void exampleSessionOnStarterModel()
+    {
+        QTemporaryDir dir;
+        checkExampleSession({}, dir.filePath("s.db"));
+    }
+
+    void badLinesGetProblemDetailsAndProcessingGoesOn()
+    {
+        QTemporaryDir dir;
+        QByteArray input;
+        input += "not json\n";
+        input += "\n   \n";                                              // blank: skipped
+        input += "[1,2]\n";                                              // not an object
+        input += "{\"method\":\"GET\"}\n";                               // no path
+        input += "{\"method\":\"GET\",\"path\":\"/ed-fi/noSuchThings\"}\n"; // unknown resource
+        input += "{\"method\":\"BREW\",\"path\":\"/ed-fi/schools\"}\n";  // unknown method
+        input += "{\"method\":\"GET\",\"path\":\"/ed-fi/schools\",\"body\":\"\xff\xfe\"}\n"; // invalid UTF-8
+        input += "{\"method\":\"POST\",\"path\":\"/ed-fi/schools\",\"body\":" + QByteArray(129, '[') + QByteArray(129, ']') + "}\n";
+        input += "{\"method\":\"POST\",\"path\":\"/ed-fi/schools\",\"body\":\"" + QByteArray(9 * 1024 * 1024, 'a') + "\"}\n";
+        input += "{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}";      // last line without newline
+        CliRun run = runCli({"--db", dir.filePath("b.db"), "requests"}, input);
+        QCOMPARE(run.exitCode, 0);
+        const std::vector<int> expected = {400, 400, 400, 404, 405, 400, 400, 400, 200};
+        QCOMPARE(run.responses.size(), expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            QCOMPARE(run.responses[i]["status"].get<int>(), expected[i]);
+            if (expected[i] >= 400) {
+                QVERIFY(run.responses[i]["body"]["type"].get<std::string>().rfind("urn:ed-fi:api:", 0) == 0);
+                QVERIFY(!run.responses[i]["body"]["detail"].get<std::string>().empty());
+            }
+        }
+        QVERIFY(run.responses[5]["body"]["detail"].get<std::string>().find("UTF-8") != std::string::npos);
+        QVERIFY(run.responses[6]["body"]["detail"].get<std::string>().find("128") != std::string::npos);
+        QVERIFY(run.responses[7]["body"]["detail"].get<std::string>().find("limit") != std::string::npos);
+        SQLite::Database db(dir.filePath("b.db").toStdString());
+        QCOMPARE(db.execAndGet("SELECT count(*) FROM documents").getInt(), 0);
+    }
+
+    void usageErrorsExitTwo()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("u.db");
+        for (const QStringList &args : {QStringList{"--db", db}, QStringList{"--db", db, "frobnicate"},
+                                        QStringList{"--bogus", "requests"}, QStringList{"--db"},
+                                        QStringList{"--db", db, "requests", dir.filePath("missing.ndjson")},
+                                        QStringList{"--db", db, "--schema", dir.filePath("missing.json"), "requests"}}) {
+            CliRun run = runCli(args, "");
+            QCOMPARE(run.exitCode, 2);
+            QCOMPARE(run.stderrText.trimmed().count('\n'), 0); // one clear line
+            QVERIFY(!run.stderrText.trimmed().isEmpty());
+        }
+        CliRun help = runCli({"--help"}, "");
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.stdoutText.contains("requests"));
+    }
+
+    void foreignNewerAndReadOnlyDatabasesAreLeftUntouched()
+    {
+        QTemporaryDir dir;
+        const QString text = dir.filePath("notes.txt");
+        { std::ofstream(text.toStdString()) << "These are my notes, not a database.\n"; }
+        const QString foreign = dir.filePath("other.sqlite");
+        {
+            SQLite::Database db(foreign.toStdString(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+            db.exec("CREATE TABLE t(x); INSERT INTO t VALUES (1);");
+        }
+        const QString newer = dir.filePath("newer.db");
+        runCli({"--db", newer, "requests"}, "");
+        {
+            SQLite::Database db(newer.toStdString(), SQLite::OPEN_READWRITE);
+            db.exec("PRAGMA user_version=99");
+        }
+        const QString readOnly = dir.filePath("ro.db");
+        runCli({"--db", readOnly, "requests"}, "");
+        QFile::setPermissions(readOnly, QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther);
+
+        for (const auto &[path, phrase] : std::vector<std::pair<QString, QString>>{
+                 {text, "not a Steward database"}, {foreign, "not a Steward database"},
+                 {newer, "newer Steward"}, {readOnly, "read-only"}}) {
+            const QByteArray before = fileHash(path);
+            CliRun run = runCli({"--db", path, "requests"}, "{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}\n");
+            QCOMPARE(run.exitCode, 2);
+            QVERIFY2(run.stderrText.contains(phrase), qPrintable(run.stderrText));
+            QVERIFY(run.stderrText.contains(path));
+            QCOMPARE(run.responses.size(), std::size_t(0));
+            QCOMPARE(fileHash(path), before);
+        }
+    }
+
+    void schemaErrorNamesFileAndPath()
+    {
+        QTemporaryDir dir;
+        const QString schema = dir.filePath("broken.json");
+        { std::ofstream(schema.toStdString()) << R"({"projectSchema":{"projectName":"X","projectEndpointName":"x","resourceSchemas":[]}})"; }
+        CliRun run = runCli({"--db", dir.filePath("x.db"), "--schema", schema, "requests"}, "");
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.stderrText.contains(schema + ": $.projectSchema.resourceSchemas: expected an object"),
+                 qPrintable(run.stderrText));
+        QVERIFY(!QFile::exists(dir.filePath("x.db")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,141 @@
+// Against the published Ed-Fi files in ../shared/edfi (skipped, visibly, when they are absent).
+#include "CliSupport.h"
+#include "Identity.h"
+#include "TestSupport.h"
+#include "Validation.h"
+
+#include <QCryptographicHash>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace steward;
+using namespace steward::test;
+
+namespace {
+
+// A deterministic value for every property the schema declares, so identities have something to hash.
+Json sampleFor(const Json &schema, const std::string &path)
+{
+    const std::string type = schema.value("type", "");
+    if (type == "object") {
+        Json out = Json::object();
+        if (schema.contains("properties"))
+            for (auto &[key, sub] : schema["properties"].items())
+                out[key] = sampleFor(sub, path + "." + key);
+        return out;
+    }
+    if (type == "array")
+        return Json::array({sampleFor(schema.value("items", Json::object()), path + "[0]")});
+    const QByteArray hash = QCryptographicHash::hash(QByteArray::fromStdString(path), QCryptographicHash::Md5);
+    const int small = (static_cast<unsigned char>(hash[0]) << 8 | static_cast<unsigned char>(hash[1])) % 30000 + 1;
+    if (type == "integer")
+        return small;
+    if (type == "number")
+        return small + 0.25;
+    if (type == "boolean")
+        return true;
+    const std::string format = schema.value("format", "");
+    if (format == "date")
+        return "2022-08-23";
+    if (format == "date-time")
+        return "2022-08-23T10:15:00";
+    if (format == "time")
+        return "10:15:00";
+    std::string text = "V" + QByteArray(hash.toHex()).left(8).toStdString();
+    if (path.size() > 10 && path.substr(path.size() - 10) == "Descriptor")
+        text = "uri://ed-fi.org/Sample#" + text;
+    return text;
+}
+
+std::unique_ptr<Model> loadDs51(bool withTpdm)
+{
+    const QString shared = sharedEdfiDir();
+    std::vector<std::string> files = {(shared + "/ds-5.1/ApiSchema.json").toStdString()};
+    if (withTpdm)
+        files.push_back((shared + "/ds-5.1/ApiSchema-TPDM.json").toStdString());
+    return Model::loadFiles(files);
+}
+
+} // namespace
+
+class TestDs51 : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init()
+    {
+        if (sharedEdfiDir().isEmpty())
+            QSKIP("../shared/edfi is not present: the published Ed-Fi files are not part of a fresh clone");
+    }
+
+    void loadsCoreAndTpdmAndCompilesEverySchema()
+    {
+        auto model = loadDs51(true);
+        QCOMPARE(model->projects().size(), std::size_t(2));
+        std::size_t count = model->resources().size();
+        QVERIFY2(count >= 340 + 30, qPrintable(QString::number(count)));
+        QVERIFY(model->findByEndpoint("tpdm", "candidates"));
+        // TPDM's School extension lands under _ext.tpdm of the core School.
+        const ResourceSchema *school = model->findByEndpoint("ed-fi", "schools");
+        QVERIFY(school->jsonSchema["properties"]["_ext"]["properties"].contains("tpdm"));
+        DocumentValidator validator(*model);
+        validator.compileAll();
+        auto ds50 = Model::loadFiles({(sharedEdfiDir() + "/ds-5.0/ApiSchema.json").toStdString()});
+        DocumentValidator(*ds50).compileAll();
+    }
+
+    void exampleSessionOnDs51()
+    {
+        QTemporaryDir dir;
+        const QString shared = sharedEdfiDir();
+        checkExampleSession({"--schema", shared + "/ds-5.1/ApiSchema.json", "--schema",
+                             shared + "/ds-5.1/ApiSchema-TPDM.json"},
+                            dir.filePath("ds51.db"));
+    }
+
+    void starterModelIdsMatchDs51()
+    {
+        auto starter = Model::loadStarter();
+        auto ds = loadDs51(false);
+        IdentityCalculator starterIds(*starter);
+        IdentityCalculator dsIds(*ds);
+        int documents = 0;
+        int references = 0;
+        for (const ResourceSchema *mine : starter->resources()) {
+            const ResourceSchema *theirs = ds->findByEndpoint("ed-fi", mine->endpointName);
+            QVERIFY2(theirs, mine->endpointName.c_str());
+            QCOMPARE(theirs->resourceName, mine->resourceName);
+            const Json body = sampleFor(mine->jsonSchema, "$");
+            auto a = starterIds.documentIdentity(*mine, body);
+            auto b = dsIds.documentIdentity(*theirs, body);
+            QVERIFY2(a && b, mine->resourceName.c_str());
+            QCOMPARE(a->referentialName(), b->referentialName());
+            QCOMPARE(a->referentialId(), b->referentialId());
+            auto superA = starterIds.superclassIdentity(*mine, *a);
+            auto superB = dsIds.superclassIdentity(*theirs, *b);
+            QCOMPARE(superA.has_value(), superB.has_value());
+            if (superA)
+                QCOMPARE(superA->referentialId(), superB->referentialId());
+            ++documents;
+            for (const ReferenceMapping &ref : mine->references) {
+                auto match = std::find_if(theirs->references.begin(), theirs->references.end(),
+                                          [&](const ReferenceMapping &r) { return r.name == ref.name; });
+                QVERIFY2(match != theirs->references.end(), (mine->resourceName + "." + ref.name).c_str());
+                for (const JsonPath::Match &occurrence : ref.objectPath.select(body)) {
+                    auto ra = starterIds.referenceIdentity(ref, body, occurrence.indices);
+                    auto rb = dsIds.referenceIdentity(*match, body, occurrence.indices);
+                    QVERIFY(ra && rb);
+                    QCOMPARE(ra->referentialName(), rb->referentialName());
+                    ++references;
+                }
+            }
+        }
+        qInfo("compared %d document identities and %d reference identities", documents, references);
+        QVERIFY(documents >= 41);
+        QVERIFY(references >= 30);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDs51)
+#include "tst_ds51.moc"

@@ -1,0 +1,63 @@
+#include "Json.h"
+#include "JsonPath.h"
+#include "TestSupport.h"
+
+#include <QTest>
+
+using namespace steward;
+
+class TestJson : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void depthLimit()
+    {
+        auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+        QVERIFY(parseJson(nested(128)).value.has_value());
+        JsonParseResult tooDeep = parseJson(nested(129));
+        QVERIFY(!tooDeep.value);
+        QVERIFY(tooDeep.error.find("deeper than 128") != std::string::npos);
+        // A very deep input fails cleanly instead of exhausting the stack.
+        QVERIFY(!parseJson(nested(100000)).value);
+    }
+    void sizeLimit()
+    {
+        JsonParseLimits limits;
+        limits.maxBytes = 10;
+        QVERIFY(!parseJson("[1,2,3,4,5,6]", limits).value);
+        QVERIFY(parseJson("[1,2]", limits).value);
+    }
+    void invalidUtf8()
+    {
+        JsonParseResult r = parseJson(std::string("{\"a\":\"\xff\xfe\"}"));
+        QVERIFY(!r.value);
+        QVERIFY(r.error.find("UTF-8") != std::string::npos || r.error.find("utf") != std::string::npos
+                || r.error.find("invalid") != std::string::npos);
+        QVERIFY(parseJson("{\"a\":\"caf\xc3\xa9\"}").value);
+    }
+    void dumpNeverThrows()
+    {
+        Json j = std::string("\xff");
+        QVERIFY(!dumpJson(j).empty());
+    }
+    void paths()
+    {
+        const Json doc = Json::parse(R"({"a":{"b":[{"c":1},{"c":2},{"d":3}]}})");
+        JsonPath path("$.a.b[*].c");
+        auto matches = path.select(doc);
+        QCOMPARE(matches.size(), std::size_t(2));
+        QCOMPARE(matches[1].concretePath, std::string("$.a.b[1].c"));
+        JSON_COMPARE(*matches[1].value, Json(2));
+        QCOMPARE(path.resolve(doc, {0})->get<int>(), 1);
+        QVERIFY(path.resolve(doc, {2}) == nullptr);
+        Json copy = doc;
+        QVERIFY(path.assign(copy, {2}, 9));
+        QCOMPARE(copy["a"]["b"][2]["c"].get<int>(), 9);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, JsonPath("a.b"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, JsonPath("$..b"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJson)
+#include "tst_json.moc"

@@ -1,0 +1,153 @@
+#include "ApiSchema.h"
+#include "TestSupport.h"
+#include "Validation.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+
+using namespace steward;
+
+namespace {
+
+Json minimalProject(const std::string &wrapperKind)
+{
+    const Json project = Json::parse(R"({"projectName":"Sample","projectEndpointName":"sample","projectVersion":"1.0.0",
+      "isExtensionProject":false,"abstractResources":{"Thing":{"identityJsonPaths":["$.thingId"]}},
+      "resourceSchemas":{
+        "widgets":{"resourceName":"Widget","isDescriptor":false,"isSchoolYearEnumeration":false,"isSubclass":true,
+          "subclassType":"domainEntity","superclassProjectName":"Sample","superclassResourceName":"Thing",
+          "superclassIdentityJsonPath":"$.thingId","allowIdentityUpdates":false,"identityJsonPaths":["$.widgetId"],
+          "documentPathsMapping":{},"equalityConstraints":[],
+          "jsonSchemaForInsert":{"type":"object","properties":{"widgetId":{"type":"integer"}},"required":["widgetId"],
+            "additionalProperties":false}},
+        "gadgets":{"resourceName":"Gadget","isDescriptor":false,"isSchoolYearEnumeration":false,"isSubclass":false,
+          "allowIdentityUpdates":false,"identityJsonPaths":["$.gadgetCode"],
+          "documentPathsMapping":{"Thing":{"isReference":true,"isDescriptor":false,"projectName":"Sample",
+            "resourceName":"Thing","referenceJsonPaths":[{"identityJsonPath":"$.thingId",
+            "referenceJsonPath":"$.thingReference.thingId"}]}},
+          "equalityConstraints":[],
+          "queryFieldMapping":{"gadgetCode":[{"path":"$.gadgetCode","type":"string"}]},
+          "jsonSchemaForInsert":{"type":"object","properties":{"gadgetCode":{"type":"string"},
+            "thingReference":{"type":"object","properties":{"thingId":{"type":"integer"}},"required":["thingId"],
+            "additionalProperties":false}},"required":["gadgetCode"],"additionalProperties":false}}}})");
+    if (wrapperKind == "single")
+        return Json{{"apiSchemaVersion", "1.0.0"}, {"projectSchema", project}};
+    Json older = project;
+    older.erase("projectEndpointName");
+    return Json{{"apiSchemaVersion", "1.0.0"}, {"projectSchemas", {{"sample", older}}}};
+}
+
+std::string loadError(const Json &document)
+{
+    try {
+        Model::loadDocuments({{"bad.json", document}});
+    } catch (const SchemaLoadError &e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+} // namespace
+
+class TestModel : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void starterModelCoversTheIssueList()
+    {
+        auto model = Model::loadStarter();
+        for (const char *name :
+             {"SchoolYearType", "StateEducationAgency", "LocalEducationAgency", "School", "Course", "Session",
+              "CourseOffering", "Section", "ClassPeriod", "Location", "Calendar", "GradingPeriod", "Program", "Student",
+              "Staff", "StudentSchoolAssociation", "StudentSectionAssociation", "StaffSectionAssociation",
+              "AcademicWeek", "Survey"})
+            QVERIFY2(model->findByName("Ed-Fi", name), name);
+        int descriptors = 0;
+        for (const ResourceSchema *r : model->resources())
+            descriptors += r->isDescriptor ? 1 : 0;
+        QVERIFY(descriptors >= 15);
+        const AbstractResource *edOrg = model->findAbstract("Ed-Fi", "EducationOrganization");
+        QVERIFY(edOrg);
+        QCOMPARE(edOrg->subclasses.size(), std::size_t(3));
+        bool surveyReferencesSession = false;
+        for (const ReferenceMapping &ref : model->findByName("Ed-Fi", "Survey")->references)
+            surveyReferencesSession = surveyReferencesSession || ref.targetResourceName == "Session";
+        QVERIFY(surveyReferencesSession);
+        DocumentValidator validator(*model);
+        validator.compileAll();
+    }
+
+    void bothWrappers()
+    {
+        for (const char *kind : {"single", "map"}) {
+            auto model = Model::loadDocuments({{"sample.json", minimalProject(kind)}});
+            const ResourceSchema *widget = model->findByEndpoint("sample", "WIDGETS");
+            QVERIFY(widget);
+            QCOMPARE(widget->superclassIdentityPath, std::string("$.thingId"));
+            QCOMPARE(model->findAbstract("Sample", "Thing")->subclasses.size(), std::size_t(1));
+            const ResourceSchema *gadget = model->findByEndpoint("sample", "gadgets");
+            QCOMPARE(gadget->references.size(), std::size_t(1));
+            QCOMPARE(gadget->references[0].objectPath.text(), std::string("$.thingReference"));
+            QVERIFY(gadget->queryFields.count("gadgetcode"));
+        }
+    }
+
+    void errorsNameFileAndPath()
+    {
+        Json noIdentity = minimalProject("single");
+        noIdentity["projectSchema"]["resourceSchemas"]["gadgets"].erase("identityJsonPaths");
+        QCOMPARE(loadError(noIdentity),
+                 std::string("bad.json: $.projectSchema.resourceSchemas.gadgets: required member 'identityJsonPaths' "
+                             "is missing"));
+
+        Json badPath = minimalProject("single");
+        badPath["projectSchema"]["resourceSchemas"]["gadgets"]["identityJsonPaths"][0] = "gadgetCode";
+        QCOMPARE(loadError(badPath), std::string("bad.json: $.projectSchema.resourceSchemas.gadgets.identityJsonPaths[0]: "
+                                                 "JSON path 'gadgetCode' does not start with '$'"));
+
+        Json wrongType = minimalProject("map");
+        wrongType["projectSchemas"]["sample"]["resourceSchemas"]["widgets"]["isSubclass"] = "yes";
+        QCOMPARE(loadError(wrongType),
+                 std::string("bad.json: $.projectSchemas.sample.resourceSchemas.widgets.isSubclass: expected true or false"));
+
+        Json danglingTarget = minimalProject("single");
+        danglingTarget["projectSchema"]["resourceSchemas"]["gadgets"]["documentPathsMapping"]["Thing"]["resourceName"] =
+            "Nothing";
+        QVERIFY(loadError(danglingTarget).find("references Sample resource 'Nothing'") != std::string::npos);
+
+        QCOMPARE(loadError(Json::array()), std::string("bad.json: $: expected an ApiSchema object"));
+        QVERIFY(loadError(Json::object()).find("not an ApiSchema file") != std::string::npos);
+    }
+
+    void unreadableAndMalformedFiles()
+    {
+        QTemporaryDir dir;
+        const std::string truncated = dir.filePath("truncated.json").toStdString();
+        std::ofstream(truncated) << R"({"projectSchema": {"projectName": )";
+        try {
+            Model::loadFiles({truncated});
+            QFAIL("loaded a truncated file");
+        } catch (const SchemaLoadError &e) {
+            QCOMPARE(e.file(), truncated);
+            QVERIFY(std::string(e.what()).find("invalid JSON") != std::string::npos);
+        }
+        QVERIFY_THROWS_EXCEPTION(SchemaLoadError, Model::loadFiles({dir.filePath("missing.json").toStdString()}));
+    }
+
+    void sharedTestSchemas()
+    {
+        const QString shared = steward::test::sharedEdfiDir();
+        if (shared.isEmpty())
+            QSKIP("../shared/edfi is not present in this checkout");
+        auto minimal = Model::loadFiles({(shared + "/test-schemas/minimal.json").toStdString()});
+        QVERIFY(minimal->findByEndpoint("testproject", "widgets"));
+        auto refs = Model::loadFiles({(shared + "/test-schemas/referential-identity.json").toStdString()});
+        QVERIFY(refs->findByEndpoint(refs->projects()[0]->projectEndpointName, "schools"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModel)
+#include "tst_model.moc"

@@ -1,0 +1,586 @@
+// Every row of the protocol's semantics table and each validation stage, on the starter model.
+#include "TestSupport.h"
+
+#include <QTest>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+using namespace steward;
+using namespace steward::test;
+
+namespace {
+
+Json course(const std::string &code, int edOrgId)
+{
+    return Json{{"courseCode", code},
+                {"courseTitle", "Algebra I"},
+                {"numberOfParts", 1},
+                {"identificationCodes",
+                 Json::array({{{"identificationCode", code},
+                               {"courseIdentificationSystemDescriptor",
+                                "uri://ed-fi.org/CourseIdentificationSystemDescriptor#LEA course code"}}})},
+                {"educationOrganizationReference", {{"educationOrganizationId", edOrgId}}}};
+}
+
+Json schoolYear(int year)
+{
+    return Json{{"schoolYear", year}, {"currentSchoolYear", false}, {"schoolYearDescription", std::to_string(year)}};
+}
+
+Json session(int schoolId, int year, const std::string &name)
+{
+    return Json{{"sessionName", name},
+                {"schoolReference", {{"schoolId", schoolId}}},
+                {"schoolYearTypeReference", {{"schoolYear", year}}},
+                {"beginDate", "2021-08-23"},
+                {"endDate", "2021-12-17"},
+                {"termDescriptor", "uri://ed-fi.org/TermDescriptor#Fall Semester"},
+                {"totalInstructionalDays", 80}};
+}
+
+Json courseOffering(const std::string &localCode, int schoolId, int year, const std::string &sessionName)
+{
+    return Json{{"localCourseCode", localCode},
+                {"courseReference", {{"courseCode", "ALG-1"}, {"educationOrganizationId", schoolId}}},
+                {"schoolReference", {{"schoolId", schoolId}}},
+                {"sessionReference", {{"schoolId", schoolId}, {"schoolYear", year}, {"sessionName", sessionName}}}};
+}
+
+Json section(const std::string &identifier, const std::string &localCode, int schoolId, int year,
+             const std::string &sessionName)
+{
+    return Json{{"sectionIdentifier", identifier},
+                {"courseOfferingReference",
+                 {{"localCourseCode", localCode},
+                  {"schoolId", schoolId},
+                  {"schoolYear", year},
+                  {"sessionName", sessionName}}}};
+}
+
+std::int64_t scalar(const std::string &dbPath, const std::string &sql)
+{
+    SQLite::Database db(dbPath, SQLite::OPEN_READONLY);
+    SQLite::Statement s(db, sql);
+    s.executeStep();
+    return s.getColumn(0).getInt64();
+}
+
+} // namespace
+
+class TestProtocol : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void postCreatesThenUpserts();
+    void identicalPostChangesNothing();
+    void getByIdAddsServerFields();
+    void putReplacesAndChecksId();
+    void putIdentityChangeRefusedWithoutAllowIdentityUpdates();
+    void putIdentityChangeCascades();
+    void deleteAndBlockedDelete();
+    void ifMatch();
+    void collectionPagingAndFilters();
+    void collectionParameterErrors();
+    void pageTokenWalksWholeCollection();
+    void validationStagesInOrder();
+    void overpostingAndNulls();
+    void descriptorsCaseInsensitive();
+    void abstractReferenceAndEndpoint();
+    void subclassIdentityConflict();
+    void arrayUniqueness();
+    void equalityConstraint();
+    void dateTimeWithoutOffset();
+    void unknownResourceAndMethod();
+    void busyDatabaseGives503();
+    void changeLogRecordsEveryWrite();
+};
+
+void TestProtocol::postCreatesThenUpserts()
+{
+    Fixture f;
+    f.seedDescriptors();
+    Response created = f.call("POST", "/ed-fi/schools", Fixture::school(255901));
+    QCOMPARE(created.status, 201);
+    const std::string location = created.header("Location");
+    QVERIFY(location.rfind("/ed-fi/schools/", 0) == 0);
+    const std::string id = idFromLocation(location);
+    QVERIFY(Uuid::parse(id).has_value());
+    QVERIFY(!created.header("ETag").empty());
+    QVERIFY(created.body.is_null());
+
+    Response updated = f.call("POST", "/ed-fi/schools", Fixture::school(255901, "Renamed High"));
+    QCOMPARE(updated.status, 200);
+    QCOMPARE(updated.header("Location"), location);
+    QVERIFY(updated.header("ETag") != created.header("ETag"));
+    Response got = f.call("GET", location);
+    QCOMPARE(got.body["nameOfInstitution"].get<std::string>(), std::string("Renamed High"));
+}
+
+void TestProtocol::identicalPostChangesNothing()
+{
+    Fixture f;
+    f.seedDescriptors();
+    Response first = f.call("POST", "/ed-fi/schools", Fixture::school(1));
+    const Json before = f.call("GET", first.header("Location")).body;
+    QTest::qWait(1100); // timestamps have one-second resolution; a change would show
+    Response again = f.call("POST", "/ed-fi/schools", Fixture::school(1));
+    QCOMPARE(again.status, 200);
+    QCOMPARE(again.header("ETag"), first.header("ETag"));
+    QCOMPARE(again.header("Location"), first.header("Location"));
+    const Json after = f.call("GET", first.header("Location")).body;
+    JSON_COMPARE(after["_lastModifiedDate"], before["_lastModifiedDate"]);
+    QCOMPARE(scalar(f.databasePath(), "SELECT count(*) FROM changes WHERE resource = 'School'"), 1);
+}
+
+void TestProtocol::getByIdAddsServerFields()
+{
+    Fixture f;
+    f.seedDescriptors();
+    Response created = f.call("POST", "/ed-fi/schools", Fixture::school(7));
+    Response got = f.call("GET", created.header("Location"));
+    QCOMPARE(got.status, 200);
+    QCOMPARE(got.body["id"].get<std::string>(), idFromLocation(created.header("Location")));
+    QCOMPARE("\"" + got.body["_etag"].get<std::string>() + "\"", created.header("ETag"));
+    QCOMPARE(got.header("ETag"), created.header("ETag"));
+    QVERIFY(got.body["_lastModifiedDate"].is_string());
+    QCOMPARE(got.body["schoolId"].get<int>(), 7);
+
+    QCOMPARE(f.call("GET", "/ed-fi/schools/" + Uuid::random().toString()).status, 404);
+    QCOMPARE(f.call("GET", "/ed-fi/schools/not-a-uuid").status, 404);
+    // An id of another resource is not found under this one.
+    QCOMPARE(f.call("GET", "/ed-fi/courses/" + idFromLocation(created.header("Location"))).status, 404);
+}
+
+void TestProtocol::putReplacesAndChecksId()
+{
+    Fixture f;
+    f.seedDescriptors();
+    const std::string id = f.create("/ed-fi/schools", Fixture::school(9));
+    Json body = Fixture::school(9, "New Name");
+    Response put = f.call("PUT", "/ed-fi/schools/" + id, body);
+    QCOMPARE(put.status, 204);
+    QVERIFY(!put.header("ETag").empty());
+    QCOMPARE(f.call("GET", "/ed-fi/schools/" + id).header("ETag"), put.header("ETag"));
+
+    body["id"] = id;
+    QCOMPARE(f.call("PUT", "/ed-fi/schools/" + id, body).status, 204);
+    body["id"] = Uuid::random().toString();
+    Response mismatch = f.call("PUT", "/ed-fi/schools/" + id, body);
+    QCOMPARE(mismatch.status, 400);
+    QCOMPARE(mismatch.body["type"].get<std::string>(), std::string(problem::kDataValidationFailed));
+
+    QCOMPARE(f.call("PUT", "/ed-fi/schools/" + Uuid::random().toString(), Fixture::school(9)).status, 404);
+    // The body is validated before the id is looked up.
+    Response invalid = f.call("PUT", "/ed-fi/schools/" + Uuid::random().toString(), Json{{"schoolId", "x"}});
+    QCOMPARE(invalid.status, 400);
+}
+
+void TestProtocol::putIdentityChangeRefusedWithoutAllowIdentityUpdates()
+{
+    Fixture f;
+    f.seedDescriptors();
+    const std::string id = f.create("/ed-fi/schools", Fixture::school(10));
+    Response r = f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(11));
+    QCOMPARE(r.status, 400);
+    QCOMPARE(r.body["type"].get<std::string>(), std::string(problem::kKeyChangeNotSupported));
+    QCOMPARE(f.call("GET", "/ed-fi/schools/" + id).body["schoolId"].get<int>(), 10);
+}
+
+void TestProtocol::putIdentityChangeCascades()
+{
+    Fixture f;
+    f.seedDescriptors();
+    f.create("/ed-fi/schools", Fixture::school(100));
+    f.create("/ed-fi/schoolYearTypes", schoolYear(2022));
+    f.create("/ed-fi/courses", course("ALG-1", 100));
+    const std::string sessionId = f.create("/ed-fi/sessions", session(100, 2022, "Fall"));
+    const std::string offeringId = f.create("/ed-fi/courseOfferings", courseOffering("ALG-1", 100, 2022, "Fall"));
+    const std::string sectionId = f.create("/ed-fi/sections", section("S1", "ALG-1", 100, 2022, "Fall"));
+    const std::string studentId = f.create("/ed-fi/students", Json{{"studentUniqueId", "604822"},
+                                                                    {"firstName", "Lisa"},
+                                                                    {"lastSurname", "Woods"},
+                                                                    {"birthDate", "2008-02-02"}});
+    const std::string enrollmentId = f.create(
+        "/ed-fi/studentSectionAssociations",
+        Json{{"beginDate", "2021-08-23"},
+             {"studentReference", {{"studentUniqueId", "604822"}}},
+             {"sectionReference",
+              {{"localCourseCode", "ALG-1"}, {"schoolId", 100}, {"schoolYear", 2022}, {"sectionIdentifier", "S1"},
+               {"sessionName", "Fall"}}}});
+    QVERIFY(!enrollmentId.empty() && !studentId.empty());
+
+    const std::string offeringEtag = f.call("GET", "/ed-fi/courseOfferings/" + offeringId).header("ETag");
+    Response renamed = f.call("PUT", "/ed-fi/sessions/" + sessionId, session(100, 2022, "Fall Semester"));
+    QCOMPARE(renamed.status, 204);
+
+    // CourseOffering's reference and identity follow, then Section's, then the enrollment's.
+    Response offering = f.call("GET", "/ed-fi/courseOfferings/" + offeringId);
+    QCOMPARE(offering.body["sessionReference"]["sessionName"].get<std::string>(), std::string("Fall Semester"));
+    QVERIFY(offering.header("ETag") != offeringEtag);
+    Response sectionDoc = f.call("GET", "/ed-fi/sections/" + sectionId);
+    QCOMPARE(sectionDoc.body["courseOfferingReference"]["sessionName"].get<std::string>(),
+             std::string("Fall Semester"));
+    Response enrollment = f.call("GET", "/ed-fi/studentSectionAssociations/" + enrollmentId);
+    QCOMPARE(enrollment.body["sectionReference"]["sessionName"].get<std::string>(), std::string("Fall Semester"));
+
+    // The old identities are gone, the new ones resolve: a new reference to the new name works.
+    QCOMPARE(f.call("POST", "/ed-fi/sections", section("S2", "ALG-1", 100, 2022, "Fall")).status, 409);
+    QCOMPARE(f.call("POST", "/ed-fi/sections", section("S2", "ALG-1", 100, 2022, "Fall Semester")).status, 201);
+    // Deleting the session is still blocked by the (rewritten) offering.
+    Response blocked = f.call("DELETE", "/ed-fi/sessions/" + sessionId);
+    QCOMPARE(blocked.status, 409);
+    QCOMPARE(scalar(f.databasePath(), "SELECT count(*) FROM changes WHERE op = 'key-change'"), 4);
+    QCOMPARE(scalar(f.databasePath(), "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+}
+
+void TestProtocol::deleteAndBlockedDelete()
+{
+    Fixture f;
+    f.seedDescriptors();
+    const std::string schoolId = f.create("/ed-fi/schools", Fixture::school(255901));
+    const std::string courseId = f.create("/ed-fi/courses", course("ALG-1", 255901));
+    f.create("/ed-fi/courses", course("GEOM", 255901));
+
+    Response blocked = f.call("DELETE", "/ed-fi/schools/" + schoolId);
+    QCOMPARE(blocked.status, 409);
+    QCOMPARE(blocked.body["type"].get<std::string>(), std::string(problem::kDependentItemExists));
+    QCOMPARE(blocked.body["detail"].get<std::string>(),
+             std::string("The requested action cannot be performed because this item is referenced by existing "
+                         "Course item(s)."));
+    QCOMPARE(blocked.body["referencedByCount"].get<int>(), 2);
+    QCOMPARE(blocked.body["referencedBy"].size(), std::size_t(2));
+    const Json &first = blocked.body["referencedBy"][0];
+    QCOMPARE(first["resource"].get<std::string>(), std::string("Course"));
+    QCOMPARE(first["id"].get<std::string>(), courseId);
+    JSON_COMPARE(first["identity"],
+             (Json{{"courseCode", "ALG-1"}, {"educationOrganizationReference", {{"educationOrganizationId", 255901}}}}));
+    QCOMPARE(f.call("GET", "/ed-fi/schools/" + schoolId).status, 200);
+
+    // Descriptors in use are protected the same way.
+    Response descriptorBlocked =
+        f.call("DELETE", "/ed-fi/gradeLevelDescriptors/"
+                             + f.call("GET", "/ed-fi/gradeLevelDescriptors?codeValue=Ninth%20grade").body[0]["id"]
+                                   .get<std::string>());
+    QCOMPARE(descriptorBlocked.status, 409);
+
+    for (const Json &doc : f.call("GET", "/ed-fi/courses").body)
+        QCOMPARE(f.call("DELETE", "/ed-fi/courses/" + doc["id"].get<std::string>()).status, 204);
+    QCOMPARE(f.call("DELETE", "/ed-fi/schools/" + schoolId).status, 204);
+    QCOMPARE(f.call("DELETE", "/ed-fi/schools/" + schoolId).status, 404);
+    QCOMPARE(f.call("GET", "/ed-fi/schools/" + schoolId).status, 404);
+}
+
+void TestProtocol::ifMatch()
+{
+    Fixture f;
+    f.seedDescriptors();
+    Response created = f.call("POST", "/ed-fi/schools", Fixture::school(5));
+    const std::string location = created.header("Location");
+    const std::string etag = created.header("ETag");
+    Response stale = f.call("PUT", location, Fixture::school(5, "X"), {{"If-Match", "\"nope\""}});
+    QCOMPARE(stale.status, 412);
+    QCOMPARE(stale.body["type"].get<std::string>(), std::string(problem::kOptimisticLockFailed));
+    // The unquoted value is not what was served.
+    QCOMPARE(f.call("PUT", location, Fixture::school(5, "X"), {{"If-Match", etag.substr(1, etag.size() - 2)}}).status,
+             412);
+    Response ok = f.call("PUT", location, Fixture::school(5, "X"), {{"If-Match", etag}});
+    QCOMPARE(ok.status, 204);
+    QCOMPARE(f.call("DELETE", location, nullptr, {{"If-Match", etag}}).status, 412);
+    QCOMPARE(f.call("DELETE", location, nullptr, {{"If-Match", ok.header("ETag")}}).status, 204);
+}
+
+void TestProtocol::collectionPagingAndFilters()
+{
+    Fixture f;
+    f.seedDescriptors();
+    for (int i = 1; i <= 30; ++i)
+        f.create("/ed-fi/schools", Fixture::school(1000 + i, i % 2 ? "Odd School" : "Even School"));
+    Response page = f.call("GET", "/ed-fi/schools");
+    QCOMPARE(page.status, 200);
+    QCOMPARE(page.body.size(), std::size_t(25));
+    QCOMPARE(page.body[0]["schoolId"].get<int>(), 1001); // creation order
+    QVERIFY(page.header("Total-Count").empty());
+
+    Response second = f.call("GET", "/ed-fi/schools?limit=10&offset=25&totalCount=true");
+    QCOMPARE(second.body.size(), std::size_t(5));
+    QCOMPARE(second.body[0]["schoolId"].get<int>(), 1026);
+    QCOMPARE(second.header("Total-Count"), std::string("30"));
+    QCOMPARE(f.call("GET", "/ed-fi/schools?limit=0&totalCount=TRUE").header("Total-Count"), std::string("30"));
+    QCOMPARE(f.call("GET", "/ed-fi/schools?limit=0").body.size(), std::size_t(0));
+
+    Response filtered = f.call("GET", "/ed-fi/schools?schoolId=1007");
+    QCOMPARE(filtered.body.size(), std::size_t(1));
+    QCOMPARE(filtered.body[0]["schoolId"].get<int>(), 1007);
+    // Parameter names match case-insensitively; values are decoded.
+    Response byName = f.call("GET", "/ed-fi/schools?NameOfInstitution=Even%20School&TOTALCOUNT=true&limit=3");
+    QCOMPARE(byName.header("Total-Count"), std::string("15"));
+    QCOMPARE(byName.body.size(), std::size_t(3));
+    QCOMPARE(f.call("GET", "/ed-fi/schools?schoolId=1&nameOfInstitution=Even+School").body.size(), std::size_t(0));
+}
+
+void TestProtocol::collectionParameterErrors()
+{
+    Fixture f;
+    for (const char *query : {"limit=501", "limit=-1", "limit=abc", "offset=-5", "offset=x", "totalCount=yes",
+                              "schoolId=abc", "noSuchField=1", "pageToken=garbage"}) {
+        Response r = f.call("GET", std::string("/ed-fi/schools?") + query);
+        QVERIFY2(r.status == 400, query);
+        QCOMPARE(r.body["type"].get<std::string>(), std::string(problem::kParameterValidationFailed));
+    }
+    QCOMPARE(f.call("GET", "/ed-fi/schools?limit=500").status, 200);
+}
+
+void TestProtocol::pageTokenWalksWholeCollection()
+{
+    Fixture f;
+    f.seedDescriptors();
+    for (int i = 1; i <= 23; ++i)
+        f.create("/ed-fi/schools", Fixture::school(i));
+    std::vector<int> seen;
+    std::string token;
+    int pages = 0;
+    do {
+        Response r = f.call("GET", "/ed-fi/schools?limit=5" + (token.empty() ? "" : "&pageToken=" + token));
+        QCOMPARE(r.status, 200);
+        for (const Json &doc : r.body)
+            seen.push_back(doc["schoolId"].get<int>());
+        token = r.header("Next-Page-Token");
+        ++pages;
+    } while (!token.empty() && pages < 10);
+    QCOMPARE(pages, 5);
+    QCOMPARE(seen.size(), std::size_t(23));
+    for (int i = 0; i < 23; ++i)
+        QCOMPARE(seen[i], i + 1);
+}
+
+void TestProtocol::validationStagesInOrder()
+{
+    Fixture f;
+    f.seedDescriptors();
+    // Stage 1: schema; the message is keyed by JSON path.
+    Json noName = Fixture::school(1);
+    noName.erase("nameOfInstitution");
+    noName["gradeLevels"][0]["gradeLevelDescriptor"] = "uri://ed-fi.org/GradeLevelDescriptor#Nope";
+    Response s1 = f.call("POST", "/ed-fi/schools", noName);
+    QCOMPARE(s1.status, 400);
+    QCOMPARE(s1.body["type"].get<std::string>(), std::string(problem::kDataValidationFailed));
+    QCOMPARE(s1.body["validationErrors"]["$.nameOfInstitution"][0].get<std::string>(),
+             std::string("nameOfInstitution is required."));
+    QVERIFY(!s1.body["validationErrors"].contains("$.gradeLevels[0].gradeLevelDescriptor"));
+
+    Json sessionMissingDate = session(1, 2022, "Fall");
+    sessionMissingDate.erase("beginDate");
+    Response s1b = f.call("POST", "/ed-fi/sessions", sessionMissingDate);
+    QCOMPARE(s1b.body["validationErrors"]["$.beginDate"][0].get<std::string>(), std::string("beginDate is required."));
+    Json badDate = session(1, 2022, "Fall");
+    badDate["beginDate"] = "2021-02-30";
+    QCOMPARE(f.call("POST", "/ed-fi/sessions", badDate).status, 400);
+
+    // An id in a POST body is refused.
+    Json withId = Fixture::school(1);
+    withId["id"] = Uuid::random().toString();
+    QCOMPARE(f.call("POST", "/ed-fi/schools", withId).status, 400);
+
+    // Stage 3 and 4 together: a missing descriptor and a missing reference give one 400 listing both.
+    Json both = course("ALG-1", 424242);
+    both["identificationCodes"][0]["courseIdentificationSystemDescriptor"] =
+        "uri://ed-fi.org/CourseIdentificationSystemDescriptor#Unknown";
+    Response s3 = f.call("POST", "/ed-fi/courses", both);
+    QCOMPARE(s3.status, 400);
+    QCOMPARE(s3.body["type"].get<std::string>(), std::string(problem::kBadRequest));
+    QVERIFY(s3.body["validationErrors"].contains("$.identificationCodes[0].courseIdentificationSystemDescriptor"));
+    QVERIFY(s3.body["validationErrors"].contains("$.educationOrganizationReference"));
+    QCOMPARE(s3.body["validationErrors"]["$.identificationCodes[0].courseIdentificationSystemDescriptor"][0]
+                 .get<std::string>(),
+             std::string("CourseIdentificationSystemDescriptor value "
+                         "'uri://ed-fi.org/CourseIdentificationSystemDescriptor#Unknown' does not exist."));
+
+    // Stage 4 alone: 409 keyed by the reference's path.
+    Response s4 = f.call("POST", "/ed-fi/courses", course("ALG-1", 424242));
+    QCOMPARE(s4.status, 409);
+    QCOMPARE(s4.body["type"].get<std::string>(), std::string(problem::kUnresolvedReference));
+    QCOMPARE(s4.body["validationErrors"]["$.educationOrganizationReference"][0].get<std::string>(),
+             std::string("The referenced EducationOrganization item does not exist."));
+
+    // Array items are named by index.
+    f.create("/ed-fi/schools", Fixture::school(1));
+    Json sectionDoc = section("S1", "ALG-1", 1, 2022, "Fall");
+    sectionDoc["classPeriods"] = Json::array({{{"classPeriodReference", {{"classPeriodName", "P1"}, {"schoolId", 1}}}}});
+    Response arrayRef = f.call("POST", "/ed-fi/sections", sectionDoc);
+    QCOMPARE(arrayRef.status, 409);
+    QVERIFY(arrayRef.body["validationErrors"].contains("$.classPeriods[0].classPeriodReference"));
+    QVERIFY(arrayRef.body["validationErrors"].contains("$.courseOfferingReference"));
+    QCOMPARE(scalar(f.databasePath(), "SELECT count(*) FROM documents WHERE resource IN ('Course', 'Section')"), 0);
+}
+
+void TestProtocol::overpostingAndNulls()
+{
+    Fixture f;
+    f.seedDescriptors();
+    Json body = Fixture::school(3);
+    body["unknownProperty"] = "dropped";
+    body["gradeLevels"][0]["alsoUnknown"] = 5;
+    body["shortNameOfInstitution"] = nullptr;
+    Response r = f.call("POST", "/ed-fi/schools", body);
+    QCOMPARE(r.status, 201);
+    Json stored = f.call("GET", r.header("Location")).body;
+    QVERIFY(!stored.contains("unknownProperty"));
+    QVERIFY(!stored["gradeLevels"][0].contains("alsoUnknown"));
+    QVERIFY(!stored.contains("shortNameOfInstitution"));
+    // A null for a required property is the same as leaving it out.
+    Json nullName = Fixture::school(4);
+    nullName["nameOfInstitution"] = nullptr;
+    QCOMPARE(f.call("POST", "/ed-fi/schools", nullName).status, 400);
+}
+
+void TestProtocol::descriptorsCaseInsensitive()
+{
+    Fixture f;
+    f.seedDescriptors();
+    Json body = Fixture::school(8);
+    body["gradeLevels"][0]["gradeLevelDescriptor"] = "uri://ed-fi.org/GRADELEVELDESCRIPTOR#ninth GRADE";
+    QCOMPARE(f.call("POST", "/ed-fi/schools", body).status, 201);
+    // The same descriptor again differs only in case: a new POST of it is an upsert (200).
+    QCOMPARE(f.call("POST", "/ed-fi/gradeLevelDescriptors",
+                    Json{{"namespace", "uri://ed-fi.org/GradeLevelDescriptor"},
+                         {"codeValue", "NINTH GRADE"},
+                         {"shortDescription", "Ninth grade"}})
+                 .status,
+             200);
+}
+
+void TestProtocol::abstractReferenceAndEndpoint()
+{
+    Fixture f;
+    f.seedDescriptors();
+    QCOMPARE(f.call("GET", "/ed-fi/educationOrganizations").status, 404);
+    QCOMPARE(f.call("POST", "/ed-fi/educationOrganizations", Json{{"educationOrganizationId", 1}}).status, 404);
+    // A Course's EducationOrganization reference is satisfied by a School or by a LocalEducationAgency.
+    f.create("/ed-fi/schools", Fixture::school(255901));
+    QCOMPARE(f.call("POST", "/ed-fi/courses", course("ALG-1", 255901)).status, 201);
+    Response lea = f.call("POST", "/ed-fi/localEducationAgencies",
+                          Json{{"localEducationAgencyId", 255900},
+                               {"nameOfInstitution", "Grand Bend ISD"},
+                               {"categories", Json::array({{{"educationOrganizationCategoryDescriptor",
+                                                             "uri://ed-fi.org/EducationOrganizationCategoryDescriptor#"
+                                                             "Local Education Agency"}}})},
+                               {"localEducationAgencyCategoryDescriptor",
+                                "uri://ed-fi.org/LocalEducationAgencyCategoryDescriptor#Independent"}});
+    QCOMPARE(lea.status, 201);
+    QCOMPARE(f.call("POST", "/ed-fi/courses", course("ALG-1", 255900)).status, 201);
+    // Case-insensitive endpoint names.
+    QCOMPARE(f.call("GET", "/ED-FI/Schools").status, 200);
+}
+
+void TestProtocol::subclassIdentityConflict()
+{
+    Fixture f;
+    f.seedDescriptors();
+    f.create("/ed-fi/schools", Fixture::school(77));
+    Response lea = f.call("POST", "/ed-fi/localEducationAgencies",
+                          Json{{"localEducationAgencyId", 77},
+                               {"nameOfInstitution", "Clash"},
+                               {"categories", Json::array({{{"educationOrganizationCategoryDescriptor",
+                                                             "uri://ed-fi.org/EducationOrganizationCategoryDescriptor#"
+                                                             "School"}}})},
+                               {"localEducationAgencyCategoryDescriptor",
+                                "uri://ed-fi.org/LocalEducationAgencyCategoryDescriptor#Independent"}});
+    QCOMPARE(lea.status, 409);
+    QCOMPARE(lea.body["type"].get<std::string>(), std::string(problem::kIdentityConflict));
+    QCOMPARE(scalar(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'LocalEducationAgency'"), 0);
+}
+
+void TestProtocol::arrayUniqueness()
+{
+    Fixture f;
+    f.seedDescriptors();
+    Json body = Fixture::school(12);
+    body["gradeLevels"].push_back({{"gradeLevelDescriptor", "uri://ed-fi.org/GradeLevelDescriptor#NINTH GRADE"}});
+    Response r = f.call("POST", "/ed-fi/schools", body);
+    QCOMPARE(r.status, 400);
+    QCOMPARE(r.body["type"].get<std::string>(), std::string(problem::kDataValidationFailed));
+    QVERIFY(r.body["validationErrors"].contains("$.gradeLevels"));
+    body["gradeLevels"][1]["gradeLevelDescriptor"] = "uri://ed-fi.org/GradeLevelDescriptor#Tenth grade";
+    QCOMPARE(f.call("POST", "/ed-fi/schools", body).status, 201);
+}
+
+void TestProtocol::equalityConstraint()
+{
+    Fixture f;
+    f.seedDescriptors();
+    Json offering = courseOffering("ALG-1", 1, 2022, "Fall");
+    offering["sessionReference"]["schoolId"] = 2;
+    Response r = f.call("POST", "/ed-fi/courseOfferings", offering);
+    QCOMPARE(r.status, 400);
+    QCOMPARE(r.body["type"].get<std::string>(), std::string(problem::kDataValidationFailed));
+    QVERIFY(r.body["validationErrors"].contains("$.schoolReference.schoolId"));
+    QVERIFY(r.body["validationErrors"].contains("$.sessionReference.schoolId"));
+}
+
+void TestProtocol::dateTimeWithoutOffset()
+{
+    // The starter model has no date-time property that is easy to reach, so use a tiny model of our own.
+    const Json schema = Json::parse(R"({"apiSchemaVersion":"1.0.0","projectSchema":{"projectName":"Test",
+      "projectEndpointName":"test","projectVersion":"1.0.0","isExtensionProject":false,"abstractResources":{},
+      "resourceSchemas":{"events":{"resourceName":"Event","isDescriptor":false,"isSchoolYearEnumeration":false,
+      "isSubclass":false,"allowIdentityUpdates":false,"identityJsonPaths":["$.eventId"],"documentPathsMapping":{},
+      "equalityConstraints":[],"dateTimeJsonPaths":["$.at"],"jsonSchemaForInsert":{"type":"object",
+      "properties":{"eventId":{"type":"integer"},"at":{"type":"string","format":"date-time"}},
+      "required":["eventId","at"],"additionalProperties":false}}}}})");
+    Fixture f(Model::loadDocuments({{"inline", schema}}));
+    QCOMPARE(f.call("POST", "/test/events", Json{{"eventId", 1}, {"at", "2024-05-01T10:30:00"}}).status, 201);
+    QCOMPARE(f.call("POST", "/test/events", Json{{"eventId", 2}, {"at", "2024-05-01T10:30:00Z"}}).status, 201);
+    QCOMPARE(f.call("POST", "/test/events", Json{{"eventId", 3}, {"at", "2024-05-01T10:30:00+02:00"}}).status, 201);
+    QCOMPARE(f.call("POST", "/test/events", Json{{"eventId", 4}, {"at", "yesterday"}}).status, 400);
+}
+
+void TestProtocol::unknownResourceAndMethod()
+{
+    Fixture f;
+    QCOMPARE(f.call("GET", "/ed-fi/noSuchThings").status, 404);
+    QCOMPARE(f.call("GET", "/nope/schools").status, 404);
+    QCOMPARE(f.call("GET", "/ed-fi").status, 404);
+    QCOMPARE(f.call("PATCH", "/ed-fi/schools").status, 405);
+    QCOMPARE(f.call("POST", "/ed-fi/schools/" + Uuid::random().toString(), Fixture::school(1)).status, 405);
+    QCOMPARE(f.call("DELETE", "/ed-fi/schools").status, 405);
+}
+
+void TestProtocol::busyDatabaseGives503()
+{
+    Fixture f;
+    f.seedDescriptors();
+    f.engine().setBusyRetryPolicy({2, 10, 20});
+    // Another connection holds the write lock for longer than the busy timeout and the retries.
+    SQLite::Database other(f.databasePath(), SQLite::OPEN_READWRITE);
+    other.exec("BEGIN IMMEDIATE");
+    f.database().connection().exec("PRAGMA busy_timeout=50");
+    Response r = f.call("POST", "/ed-fi/schools", Fixture::school(1));
+    QCOMPARE(r.status, 503);
+    QCOMPARE(r.body["type"].get<std::string>(), std::string(problem::kServiceUnavailable));
+    other.exec("ROLLBACK");
+    QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(1)).status, 201);
+}
+
+void TestProtocol::changeLogRecordsEveryWrite()
+{
+    Fixture f;
+    f.seedDescriptors();
+    const std::string id = f.create("/ed-fi/schools", Fixture::school(21));
+    f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(21, "Changed"));
+    f.call("DELETE", "/ed-fi/schools/" + id);
+    SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
+    SQLite::Statement s(db, "SELECT op, actor, body IS NULL FROM changes WHERE id = ? ORDER BY seq");
+    s.bind(1, id);
+    std::vector<std::string> ops;
+    while (s.executeStep()) {
+        ops.push_back(s.getColumn(0).getString());
+        QCOMPARE(s.getColumn(1).getString(), std::string("test"));
+        QCOMPARE(s.getColumn(2).getInt() == 1, ops.back() == "delete");
+    }
+    QCOMPARE(ops, (std::vector<std::string>{"insert", "update", "delete"}));
+}
+
+QTEST_GUILESS_MAIN(TestProtocol)
+#include "tst_protocol.moc"
