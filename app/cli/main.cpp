@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <unistd.h>
+
 using namespace steward;
 
 namespace {
@@ -119,6 +121,10 @@ int main(int argc, char *argv[])
         return kExitUsage;
     }
 
+    if (in == &std::cin && isatty(STDIN_FILENO))
+        std::cerr << "steward-cli: " << model->describe() << " on " << databasePath
+                  << "\nType one JSON request per line, e.g. {\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}; "
+                     "Ctrl-D ends.\n";
     std::ios::sync_with_stdio(false);
     Engine engine(*model, *database);
     runRequestLines(engine, *in, std::cout, currentOsUser());
