@@ -1,5 +1,7 @@
 #include "ApiSchema.h"
 
+#include "Validation.h"
+
 #include <QFile>
 
 #include <algorithm>
@@ -416,6 +418,9 @@ std::unique_ptr<Model> Model::loadDocuments(const std::vector<std::pair<std::str
     if (model->m_projects.empty())
         throw SchemaLoadError("(no file)", "", "no schema was given");
     model->link();
+    // Compiling now turns a schema valijson cannot read into a load error instead of a failed request.
+    model->m_validator = std::make_unique<DocumentValidator>(*model);
+    model->m_validator->compileAll();
     return model;
 }
 

@@ -68,6 +68,7 @@ struct QueryField
 };
 
 struct Project;
+class DocumentValidator;
 
 struct ResourceSchema
 {
@@ -140,6 +141,8 @@ public:
     // Every concrete resource of every project, in a stable order.
     std::vector<const ResourceSchema *> resources() const;
     std::string describe() const; // "Ed-Fi 5.1.0 + TPDM 1.1.0"
+    // Every resource's JSON Schema, compiled when the model was loaded.
+    const DocumentValidator &validator() const { return *m_validator; }
 
 private:
     void addDocument(const std::string &file, const Json &document);
@@ -147,6 +150,7 @@ private:
 
     std::vector<std::unique_ptr<Project>> m_projects;
     std::map<std::pair<std::string, std::string>, const ResourceSchema *> m_byName;
+    std::unique_ptr<DocumentValidator> m_validator;
 };
 
 std::string toLower(std::string text);

@@ -146,7 +146,7 @@ Engine::Engine(const Model &model, Database &database)
     : m_model(model)
     , m_database(database)
     , m_identity(model)
-    , m_validator(model)
+    , m_validator(model.validator())
     , m_store(database.connection())
 {
 }

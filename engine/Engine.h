@@ -64,7 +64,7 @@ private:
     const Model &m_model;
     Database &m_database;
     IdentityCalculator m_identity;
-    DocumentValidator m_validator;
+    const DocumentValidator &m_validator;
     DocumentStore m_store;
     BusyRetryPolicy m_retry;
 };

@@ -79,6 +79,7 @@ private Q_SLOTS:
     void putReplacesAndChecksId();
     void putIdentityChangeRefusedWithoutAllowIdentityUpdates();
     void putIdentityChangeCascades();
+    void putIdentityConflict();
     void deleteAndBlockedDelete();
     void ifMatch();
     void collectionPagingAndFilters();
@@ -233,6 +234,20 @@ void TestProtocol::putIdentityChangeCascades()
     QCOMPARE(blocked.status, 409);
     QCOMPARE(scalar(f.databasePath(), "SELECT count(*) FROM changes WHERE op = 'key-change'"), 4);
     QCOMPARE(scalar(f.databasePath(), "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+}
+
+void TestProtocol::putIdentityConflict()
+{
+    Fixture f;
+    f.seedDescriptors();
+    f.create("/ed-fi/schools", Fixture::school(100));
+    f.create("/ed-fi/schoolYearTypes", schoolYear(2022));
+    const std::string fall = f.create("/ed-fi/sessions", session(100, 2022, "Fall"));
+    f.create("/ed-fi/sessions", session(100, 2022, "Spring"));
+    Response clash = f.call("PUT", "/ed-fi/sessions/" + fall, session(100, 2022, "Spring"));
+    QCOMPARE(clash.status, 409);
+    QCOMPARE(clash.body["type"].get<std::string>(), std::string(problem::kIdentityConflict));
+    QCOMPARE(f.call("GET", "/ed-fi/sessions/" + fall).body["sessionName"].get<std::string>(), std::string("Fall"));
 }
 
 void TestProtocol::deleteAndBlockedDelete()
