@@ -1,5 +1,7 @@
 #include "Database.h"
 
+#include "Json.h"
+
 #include <SQLiteCpp/Statement.h>
 #include <sqlite3.h>
 
@@ -64,6 +66,26 @@ CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+)SQL",
+    // Version 2: a natural-key text per document for browsing (sorted, prefix-filtered by index),
+    // and drafts: input kept as typed, with the problem that stopped it, so nothing is lost.
+    R"SQL(
+ALTER TABLE documents ADD COLUMN natural_key TEXT NOT NULL DEFAULT '' COLLATE NOCASE;
+UPDATE documents SET natural_key = steward_natural_key(identity);
+CREATE INDEX documents_by_natural_key ON documents(project, resource, natural_key);
+
+CREATE TABLE drafts (
+    draft_id   INTEGER PRIMARY KEY,
+    project    TEXT NOT NULL,
+    resource   TEXT NOT NULL,
+    target_id  TEXT,
+    body_text  TEXT NOT NULL,
+    problem    TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    actor      TEXT NOT NULL
+);
+CREATE INDEX drafts_by_resource ON drafts(project, resource, draft_id);
 )SQL",
 };
 
@@ -167,8 +189,22 @@ std::unique_ptr<Database> Database::open(const std::string &path, Access access)
     return database;
 }
 
+namespace {
+
+void naturalKeyFunction(sqlite3_context *context, int, sqlite3_value **argv)
+{
+    const unsigned char *text = sqlite3_value_text(argv[0]);
+    JsonParseResult parsed = parseJson(text ? reinterpret_cast<const char *>(text) : "");
+    const std::string key = parsed.value ? naturalKeyText(*parsed.value) : std::string();
+    sqlite3_result_text(context, key.c_str(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
+}
+
+} // namespace
+
 void Database::migrate(int fromVersion)
 {
+    sqlite3_create_function(m_db->getHandle(), "steward_natural_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
+                            naturalKeyFunction, nullptr, nullptr);
     ImmediateTransaction transaction(*m_db);
     // Re-read inside the write lock: another process may have migrated meanwhile.
     const int current = pragmaInt(*m_db, "user_version");

@@ -132,7 +132,7 @@ void DocumentStore::insertDocument(StoredDocument &d)
 {
     SQLite::Statement &s = statement(
         "INSERT INTO documents (id, project, resource, referential_id, identity, body, etag, created_at, "
-        "last_modified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "last_modified, natural_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     s.bind(1, d.id);
     s.bind(2, d.project);
     s.bind(3, d.resource);
@@ -142,6 +142,7 @@ void DocumentStore::insertDocument(StoredDocument &d)
     s.bind(7, d.etag);
     s.bind(8, d.createdAt);
     s.bind(9, d.lastModified);
+    s.bind(10, naturalKeyText(Json::parse(d.identity)));
     s.exec();
     d.docKey = m_db.getLastInsertRowid();
 }
@@ -149,13 +150,14 @@ void DocumentStore::insertDocument(StoredDocument &d)
 void DocumentStore::updateDocument(const StoredDocument &d)
 {
     SQLite::Statement &s = statement("UPDATE documents SET referential_id = ?, identity = ?, body = ?, etag = ?, "
-                                     "last_modified = ? WHERE doc_key = ?");
+                                     "last_modified = ?, natural_key = ? WHERE doc_key = ?");
     bindUuid(s, 1, d.referentialId);
     s.bind(2, d.identity);
     s.bind(3, d.body);
     s.bind(4, d.etag);
     s.bind(5, d.lastModified);
-    s.bind(6, d.docKey);
+    s.bind(6, naturalKeyText(Json::parse(d.identity)));
+    s.bind(7, d.docKey);
     s.exec();
 }
 

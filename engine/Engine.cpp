@@ -119,6 +119,37 @@ bool isSqliteConstraint(const SQLite::Exception &e)
     return (e.getErrorCode() & 0xff) == 19; // SQLITE_CONSTRAINT
 }
 
+// BEGIN IMMEDIATE for writes; a dry run (validate()) reads in a deferred transaction and never commits.
+class WriteScope
+{
+public:
+    WriteScope(SQLite::Database &db, bool dryRun)
+        : m_db(db)
+        , m_dryRun(dryRun)
+    {
+        m_db.exec(dryRun ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE");
+    }
+    ~WriteScope()
+    {
+        if (m_open) {
+            try {
+                m_db.exec("ROLLBACK");
+            } catch (...) {
+            }
+        }
+    }
+    void commit()
+    {
+        m_db.exec(m_dryRun ? "ROLLBACK" : "COMMIT");
+        m_open = false;
+    }
+
+private:
+    SQLite::Database &m_db;
+    bool m_dryRun;
+    bool m_open = true;
+};
+
 } // namespace
 
 std::string currentOsUser()
@@ -170,6 +201,14 @@ Response Engine::handle(const Request &request)
     } catch (const std::exception &e) {
         return problem::make(500, problem::kInternalError, "Internal Server Error", e.what());
     }
+}
+
+Response Engine::validate(const Request &request)
+{
+    m_dryRun = true;
+    Response response = handle(request);
+    m_dryRun = false;
+    return response;
 }
 
 Response Engine::dispatch(const Request &request)
@@ -486,7 +525,7 @@ Response Engine::post(const Target &target, const Request &request)
     const std::string actor = request.actor.empty() ? currentOsUser() : request.actor;
 
     return withWriteTransaction([&]() -> Response {
-        ImmediateTransaction transaction(m_database.connection());
+        WriteScope transaction(m_database.connection(), m_dryRun);
         Resolved resolved;
         if (std::optional<Response> failure = resolveReferences(resource, body, resolved))
             return *failure;
@@ -497,6 +536,10 @@ Response Engine::post(const Target &target, const Request &request)
             if (existing->resource != resource.resourceName || existing->project != resource.projectName())
                 return identityConflict(resource.resourceName, "");
             response.status = 200;
+            if (m_dryRun) {
+                response.headers.emplace_back("Location", locationOf(resource, existing->id));
+                return response;
+            }
             if (existing->body != bodyText) {
                 existing->body = bodyText;
                 existing->etag = etagOf(bodyText);
@@ -516,6 +559,10 @@ Response Engine::post(const Target &target, const Request &request)
                                                 + " with the same " + super->resourceName + " identity ("
                                                 + identityText(*super) + ") already exists.");
                 }
+            }
+            if (m_dryRun) {
+                response.status = 201;
+                return response;
             }
             StoredDocument document;
             document.id = Uuid::random().toString();
@@ -565,7 +612,7 @@ Response Engine::put(const Target &target, const Request &request)
     const std::string ifMatch = request.header("if-match");
 
     return withWriteTransaction([&]() -> Response {
-        ImmediateTransaction transaction(m_database.connection());
+        WriteScope transaction(m_database.connection(), m_dryRun);
         std::optional<StoredDocument> existing = m_store.findById(target.id);
         if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName())
             return notFound("No " + resource.resourceName + " with the id '" + target.id + "' exists.");
@@ -590,7 +637,7 @@ Response Engine::put(const Target &target, const Request &request)
         }
         Response response;
         response.status = 204;
-        if (existing->body == bodyText) {
+        if (m_dryRun || existing->body == bodyText) {
             response.headers.emplace_back("ETag", quotedEtag(existing->etag));
             return response;
         }
@@ -710,7 +757,7 @@ Response Engine::remove(const Target &target, const Request &request)
     const std::string actor = request.actor.empty() ? currentOsUser() : request.actor;
     const std::string ifMatch = request.header("if-match");
     return withWriteTransaction([&]() -> Response {
-        ImmediateTransaction transaction(m_database.connection());
+        WriteScope transaction(m_database.connection(), m_dryRun);
         std::optional<StoredDocument> existing = m_store.findById(target.id);
         if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName())
             return notFound("No " + resource.resourceName + " with the id '" + target.id + "' exists.");
@@ -732,6 +779,11 @@ Response Engine::remove(const Target &target, const Request &request)
                     Json{{"resource", d.resource}, {"id", d.id}, {"identity", Json::parse(d.identity)}});
             response.body["referencedBy"] = referencedBy;
             response.body["referencedByCount"] = count;
+            return response;
+        }
+        if (m_dryRun) {
+            Response response;
+            response.status = 204;
             return response;
         }
         m_store.deleteDocument(existing->docKey);

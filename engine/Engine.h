@@ -13,6 +13,70 @@
 
 namespace steward {
 
+// Typed views for front ends (the desktop app); the protocol carriers use handle() alone.
+struct ResourceCount
+{
+    std::string project;
+    std::string resource;
+    std::int64_t documents = 0;
+    std::int64_t drafts = 0;
+};
+
+struct OutgoingReference
+{
+    std::string path;           // "$.schoolReference", "$.gradeLevels[0].gradeLevelDescriptor"
+    std::string targetProject;  // as the model names it (may be abstract: EducationOrganization)
+    std::string targetResource;
+    bool isDescriptor = false;
+    std::string naturalKey;     // "255901", or the descriptor URI
+    std::string targetId;       // empty when nothing stored answers to it
+    std::string storedResource; // the resource of the document found (School for an EducationOrganization)
+};
+
+struct Referrer
+{
+    std::string project;
+    std::string resource;
+    std::string id;
+    Json identity;
+    std::string naturalKey;
+    std::vector<std::string> paths; // the referrer's fields that point at the document
+};
+
+struct ReferrerPage
+{
+    std::int64_t total = 0;
+    std::vector<Referrer> items;
+};
+
+struct HistoryEntry
+{
+    std::int64_t seq = 0;
+    std::string op;
+    std::string at;
+    std::string actor;
+    std::optional<Json> body; // absent for a delete
+};
+
+struct Draft
+{
+    std::int64_t draftId = 0;
+    std::string project;
+    std::string resource;
+    std::string targetId; // the stored document it would replace; empty for a new one
+    std::string text;     // exactly what was typed, valid JSON or not
+    Json problem;         // the problem details that stopped it (null when it would pass)
+    std::string createdAt;
+    std::string updatedAt;
+};
+
+struct RevalidateReport
+{
+    int promoted = 0;
+    int remaining = 0;
+    bool cancelled = false;
+};
+
 struct BusyRetryPolicy
 {
     int retries = 4;
@@ -31,6 +95,30 @@ public:
     Engine &operator=(const Engine &) = delete;
 
     Response handle(const Request &request);
+    // Runs every validation stage of a POST/PUT/DELETE inside a read transaction and answers what
+    // handle() would, without writing anything (a 2xx status means it would be accepted).
+    Response validate(const Request &request);
+
+    std::vector<ResourceCount> resourceCounts();
+    std::optional<StoredDocument> document(const std::string &id);
+    std::vector<OutgoingReference> outgoingReferences(const std::string &id);
+    ReferrerPage referrers(const std::string &id, int limit, int offset);
+    std::vector<HistoryEntry> history(const std::string &id);
+
+    // Drafts keep whatever was typed, with the problem that stopped it.
+    std::int64_t saveDraft(const ResourceSchema &resource, const std::string &text, const std::string &targetId,
+                           std::int64_t draftId = 0, const std::string &actor = {});
+    std::vector<Draft> drafts(const std::string &project, const std::string &resource);
+    std::optional<Draft> draft(std::int64_t draftId);
+    bool deleteDraft(std::int64_t draftId);
+    // Tries every draft again; those that now pass are stored and leave the drafts. progress() may
+    // return false to stop after the current draft.
+    RevalidateReport revalidateDrafts(const std::function<bool(int done, int total)> &progress = {});
+
+    // Stored documents of a resource (or of every subclass of an abstract one) whose natural key
+    // starts with the prefix, for pickers and combo boxes.
+    std::vector<StoredDocument> lookup(const std::string &project, const std::string &resource,
+                                       const std::string &prefix, int limit);
 
     const Model &model() const { return m_model; }
     void setBusyRetryPolicy(const BusyRetryPolicy &policy) { m_retry = policy; }
@@ -47,6 +135,8 @@ private:
     Response remove(const Target &target, const Request &request);
 
     Response withWriteTransaction(const std::function<Response()> &work);
+    Request draftRequest(const ResourceSchema &resource, const std::string &targetId, const Json &body) const;
+    Json draftProblem(const ResourceSchema &resource, const std::string &text, const std::string &targetId);
 
     struct Resolved;
     // Stages 3 and 4: descriptors, then references; fills the alias keys the document points at.
@@ -67,6 +157,7 @@ private:
     const DocumentValidator &m_validator;
     DocumentStore m_store;
     BusyRetryPolicy m_retry;
+    bool m_dryRun = false;
 };
 
 // "user" from the environment, for the change log when no serve client is named.

@@ -46,4 +46,35 @@ std::string dumpJson(const Json &value)
     return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+namespace {
+
+void appendLeaves(const Json &value, std::string &out)
+{
+    if (value.is_object()) {
+        for (const auto &item : value.items())
+            appendLeaves(item.value(), out);
+        return;
+    }
+    if (value.is_array()) {
+        for (const Json &item : value)
+            appendLeaves(item, out);
+        return;
+    }
+    if (!out.empty())
+        out += " / ";
+    out += value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+} // namespace
+
+std::string naturalKeyText(const Json &identity)
+{
+    if (identity.is_object() && identity.size() == 2 && identity.contains("namespace")
+        && identity.contains("codeValue") && identity["namespace"].is_string() && identity["codeValue"].is_string())
+        return identity["namespace"].get<std::string>() + "#" + identity["codeValue"].get<std::string>();
+    std::string out;
+    appendLeaves(identity, out);
+    return out;
+}
+
 } // namespace steward

@@ -31,4 +31,7 @@ JsonParseResult parseJson(std::string_view text, const JsonParseLimits &limits =
 // Compact, deterministic text of a value (keys sorted, no spaces).
 std::string dumpJson(const Json &value);
 
+// A natural key as people read it: "ALG-1 / 255901"; a descriptor as its URI "namespace#codeValue".
+std::string naturalKeyText(const Json &identity);
+
 } // namespace steward

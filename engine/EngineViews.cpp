@@ -1,0 +1,376 @@
+// The typed views the desktop app reads: counts, references both ways, history, drafts, lookups.
+#include "Engine.h"
+
+#include <QDateTime>
+
+#include <SQLiteCpp/Statement.h>
+
+namespace steward {
+
+namespace {
+
+std::string nowUtc()
+{
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+}
+
+Draft readDraft(SQLite::Statement &s)
+{
+    Draft d;
+    d.draftId = s.getColumn(0).getInt64();
+    d.project = s.getColumn(1).getString();
+    d.resource = s.getColumn(2).getString();
+    d.targetId = s.getColumn(3).isNull() ? std::string() : s.getColumn(3).getString();
+    d.text = s.getColumn(4).getString();
+    d.problem = Json::parse(s.getColumn(5).getString());
+    d.createdAt = s.getColumn(6).getString();
+    d.updatedAt = s.getColumn(7).getString();
+    return d;
+}
+
+const char *const kDraftColumns = "draft_id, project, resource, target_id, body_text, problem, created_at, updated_at";
+
+} // namespace
+
+std::vector<ResourceCount> Engine::resourceCounts()
+{
+    DeferredTransaction read(m_database.connection());
+    std::map<std::pair<std::string, std::string>, ResourceCount> counts;
+    SQLite::Statement documents(m_database.connection(),
+                                "SELECT project, resource, count(*) FROM documents GROUP BY project, resource");
+    while (documents.executeStep()) {
+        ResourceCount &c = counts[{documents.getColumn(0).getString(), documents.getColumn(1).getString()}];
+        c.project = documents.getColumn(0).getString();
+        c.resource = documents.getColumn(1).getString();
+        c.documents = documents.getColumn(2).getInt64();
+    }
+    SQLite::Statement drafts(m_database.connection(),
+                             "SELECT project, resource, count(*) FROM drafts GROUP BY project, resource");
+    while (drafts.executeStep()) {
+        ResourceCount &c = counts[{drafts.getColumn(0).getString(), drafts.getColumn(1).getString()}];
+        c.project = drafts.getColumn(0).getString();
+        c.resource = drafts.getColumn(1).getString();
+        c.drafts = drafts.getColumn(2).getInt64();
+    }
+    std::vector<ResourceCount> out;
+    for (auto &[key, count] : counts)
+        out.push_back(count);
+    return out;
+}
+
+std::optional<StoredDocument> Engine::document(const std::string &id)
+{
+    DeferredTransaction read(m_database.connection());
+    return m_store.findById(id);
+}
+
+std::vector<OutgoingReference> Engine::outgoingReferences(const std::string &id)
+{
+    DeferredTransaction read(m_database.connection());
+    std::vector<OutgoingReference> out;
+    std::optional<StoredDocument> doc = m_store.findById(id);
+    if (!doc)
+        return out;
+    const ResourceSchema *resource = m_model.findByName(doc->project, doc->resource);
+    if (resource == nullptr)
+        return out;
+    const Json body = Json::parse(doc->body);
+    auto resolve = [&](OutgoingReference &ref, const Uuid &referentialId) {
+        if (std::optional<AliasRow> alias = m_store.findAlias(referentialId))
+            if (std::optional<StoredDocument> target = m_store.findByKey(alias->docKey)) {
+                ref.targetId = target->id;
+                ref.storedResource = target->resource;
+            }
+    };
+    for (const ReferenceMapping &reference : resource->references) {
+        for (const JsonPath::Match &occurrence : reference.objectPath.select(body)) {
+            std::optional<DocumentIdentity> identity = m_identity.referenceIdentity(reference, body, occurrence.indices);
+            if (!identity)
+                continue;
+            OutgoingReference ref;
+            ref.path = occurrence.concretePath;
+            ref.targetProject = reference.targetProjectName;
+            ref.targetResource = reference.targetResourceName;
+            ref.naturalKey = naturalKeyText(*occurrence.value);
+            resolve(ref, identity->referentialId());
+            out.push_back(std::move(ref));
+        }
+    }
+    for (const DescriptorMapping &descriptor : resource->descriptors) {
+        for (const JsonPath::Match &match : descriptor.path.select(body)) {
+            if (!match.value->is_string())
+                continue;
+            OutgoingReference ref;
+            ref.path = match.concretePath;
+            ref.targetProject = descriptor.descriptorProjectName;
+            ref.targetResource = descriptor.descriptorResourceName;
+            ref.isDescriptor = true;
+            ref.naturalKey = match.value->get<std::string>();
+            resolve(ref, IdentityCalculator::descriptorIdentity(descriptor.descriptorProjectName,
+                                                                descriptor.descriptorResourceName, ref.naturalKey)
+                             .referentialId());
+            out.push_back(std::move(ref));
+        }
+    }
+    return out;
+}
+
+ReferrerPage Engine::referrers(const std::string &id, int limit, int offset)
+{
+    DeferredTransaction read(m_database.connection());
+    ReferrerPage page;
+    std::optional<StoredDocument> target = m_store.findById(id);
+    if (!target)
+        return page;
+    page.total = m_store.countReferencing(target->docKey);
+    std::set<Uuid> targetIds;
+    for (const auto &[aliasKey, referentialId] : m_store.aliasesOf(target->docKey))
+        targetIds.insert(referentialId);
+    SQLite::Statement s(m_database.connection(),
+                        "SELECT doc_key FROM documents WHERE doc_key IN (SELECT r.from_doc FROM aliases a JOIN refs r "
+                        "ON r.to_alias = a.alias_key WHERE a.doc_key = ? AND r.from_doc <> a.doc_key) "
+                        "ORDER BY resource, natural_key, doc_key LIMIT ? OFFSET ?");
+    s.bind(1, target->docKey);
+    s.bind(2, limit);
+    s.bind(3, offset);
+    std::vector<std::int64_t> keys;
+    while (s.executeStep())
+        keys.push_back(s.getColumn(0).getInt64());
+    for (std::int64_t key : keys) {
+        std::optional<StoredDocument> doc = m_store.findByKey(key);
+        if (!doc)
+            continue;
+        Referrer referrer;
+        referrer.project = doc->project;
+        referrer.resource = doc->resource;
+        referrer.id = doc->id;
+        referrer.identity = Json::parse(doc->identity);
+        referrer.naturalKey = naturalKeyText(referrer.identity);
+        if (const ResourceSchema *schema = m_model.findByName(doc->project, doc->resource)) {
+            const Json body = Json::parse(doc->body);
+            for (const ReferenceMapping &reference : schema->references)
+                for (const JsonPath::Match &occurrence : reference.objectPath.select(body))
+                    if (auto identity = m_identity.referenceIdentity(reference, body, occurrence.indices);
+                        identity && targetIds.count(identity->referentialId()))
+                        referrer.paths.push_back(occurrence.concretePath);
+            for (const DescriptorMapping &descriptor : schema->descriptors)
+                for (const JsonPath::Match &match : descriptor.path.select(body))
+                    if (match.value->is_string()
+                        && targetIds.count(IdentityCalculator::descriptorIdentity(descriptor.descriptorProjectName,
+                                                                                  descriptor.descriptorResourceName,
+                                                                                  match.value->get<std::string>())
+                                               .referentialId()))
+                        referrer.paths.push_back(match.concretePath);
+        }
+        page.items.push_back(std::move(referrer));
+    }
+    return page;
+}
+
+std::vector<HistoryEntry> Engine::history(const std::string &id)
+{
+    DeferredTransaction read(m_database.connection());
+    SQLite::Statement s(m_database.connection(),
+                        "SELECT seq, op, at, actor, body FROM changes WHERE id = ? ORDER BY seq DESC");
+    s.bind(1, id);
+    std::vector<HistoryEntry> out;
+    while (s.executeStep()) {
+        HistoryEntry e;
+        e.seq = s.getColumn(0).getInt64();
+        e.op = s.getColumn(1).getString();
+        e.at = s.getColumn(2).getString();
+        e.actor = s.getColumn(3).getString();
+        if (!s.getColumn(4).isNull())
+            e.body = Json::parse(s.getColumn(4).getString());
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+Request Engine::draftRequest(const ResourceSchema &resource, const std::string &targetId, const Json &body) const
+{
+    Request request;
+    request.method = targetId.empty() ? "POST" : "PUT";
+    request.path = "/" + resource.project->projectEndpointName + "/" + resource.endpointName
+                   + (targetId.empty() ? "" : "/" + targetId);
+    request.body = body;
+    return request;
+}
+
+Json Engine::draftProblem(const ResourceSchema &resource, const std::string &text, const std::string &targetId)
+{
+    JsonParseResult parsed = parseJson(text);
+    if (!parsed.value)
+        return problem::make(400, problem::kBadRequest, "Bad Request", "The draft is not valid JSON: " + parsed.error)
+            .body;
+    Response response = validate(draftRequest(resource, targetId, *parsed.value));
+    return response.status >= 400 ? response.body : Json();
+}
+
+std::int64_t Engine::saveDraft(const ResourceSchema &resource, const std::string &text, const std::string &targetId,
+                               std::int64_t draftId, const std::string &actor)
+{
+    const Json problemBody = draftProblem(resource, text, targetId);
+    const std::string now = nowUtc();
+    ImmediateTransaction transaction(m_database.connection());
+    SQLite::Database &db = m_database.connection();
+    if (draftId > 0) {
+        SQLite::Statement update(db, "UPDATE drafts SET body_text = ?, problem = ?, target_id = ?, updated_at = ? "
+                                     "WHERE draft_id = ?");
+        update.bind(1, text);
+        update.bind(2, problemBody.dump());
+        if (targetId.empty())
+            update.bind(3);
+        else
+            update.bind(3, targetId);
+        update.bind(4, now);
+        update.bind(5, draftId);
+        if (update.exec() == 0)
+            draftId = 0;
+    }
+    if (draftId <= 0) {
+        SQLite::Statement insert(db, "INSERT INTO drafts (project, resource, target_id, body_text, problem, created_at, "
+                                     "updated_at, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+        insert.bind(1, resource.projectName());
+        insert.bind(2, resource.resourceName);
+        if (targetId.empty())
+            insert.bind(3);
+        else
+            insert.bind(3, targetId);
+        insert.bind(4, text);
+        insert.bind(5, problemBody.dump());
+        insert.bind(6, now);
+        insert.bind(7, now);
+        insert.bind(8, actor.empty() ? currentOsUser() : actor);
+        insert.exec();
+        draftId = db.getLastInsertRowid();
+    }
+    transaction.commit();
+    return draftId;
+}
+
+std::vector<Draft> Engine::drafts(const std::string &project, const std::string &resource)
+{
+    DeferredTransaction read(m_database.connection());
+    SQLite::Statement s(m_database.connection(), std::string("SELECT ") + kDraftColumns
+                                                     + " FROM drafts WHERE project = ? AND resource = ? ORDER BY draft_id");
+    s.bind(1, project);
+    s.bind(2, resource);
+    std::vector<Draft> out;
+    while (s.executeStep())
+        out.push_back(readDraft(s));
+    return out;
+}
+
+std::optional<Draft> Engine::draft(std::int64_t draftId)
+{
+    DeferredTransaction read(m_database.connection());
+    SQLite::Statement s(m_database.connection(), std::string("SELECT ") + kDraftColumns + " FROM drafts WHERE draft_id = ?");
+    s.bind(1, draftId);
+    if (!s.executeStep())
+        return std::nullopt;
+    return readDraft(s);
+}
+
+bool Engine::deleteDraft(std::int64_t draftId)
+{
+    ImmediateTransaction transaction(m_database.connection());
+    SQLite::Statement s(m_database.connection(), "DELETE FROM drafts WHERE draft_id = ?");
+    s.bind(1, draftId);
+    const bool removed = s.exec() > 0;
+    transaction.commit();
+    return removed;
+}
+
+RevalidateReport Engine::revalidateDrafts(const std::function<bool(int, int)> &progress)
+{
+    std::vector<std::int64_t> ids;
+    {
+        DeferredTransaction read(m_database.connection());
+        // Load order matters: a School draft promoted first lets its Course drafts pass in the same run,
+        // so drafts are retried in rounds until a round promotes nothing.
+        SQLite::Statement s(m_database.connection(), "SELECT draft_id FROM drafts ORDER BY draft_id");
+        while (s.executeStep())
+            ids.push_back(s.getColumn(0).getInt64());
+    }
+    RevalidateReport report;
+    const int total = static_cast<int>(ids.size());
+    int done = 0;
+    for (bool promotedThisRound = true; promotedThisRound && !ids.empty();) {
+        promotedThisRound = false;
+        std::vector<std::int64_t> left;
+        for (std::int64_t id : ids) {
+            if (progress && !progress(done, total)) {
+                report.cancelled = true;
+                report.remaining = total - report.promoted;
+                return report;
+            }
+            std::optional<Draft> d = draft(id);
+            if (!d)
+                continue;
+            const ResourceSchema *resource = m_model.findByName(d->project, d->resource);
+            JsonParseResult parsed = parseJson(d->text);
+            bool stored = false;
+            if (resource != nullptr && parsed.value) {
+                Request request = draftRequest(*resource, d->targetId, *parsed.value);
+                Response response = handle(request);
+                stored = response.status >= 200 && response.status < 300;
+                if (!stored)
+                    saveDraft(*resource, d->text, d->targetId, id);
+            }
+            if (stored) {
+                deleteDraft(id);
+                ++report.promoted;
+                promotedThisRound = true;
+                ++done;
+            } else {
+                left.push_back(id);
+            }
+        }
+        ids = std::move(left);
+    }
+    report.remaining = static_cast<int>(ids.size());
+    if (progress)
+        progress(total, total);
+    return report;
+}
+
+std::vector<StoredDocument> Engine::lookup(const std::string &project, const std::string &resource,
+                                           const std::string &prefix, int limit)
+{
+    std::vector<std::pair<std::string, std::string>> targets;
+    if (const AbstractResource *abstract = m_model.findAbstract(project, resource)) {
+        for (const ResourceSchema *subclass : abstract->subclasses)
+            targets.emplace_back(subclass->projectName(), subclass->resourceName);
+    } else {
+        targets.emplace_back(project, resource);
+    }
+    DeferredTransaction read(m_database.connection());
+    std::vector<StoredDocument> out;
+    for (const auto &[p, r] : targets) {
+        SQLite::Statement s(m_database.connection(),
+                            "SELECT id FROM documents WHERE project = ? AND resource = ? AND natural_key LIKE ? "
+                            "ESCAPE '\\' ORDER BY natural_key LIMIT ?");
+        std::string pattern;
+        for (char c : prefix) {
+            if (c == '%' || c == '_' || c == '\\')
+                pattern += '\\';
+            pattern += c;
+        }
+        s.bind(1, p);
+        s.bind(2, r);
+        s.bind(3, pattern + "%");
+        s.bind(4, limit);
+        std::vector<std::string> ids;
+        while (s.executeStep())
+            ids.push_back(s.getColumn(0).getString());
+        for (const std::string &id : ids)
+            if (std::optional<StoredDocument> doc = m_store.findById(id))
+                out.push_back(std::move(*doc));
+    }
+    if (static_cast<int>(out.size()) > limit)
+        out.resize(limit);
+    return out;
+}
+
+} // namespace steward
