@@ -5,6 +5,9 @@
 #include <SQLiteCpp/Statement.h>
 #include <sqlite3.h>
 
+#include <QDir>
+#include <QStandardPaths>
+
 #include <filesystem>
 
 namespace steward {
@@ -99,6 +102,14 @@ int pragmaInt(SQLite::Database &db, const char *pragma)
 }
 
 } // namespace
+
+std::string defaultDatabasePath()
+{
+    const QString dir =
+        QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)).filePath(QStringLiteral("steward"));
+    QDir().mkpath(dir);
+    return QDir(dir).filePath(QStringLiteral("steward.db")).toStdString();
+}
 
 bool isBusyError(const SQLite::Exception &e)
 {

@@ -90,4 +90,8 @@ private:
 
 bool isBusyError(const SQLite::Exception &e);
 
+// steward.db in the per-user data directory (~/.local/share/steward on Linux), created if needed;
+// the same for the desktop app and steward-cli whatever their Qt application names.
+std::string defaultDatabasePath();
+
 } // namespace steward

@@ -160,6 +160,9 @@ private:
     bool m_dryRun = false;
 };
 
+// Documents and drafts per resource; takes any connection (a read-only one on a worker thread).
+std::vector<ResourceCount> readResourceCounts(SQLite::Database &db);
+
 // "user" from the environment, for the change log when no serve client is named.
 std::string currentOsUser();
 

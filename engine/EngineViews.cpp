@@ -34,9 +34,14 @@ const char *const kDraftColumns = "draft_id, project, resource, target_id, body_
 
 std::vector<ResourceCount> Engine::resourceCounts()
 {
-    DeferredTransaction read(m_database.connection());
+    return readResourceCounts(m_database.connection());
+}
+
+std::vector<ResourceCount> readResourceCounts(SQLite::Database &db)
+{
+    DeferredTransaction read(db);
     std::map<std::pair<std::string, std::string>, ResourceCount> counts;
-    SQLite::Statement documents(m_database.connection(),
+    SQLite::Statement documents(db,
                                 "SELECT project, resource, count(*) FROM documents GROUP BY project, resource");
     while (documents.executeStep()) {
         ResourceCount &c = counts[{documents.getColumn(0).getString(), documents.getColumn(1).getString()}];
@@ -44,8 +49,7 @@ std::vector<ResourceCount> Engine::resourceCounts()
         c.resource = documents.getColumn(1).getString();
         c.documents = documents.getColumn(2).getInt64();
     }
-    SQLite::Statement drafts(m_database.connection(),
-                             "SELECT project, resource, count(*) FROM drafts GROUP BY project, resource");
+    SQLite::Statement drafts(db, "SELECT project, resource, count(*) FROM drafts GROUP BY project, resource");
     while (drafts.executeStep()) {
         ResourceCount &c = counts[{drafts.getColumn(0).getString(), drafts.getColumn(1).getString()}];
         c.project = drafts.getColumn(0).getString();

@@ -39,13 +39,6 @@ int usageError(const std::string &message)
     return kExitUsage;
 }
 
-std::string defaultDatabasePath()
-{
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    QDir().mkpath(dir);
-    return QDir(dir).filePath(QStringLiteral("steward.db")).toStdString();
-}
-
 struct Options
 {
     std::string databasePath;
