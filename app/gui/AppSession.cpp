@@ -1,0 +1,153 @@
+#include "AppSession.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+QString describeDocument(const steward::StoredDocument &document)
+{
+    const steward::Json identity = steward::Json::parse(document.identity, nullptr, false);
+    QString text = QString::fromStdString(document.resource) + QLatin1Char(' ')
+                   + QString::fromStdString(steward::naturalKeyText(identity));
+    const steward::Json body = steward::Json::parse(document.body, nullptr, false);
+    if (!body.is_object())
+        return text;
+    std::string name;
+    for (const char *key : {"nameOfInstitution", "courseTitle", "shortDescription", "classPeriodName", "surveyTitle"})
+        if (body.contains(key) && body[key].is_string()) {
+            name = body[key].get<std::string>();
+            break;
+        }
+    if (name.empty() && body.contains("firstName") && body.contains("lastSurname") && body["firstName"].is_string()
+        && body["lastSurname"].is_string())
+        name = body["firstName"].get<std::string>() + " " + body["lastSurname"].get<std::string>();
+    if (!name.empty())
+        text += QStringLiteral(" '%1'").arg(QString::fromStdString(name));
+    return text;
+}
+
+std::unique_ptr<AppSession> AppSession::open(const QString &databasePath, const QStringList &schemaFiles,
+                                             QString *error)
+{
+    std::unique_ptr<AppSession> session(new AppSession);
+    session->m_databasePath = databasePath;
+    session->m_schemaFiles = schemaFiles;
+    try {
+        if (schemaFiles.isEmpty()) {
+            session->m_model = steward::Model::loadStarter();
+        } else {
+            std::vector<std::string> files;
+            for (const QString &file : schemaFiles)
+                files.push_back(file.toStdString());
+            session->m_model = steward::Model::loadFiles(files);
+        }
+        session->m_database = steward::Database::open(databasePath.toStdString());
+    } catch (const std::exception &e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return nullptr;
+    }
+    session->m_engine = std::make_unique<steward::Engine>(*session->m_model, *session->m_database);
+    // SQLite checkpoints inside the committing call by default, which shows as latency spikes on
+    // saves; the app checkpoints from a worker thread instead.
+    session->m_database->connection().exec("PRAGMA wal_autocheckpoint=0");
+    session->m_checkpointTimer = new QTimer(session.get());
+    session->m_checkpointTimer->setInterval(3000);
+    connect(session->m_checkpointTimer, &QTimer::timeout, session.get(), &AppSession::checkpointInBackground);
+    session->m_checkpointTimer->start();
+    return session;
+}
+
+void AppSession::checkpointInBackground()
+{
+    if (m_checkpoint.isRunning())
+        return;
+    const std::string path = m_databasePath.toStdString();
+    m_checkpoint = QtConcurrent::run([path] {
+        try {
+            SQLite::Database db(path, SQLite::OPEN_READWRITE, 0);
+            db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+        } catch (const std::exception &) {
+            // A busy or vanished file just means no checkpoint this time; the next tick tries again.
+        }
+    });
+}
+
+AppSession::~AppSession()
+{
+    m_checkpointTimer->stop();
+    m_checkpoint.waitForFinished();
+    m_engine.reset();
+    m_database.reset();
+}
+
+std::string AppSession::collectionPath(const steward::ResourceSchema &resource)
+{
+    return "/" + resource.project->projectEndpointName + "/" + resource.endpointName;
+}
+
+const steward::ResourceSchema *AppSession::resourceByName(const std::string &project, const std::string &resource) const
+{
+    return m_model->findByName(project, resource);
+}
+
+namespace {
+
+steward::Request makeRequest(const std::string &method, const std::string &path, const steward::Json &body,
+                             const std::string &ifMatch)
+{
+    steward::Request request;
+    request.method = method;
+    request.path = path;
+    if (!body.is_null())
+        request.body = body;
+    if (!ifMatch.empty())
+        request.headers["if-match"] = ifMatch;
+    request.actor = steward::currentOsUser();
+    return request;
+}
+
+} // namespace
+
+steward::Response AppSession::request(const std::string &method, const std::string &path, const steward::Json &body,
+                                      const std::string &ifMatch)
+{
+    steward::Response response = m_engine->handle(makeRequest(method, path, body, ifMatch));
+    if (method != "GET" && response.status >= 200 && response.status < 300) {
+        // Any write may cascade to other resources (identity updates); views refresh what they show.
+        Q_EMIT documentsChanged(QString(), QString());
+    }
+    return response;
+}
+
+steward::Response AppSession::validate(const std::string &method, const std::string &path, const steward::Json &body)
+{
+    return m_engine->validate(makeRequest(method, path, body, {}));
+}
+
+std::int64_t AppSession::saveDraft(const steward::ResourceSchema &resource, const QString &text,
+                                   const QString &targetId, std::int64_t draftId)
+{
+    const std::int64_t id = m_engine->saveDraft(resource, text.toStdString(), targetId.toStdString(), draftId);
+    Q_EMIT draftsChanged(QString::fromStdString(resource.projectName()), QString::fromStdString(resource.resourceName));
+    return id;
+}
+
+bool AppSession::deleteDraft(std::int64_t draftId)
+{
+    std::optional<steward::Draft> draft = m_engine->draft(draftId);
+    const bool removed = m_engine->deleteDraft(draftId);
+    if (draft)
+        Q_EMIT draftsChanged(QString::fromStdString(draft->project), QString::fromStdString(draft->resource));
+    return removed;
+}
+
+steward::RevalidateReport AppSession::revalidateDrafts(const std::function<bool(int, int)> &progress)
+{
+    steward::RevalidateReport report = m_engine->revalidateDrafts(progress);
+    return report;
+}
+
+void AppSession::announceEverythingChanged()
+{
+    Q_EMIT documentsChanged(QString(), QString());
+    Q_EMIT draftsChanged(QString(), QString());
+}

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "Engine.h"
+
+#include <QFuture>
+#include <QObject>
+#include <QTimer>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+// One open database with its model and the engine that owns its writer connection. Lives on the
+// GUI thread; short engine calls are made here, long jobs borrow the engine while the UI waits
+// behind a progress dialog. Views follow changes through its signals.
+// "School 255901 'Grand Bend High School'": how a steward recognizes a document.
+QString describeDocument(const steward::StoredDocument &document);
+
+class AppSession : public QObject
+{
+    Q_OBJECT
+
+public:
+    // schemaFiles empty: the embedded starter model. Throws nothing; on failure returns null and sets error.
+    static std::unique_ptr<AppSession> open(const QString &databasePath, const QStringList &schemaFiles,
+                                            QString *error);
+    ~AppSession() override;
+
+    const steward::Model &model() const { return *m_model; }
+    steward::Engine &engine() { return *m_engine; }
+    QString databasePath() const { return m_databasePath; }
+    QStringList schemaFiles() const { return m_schemaFiles; }
+
+    // A protocol request through the engine; successful writes announce documentsChanged.
+    steward::Response request(const std::string &method, const std::string &path,
+                              const steward::Json &body = nullptr, const std::string &ifMatch = {});
+    steward::Response validate(const std::string &method, const std::string &path, const steward::Json &body);
+
+    std::int64_t saveDraft(const steward::ResourceSchema &resource, const QString &text, const QString &targetId,
+                           std::int64_t draftId);
+    bool deleteDraft(std::int64_t draftId);
+    steward::RevalidateReport revalidateDrafts(const std::function<bool(int, int)> &progress);
+
+    // After a long job changed things behind the views' backs (revalidation, imports).
+    void announceEverythingChanged();
+
+    // "/ed-fi/schools" for a resource.
+    static std::string collectionPath(const steward::ResourceSchema &resource);
+    const steward::ResourceSchema *resourceByName(const std::string &project, const std::string &resource) const;
+
+Q_SIGNALS:
+    void documentsChanged(const QString &project, const QString &resource);
+    void draftsChanged(const QString &project, const QString &resource);
+
+private:
+    AppSession() = default;
+    void checkpointInBackground();
+
+    QString m_databasePath;
+    QStringList m_schemaFiles;
+    std::unique_ptr<steward::Model> m_model;
+    std::unique_ptr<steward::Database> m_database;
+    std::unique_ptr<steward::Engine> m_engine;
+    QTimer *m_checkpointTimer = nullptr;
+    QFuture<void> m_checkpoint;
+};

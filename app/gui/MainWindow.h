@@ -1,0 +1,127 @@
+#pragma once
+
+#include <QMainWindow>
+#include <QMessageBox>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+class AppSession;
+class DocumentEditor;
+class DocumentTableModel;
+class QLabel;
+class QListWidget;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+class QTabWidget;
+class QTreeView;
+class QFrame;
+class ReferencesPane;
+class ResourceTreeModel;
+
+namespace steward {
+struct ResourceSchema;
+}
+
+// Questions and notices to the user go through here so tests can answer them in advance
+// (like KeePassXC's MessageBox::setNextAnswer) instead of a modal box blocking the run.
+class Prompt
+{
+public:
+    static QMessageBox::StandardButton ask(QWidget *parent, const QString &title, const QString &text,
+                                           QMessageBox::StandardButtons buttons,
+                                           QMessageBox::StandardButton defaultButton);
+    static void inform(QWidget *parent, const QString &title, const QString &text);
+
+    static void setNextAnswer(QMessageBox::StandardButton answer);
+    static QString lastText();
+
+private:
+    static QMessageBox::StandardButton s_nextAnswer;
+    static QString s_lastText;
+};
+
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+
+public:
+    explicit MainWindow(std::unique_ptr<AppSession> session, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    AppSession *session() const { return m_session.get(); }
+    DocumentEditor *editor() const { return m_editor; }
+    DocumentTableModel *documentModel() const { return m_documents; }
+    QTableView *documentView() const { return m_documentView; }
+    QTreeView *resourceView() const { return m_resourceView; }
+    ReferencesPane *referencesPane() const { return m_references; }
+
+    bool selectResource(const steward::ResourceSchema *resource);
+    // Opens a stored document: selects its resource, loads it into the editor and the references pane.
+    bool navigateTo(const QString &id, bool recordHistory = true);
+    void showSampleOffer(bool show);
+    // Opens the first row of the documents table, if it has loaded.
+    void openFirstDocument();
+
+public Q_SLOTS:
+    void newDocument();
+    void saveDocument();
+    void saveDraft();
+    void deleteDocument();
+    void goBack();
+    void goForward();
+    void revalidateDrafts();
+    void loadSampleDistrict();
+    void refreshCounts();
+
+Q_SIGNALS:
+    void countsRefreshed();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void buildMenus();
+    void buildPanes();
+    void restoreLayout();
+    void saveLayout();
+    bool confirmDiscardEdits();
+    void openDraftItem();
+    void reloadDrafts();
+    void updateActions();
+    void openDatabaseDialog(bool create);
+    void chooseModelDialog(bool starter);
+    void switchDatabase(const QString &path, const QStringList &schemaFiles);
+    void rebuildForSession();
+    void addRecent(const QString &path);
+    void updateRecentMenu();
+
+    std::unique_ptr<AppSession> m_session;
+    ResourceTreeModel *m_resourceModel = nullptr;
+    QSortFilterProxyModel *m_resourceProxy = nullptr;
+    DocumentTableModel *m_documents = nullptr;
+    QTreeView *m_resourceView = nullptr;
+    QLineEdit *m_resourceFilter = nullptr;
+    QLineEdit *m_documentFilter = nullptr;
+    QLabel *m_documentCount = nullptr;
+    QTableView *m_documentView = nullptr;
+    QTabWidget *m_centerTabs = nullptr;
+    QListWidget *m_drafts = nullptr;
+    DocumentEditor *m_editor = nullptr;
+    ReferencesPane *m_references = nullptr;
+    QFrame *m_sampleBanner = nullptr;
+    QLabel *m_statusLabel = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    QAction *m_saveAction = nullptr;
+    QAction *m_deleteAction = nullptr;
+    QAction *m_backAction = nullptr;
+    QAction *m_forwardAction = nullptr;
+    const steward::ResourceSchema *m_currentResource = nullptr;
+    QStringList m_history;
+    int m_historyPosition = -1;
+    bool m_countsPending = false;
+    bool m_columnsFitted = false;
+};

@@ -1,0 +1,302 @@
+// The desktop app end to end through real widgets, offscreen.
+#include "AppSession.h"
+#include "BlockedDeleteDialog.h"
+#include "DocumentEditor.h"
+#include "DocumentTableModel.h"
+#include "MainWindow.h"
+#include "ReferencesPane.h"
+#include "ResourceTreeModel.h"
+#include "TestSupport.h"
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QCompleter>
+#include <QLineEdit>
+#include <QApplication>
+#include <QImage>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QTreeView>
+#include <QTreeWidget>
+
+using namespace steward;
+
+namespace {
+
+void post(AppSession &session, const std::string &path, const Json &body)
+{
+    const Response r = session.request("POST", path, body);
+    if (r.status != 201 && r.status != 200)
+        qFatal("seeding %s failed: %s", path.c_str(), r.body.dump().c_str());
+}
+
+void seedDescriptors(AppSession &session)
+{
+    post(session, "/ed-fi/gradeLevelDescriptors",
+         {{"namespace", "uri://ed-fi.org/GradeLevelDescriptor"}, {"codeValue", "Ninth grade"}, {"shortDescription", "9"}});
+    post(session, "/ed-fi/educationOrganizationCategoryDescriptors",
+         {{"namespace", "uri://ed-fi.org/EducationOrganizationCategoryDescriptor"},
+          {"codeValue", "School"},
+          {"shortDescription", "School"}});
+    post(session, "/ed-fi/courseIdentificationSystemDescriptors",
+         {{"namespace", "uri://ed-fi.org/CourseIdentificationSystemDescriptor"},
+          {"codeValue", "LEA course code"},
+          {"shortDescription", "LEA course code"}});
+}
+
+std::string idOf(AppSession &session, const std::string &collectionQuery)
+{
+    const Response r = session.request("GET", collectionQuery);
+    return r.body.empty() ? std::string() : r.body[0]["id"].get<std::string>();
+}
+
+// Runs `check` against the next modal dialog once it is up (it is shown by exec() in the code under test).
+void whenModalDialogOpens(const std::function<void(QWidget *)> &check)
+{
+    QTimer::singleShot(0, [check] {
+        QTRY_VERIFY_WITH_TIMEOUT(QApplication::activeModalWidget() != nullptr, 5000);
+        check(QApplication::activeModalWidget());
+    });
+}
+
+template<typename T>
+T *child(QWidget &parent, const char *name)
+{
+    T *found = parent.findChild<T *>(QString::fromLatin1(name));
+    if (found == nullptr)
+        qWarning("no %s named %s", T::staticMetaObject.className(), name);
+    return found;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("steward-tests"));
+    }
+
+    void resourceTreeModelProtocol()
+    {
+        auto model = Model::loadStarter();
+        ResourceTreeModel tree(*model);
+        QAbstractItemModelTester tester(&tree, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(tree.rowCount(), 5);
+        const ResourceSchema *school = model->findByName("Ed-Fi", "School");
+        const QModelIndex index = tree.indexOf(school);
+        QVERIFY(index.isValid());
+        QCOMPARE(ResourceTreeModel::resourceAt(index), school);
+        QVERIFY(tree.data(index.parent()).toString().startsWith("Education organizations"));
+        tree.setCounts({{"Ed-Fi", "School", 12, 2}});
+        QCOMPARE(tree.data(index, ResourceTreeModel::DocumentCountRole).toLongLong(), 12);
+        QVERIFY(tree.data(index).toString().contains("draft"));
+        int total = 0;
+        for (int g = 0; g < tree.rowCount(); ++g)
+            total += tree.rowCount(tree.index(g, 0));
+        QCOMPARE(total, static_cast<int>(model->resources().size()));
+    }
+
+    void blockedDeleteListsReferrersAndLetsTheStewardFixThem()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("app.db"), {}, &error);
+        QVERIFY2(session, qPrintable(error));
+        seedDescriptors(*session);
+        post(*session, "/ed-fi/schools", test::Fixture::school(255901));
+        post(*session, "/ed-fi/courses",
+             {{"courseCode", "ALG-1"},
+              {"courseTitle", "Algebra I"},
+              {"numberOfParts", 1},
+              {"identificationCodes", Json::array()},
+              {"educationOrganizationReference", {{"educationOrganizationId", 255901}}}});
+        const std::string schoolId = idOf(*session, "/ed-fi/schools");
+        const std::string courseId = idOf(*session, "/ed-fi/courses");
+        AppSession *raw = session.get();
+        MainWindow window(std::move(session));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QAbstractItemModelTester tester(window.documentModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+        QVERIFY(window.navigateTo(QString::fromStdString(schoolId)));
+        QCOMPARE(window.editor()->documentId(), QString::fromStdString(schoolId));
+        // The references pane lists the Course under "Referenced by".
+        QTreeWidget *incoming = window.referencesPane()->incomingView();
+        QCOMPARE(incoming->topLevelItemCount(), 1);
+        QVERIFY(incoming->topLevelItem(0)->text(0).startsWith("Course"));
+
+        bool dialogChecked = false;
+        whenModalDialogOpens([&](QWidget *modal) {
+            auto *dialog = qobject_cast<BlockedDeleteDialog *>(modal);
+            QVERIFY(dialog);
+            QVERIFY2(dialog->message().contains("School 255901 &#x27;Grand Bend High School&#x27; cannot be deleted")
+                         || dialog->message().contains("School 255901 'Grand Bend High School' cannot be deleted"),
+                     qPrintable(dialog->message()));
+            QVERIFY(dialog->message().contains("1 document"));
+            QTreeWidget *list = dialog->blockersView();
+            QCOMPARE(list->topLevelItemCount(), 1);
+            QCOMPARE(list->topLevelItem(0)->text(0), QStringLiteral("Course"));
+            QCOMPARE(list->topLevelItem(0)->text(1), QStringLiteral("ALG-1 / 255901"));
+            QCOMPARE(list->topLevelItem(0)->text(2), QStringLiteral("educationOrganizationReference"));
+            QVERIFY(dialog->listAsText().contains(QString::fromStdString(courseId)));
+            list->setCurrentItem(list->topLevelItem(0));
+            auto *goTo = dialog->findChild<QPushButton *>(QStringLiteral("goToBlocker"));
+            QVERIFY(goTo && goTo->isEnabled());
+            QTest::mouseClick(goTo, Qt::LeftButton);
+            dialogChecked = true;
+        });
+        window.deleteDocument();
+        QVERIFY(dialogChecked);
+        // Nothing was deleted, and the steward is now on the Course.
+        QCOMPARE(raw->request("GET", "/ed-fi/schools/" + schoolId).status, 200);
+        QCOMPARE(window.editor()->documentId(), QString::fromStdString(courseId));
+
+        Prompt::setNextAnswer(QMessageBox::Yes);
+        window.deleteDocument();
+        QCOMPARE(raw->request("GET", "/ed-fi/courses/" + courseId).status, 404);
+
+        // Back to the School through navigation history, then the delete goes through.
+        window.goBack();
+        QCOMPARE(window.editor()->documentId(), QString::fromStdString(schoolId));
+        Prompt::setNextAnswer(QMessageBox::Yes);
+        window.deleteDocument();
+        QCOMPARE(raw->request("GET", "/ed-fi/schools/" + schoolId).status, 404);
+    }
+
+    // The walk-through: a School and a Course typed in through the form (the Course's
+    // reference chosen with the picker), a blocked delete, jump to the blocker, delete it, then the School.
+    void endToEndThroughWidgets()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("e2e.db"), {}, &error);
+        QVERIFY2(session, qPrintable(error));
+        seedDescriptors(*session);
+        AppSession *raw = session.get();
+        MainWindow window(std::move(session));
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QAbstractItemModelTester tester(window.documentModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        DocumentEditor &editor = *window.editor();
+
+        // A School, through the form.
+        QVERIFY(window.selectResource(raw->resourceByName("Ed-Fi", "School")));
+        QTest::keySequence(&window, QKeySequence::New);
+        QTRY_VERIFY(child<QLineEdit>(editor, "$.schoolId") != nullptr);
+        QTest::keyClicks(child<QLineEdit>(editor, "$.schoolId"), "255901");
+        QTest::keyClicks(child<QLineEdit>(editor, "$.nameOfInstitution"), "Grand Bend High School");
+        QTest::mouseClick(child<QPushButton>(editor, "$.educationOrganizationCategories#add"), Qt::LeftButton);
+        child<QComboBox>(editor, "$.educationOrganizationCategories[0].educationOrganizationCategoryDescriptor")
+            ->setCurrentText("uri://ed-fi.org/EducationOrganizationCategoryDescriptor#School");
+        QTest::mouseClick(child<QPushButton>(editor, "$.gradeLevels#add"), Qt::LeftButton);
+        child<QComboBox>(editor, "$.gradeLevels[0].gradeLevelDescriptor")
+            ->setCurrentText("uri://ed-fi.org/GradeLevelDescriptor#Ninth grade");
+        QTRY_VERIFY(editor.canSave());
+        QTest::mouseClick(child<QPushButton>(editor, "saveButton"), Qt::LeftButton);
+        const std::string schoolId = idOf(*raw, "/ed-fi/schools");
+        QVERIFY(!schoolId.empty());
+        QTRY_COMPARE(window.documentModel()->totalCount(), 1);
+
+        // A Course whose EducationOrganization is chosen with the picker.
+        QVERIFY(window.selectResource(raw->resourceByName("Ed-Fi", "Course")));
+        window.newDocument();
+        QTRY_VERIFY(child<QLineEdit>(editor, "$.courseCode") != nullptr);
+        QTest::keyClicks(child<QLineEdit>(editor, "$.courseCode"), "ALG-1");
+        QTest::keyClicks(child<QLineEdit>(editor, "$.courseTitle"), "Algebra I");
+        QTest::keyClicks(child<QLineEdit>(editor, "$.numberOfParts"), "1");
+        auto *picker = child<QLineEdit>(editor, "$.educationOrganizationReference");
+        picker->setFocus();
+        QTest::keyClicks(picker, "2559");
+        QAbstractItemView *popup = picker->findChild<QCompleter *>()->popup();
+        QTRY_VERIFY(popup->isVisible());
+        popup->setCurrentIndex(popup->model()->index(0, 0));
+        QTest::keyClick(popup, Qt::Key_Return);
+        QTRY_COMPARE(child<QLineEdit>(editor, "$.educationOrganizationReference.educationOrganizationId")->text(),
+                     QStringLiteral("255901"));
+        QTRY_VERIFY(editor.canSave());
+        QTest::mouseClick(child<QPushButton>(editor, "saveButton"), Qt::LeftButton);
+        const std::string courseId = idOf(*raw, "/ed-fi/courses");
+        QVERIFY(!courseId.empty());
+
+        // Delete the School: refused, the dialog names the Course, and Go to opens it.
+        QVERIFY(window.navigateTo(QString::fromStdString(schoolId)));
+        bool dialogChecked = false;
+        whenModalDialogOpens([&](QWidget *modal) {
+            auto *dialog = qobject_cast<BlockedDeleteDialog *>(modal);
+            QVERIFY(dialog);
+            QTreeWidget *list = dialog->blockersView();
+            QCOMPARE(list->topLevelItemCount(), 1);
+            QCOMPARE(list->topLevelItem(0)->text(0), QStringLiteral("Course"));
+            list->setCurrentItem(list->topLevelItem(0));
+            QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("goToBlocker")), Qt::LeftButton);
+            dialogChecked = true;
+        });
+        window.deleteDocument();
+        QVERIFY(dialogChecked);
+        QCOMPARE(raw->request("GET", "/ed-fi/schools/" + schoolId).status, 200);
+        QCOMPARE(window.editor()->documentId(), QString::fromStdString(courseId));
+
+        Prompt::setNextAnswer(QMessageBox::Yes);
+        window.deleteDocument();
+        QCOMPARE(raw->request("GET", "/ed-fi/courses/" + courseId).status, 404);
+        QVERIFY(window.navigateTo(QString::fromStdString(schoolId)));
+        Prompt::setNextAnswer(QMessageBox::Yes);
+        window.deleteDocument();
+        QCOMPARE(raw->request("GET", "/ed-fi/schools/" + schoolId).status, 404);
+    }
+
+    void sampleDistrictFillsAnEmptyDatabase()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("sample.db"), {}, &error);
+        AppSession *raw = session.get();
+        MainWindow window(std::move(session));
+        window.show();
+        window.loadSampleDistrict();
+        const Response schools = raw->request("GET", "/ed-fi/schools?totalCount=true");
+        QCOMPARE(schools.header("Total-Count"), std::string("2"));
+        const Response enrollments = raw->request("GET", "/ed-fi/studentSectionAssociations?totalCount=true");
+        QCOMPARE(enrollments.header("Total-Count"), std::string("40"));
+        QSignalSpy counted(&window, &MainWindow::countsRefreshed);
+        window.refreshCounts();
+        QVERIFY(counted.wait(10000));
+        QTRY_VERIFY(window.documentModel()->totalCount() == 2);
+    }
+
+    void screenshotOfTheFirstRun()
+    {
+        QTemporaryDir home;
+        const QString png = home.filePath("steward.png");
+        QProcess app;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        env.insert("HOME", home.path());
+        env.insert("XDG_DATA_HOME", home.filePath("data"));
+        env.insert("XDG_CONFIG_HOME", home.filePath("config"));
+        app.setProcessEnvironment(env);
+        app.start(QStringLiteral(STEWARD_APP_PATH), {"--screenshot", png});
+        QVERIFY(app.waitForFinished(60000));
+        QCOMPARE(app.exitCode(), 0);
+        QImage image(png);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() >= 800 && image.height() >= 500);
+        // A first run creates the database in the per-user data directory.
+        QVERIFY(QFile::exists(home.filePath("data/steward/steward.db")));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
