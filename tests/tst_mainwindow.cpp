@@ -187,7 +187,8 @@ private Q_SLOTS:
         MainWindow window(std::move(session));
         window.resize(1400, 900);
         window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QApplication::setActiveWindow(&window); // keyboard shortcuts follow the focus of the active window
+        QVERIFY(QTest::qWaitForWindowActive(&window));
         QAbstractItemModelTester tester(window.documentModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         DocumentEditor &editor = *window.editor();
 
@@ -248,8 +249,17 @@ private Q_SLOTS:
         QCOMPARE(raw->request("GET", "/ed-fi/schools/" + schoolId).status, 200);
         QCOMPARE(window.editor()->documentId(), QString::fromStdString(courseId));
 
+        // Del in a text field edits the text; Del on the documents table deletes the document.
+        QApplication::setActiveWindow(&window); // the closed dialog took activation with it (offscreen)
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        auto *title = child<QLineEdit>(editor, "$.courseTitle");
+        title->setFocus();
+        QTest::keyClick(title, Qt::Key_Delete);
+        QCOMPARE(raw->request("GET", "/ed-fi/courses/" + courseId).status, 200);
+        QTRY_VERIFY(window.documentModel()->rowOfDocument(QString::fromStdString(courseId)) >= 0);
+        window.documentView()->setFocus();
         Prompt::setNextAnswer(QMessageBox::Yes);
-        window.deleteDocument();
+        QTest::keyClick(window.documentView(), Qt::Key_Delete);
         QCOMPARE(raw->request("GET", "/ed-fi/courses/" + courseId).status, 404);
         QVERIFY(window.navigateTo(QString::fromStdString(schoolId)));
         Prompt::setNextAnswer(QMessageBox::Yes);

@@ -300,6 +300,8 @@ void MainWindow::buildPanes()
     m_documentView->setAlternatingRowColors(true);
     documentsLayout->addLayout(filterRow);
     documentsLayout->addWidget(m_documentView, 1);
+    // Del deletes only where documents are shown, never while typing in a field.
+    m_documentView->addAction(m_deleteAction);
     m_centerTabs->addTab(documentsPage, tr("Documents"));
 
     auto *draftsPage = new QWidget(m_centerTabs);
