@@ -535,6 +535,13 @@ struct SchemaForm::Private
     // Values
     std::optional<Json> scalarValue(const Node *node) const;
     void commitScalar(Node *node);
+    // An edit the steward finished (not one made while the form shows a document) becomes an undo step.
+    void announceEdit(const Node *node);
+    void commitAndAnnounce(Node *node)
+    {
+        commitScalar(node);
+        announceEdit(node);
+    }
     void refreshNode(Node *node);
     void showScalar(Node *node);
     void addRow(Node *array);
@@ -947,11 +954,7 @@ QWidget *SchemaForm::Private::buildScalar(Node *node, bool withLabel)
     switch (node->type) {
     case FieldType::Boolean: {
         auto *box = new ValueCheckBox(!node->required, nullptr);
-        QObject::connect(box, &QCheckBox::stateChanged, q, [this, node] {
-            commitScalar(node);
-            if (!refreshing)
-                Q_EMIT q->editFinished(node->path);
-        });
+        QObject::connect(box, &QCheckBox::stateChanged, q, [this, node] { commitAndAnnounce(node); });
         node->input = field = box;
         break;
     }
@@ -961,11 +964,7 @@ QWidget *SchemaForm::Private::buildScalar(Node *node, bool withLabel)
         for (const Json &value : schema["enum"])
             combo->addItem(value.is_string() ? QString::fromStdString(value.get<std::string>())
                                              : QString::fromStdString(value.dump()));
-        QObject::connect(combo, &QComboBox::currentIndexChanged, q, [this, node] {
-            commitScalar(node);
-            if (!refreshing)
-                Q_EMIT q->editFinished(node->path);
-        });
+        QObject::connect(combo, &QComboBox::currentIndexChanged, q, [this, node] { commitAndAnnounce(node); });
         node->input = field = combo;
         break;
     }
@@ -990,14 +989,8 @@ QWidget *SchemaForm::Private::buildScalar(Node *node, bool withLabel)
                 addDescriptorItems(combo, descriptorValues(node->descriptor, text.trimmed()));
         });
         QObject::connect(combo, &QComboBox::currentTextChanged, q, [this, node] { commitScalar(node); });
-        QObject::connect(combo, &QComboBox::activated, q, [this, node] {
-            if (!refreshing)
-                Q_EMIT q->editFinished(node->path);
-        });
-        QObject::connect(combo->lineEdit(), &QLineEdit::editingFinished, q, [this, node] {
-            if (!refreshing)
-                Q_EMIT q->editFinished(node->path);
-        });
+        QObject::connect(combo, &QComboBox::activated, q, [this, node] { announceEdit(node); });
+        QObject::connect(combo->lineEdit(), &QLineEdit::editingFinished, q, [this, node] { announceEdit(node); });
         node->input = field = combo;
         break;
     }
@@ -1033,10 +1026,7 @@ QWidget *SchemaForm::Private::buildScalar(Node *node, bool withLabel)
             break;
         }
         QObject::connect(edit, &QLineEdit::textChanged, q, [this, node] { commitScalar(node); });
-        QObject::connect(edit, &QLineEdit::editingFinished, q, [this, node] {
-            if (!refreshing)
-                Q_EMIT q->editFinished(node->path);
-        });
+        QObject::connect(edit, &QLineEdit::editingFinished, q, [this, node] { announceEdit(node); });
         node->input = field = edit;
         if (node->type == FieldType::Date) {
             auto *composite = new QWidget;
@@ -1136,6 +1126,12 @@ std::optional<Json> SchemaForm::Private::scalarValue(const Node *node) const
     }
     // Text, or a number still being typed ("-"): kept as typed, the engine says what is wrong.
     return Json(text.toStdString());
+}
+
+void SchemaForm::Private::announceEdit(const Node *node)
+{
+    if (!refreshing)
+        Q_EMIT q->editFinished(node->path);
 }
 
 void SchemaForm::Private::commitScalar(Node *node)
