@@ -90,6 +90,20 @@ CREATE TABLE drafts (
 );
 CREATE INDEX drafts_by_resource ON drafts(project, resource, draft_id);
 )SQL",
+    // Version 3: exported batches, so a later export can take only what changed since one of them.
+    R"SQL(
+CREATE TABLE batches (
+    batch_id   TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    seq_from   INTEGER NOT NULL,
+    seq_to     INTEGER NOT NULL,
+    out_dir    TEXT NOT NULL,
+    manifest   TEXT NOT NULL
+);
+-- Re-importing the same invalid input updates its draft instead of adding another.
+ALTER TABLE drafts ADD COLUMN text_hash TEXT;
+CREATE INDEX drafts_by_text ON drafts(project, resource, text_hash);
+)SQL",
 };
 
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,

@@ -121,6 +121,20 @@ public:
                                        const std::string &prefix, int limit);
 
     const Model &model() const { return m_model; }
+
+    // Batch mode for imports: one BEGIN IMMEDIATE around many requests, each request in its own
+    // savepoint so a refused one leaves nothing behind. Waits (with the busy retries) for the lock.
+    void beginBatch();
+    void commitBatch();
+    void rollbackBatch();
+    bool inBatch() const { return m_inBatch; }
+    // Whether the last successful write changed anything (a POST of an identical document does not).
+    bool lastWriteChanged() const { return m_lastWriteChanged; }
+
+    // Keeps text as a draft with a known problem, without validating again; inside a batch it joins
+    // the batch's transaction. The same text for the same resource updates the existing draft.
+    std::int64_t keepDraft(const std::string &project, const std::string &resource, const std::string &text,
+                           const Json &problem, const std::string &actor);
     void setBusyRetryPolicy(const BusyRetryPolicy &policy) { m_retry = policy; }
 
     static constexpr int kReferencedByLimit = 100;
@@ -158,6 +172,8 @@ private:
     DocumentStore m_store;
     BusyRetryPolicy m_retry;
     bool m_dryRun = false;
+    bool m_inBatch = false;
+    bool m_lastWriteChanged = false;
 };
 
 // Documents and drafts per resource; takes any connection (a read-only one on a worker thread).

@@ -1,6 +1,7 @@
 // The typed views the desktop app reads: counts, references both ways, history, drafts, lookups.
 #include "Engine.h"
 
+#include <QCryptographicHash>
 #include <QDateTime>
 
 #include <SQLiteCpp/Statement.h>
@@ -209,6 +210,51 @@ Json Engine::draftProblem(const ResourceSchema &resource, const std::string &tex
             .body;
     Response response = validate(draftRequest(resource, targetId, *parsed.value));
     return response.status >= 400 ? response.body : Json();
+}
+
+std::int64_t Engine::keepDraft(const std::string &project, const std::string &resource, const std::string &text,
+                               const Json &problemBody, const std::string &actor)
+{
+    SQLite::Database &db = m_database.connection();
+    const std::string hash =
+        QCryptographicHash::hash(QByteArray::fromStdString(text), QCryptographicHash::Sha256).toHex().toStdString();
+    std::optional<ImmediateTransaction> transaction;
+    if (!m_inBatch)
+        transaction.emplace(db);
+    const std::string now = nowUtc();
+    SQLite::Statement update(db, "UPDATE drafts SET problem = ?, updated_at = ? WHERE project = ? AND resource = ? "
+                                 "AND text_hash = ? AND target_id IS NULL");
+    update.bind(1, problemBody.dump());
+    update.bind(2, now);
+    update.bind(3, project);
+    update.bind(4, resource);
+    update.bind(5, hash);
+    std::int64_t id = 0;
+    if (update.exec() > 0) {
+        SQLite::Statement find(db, "SELECT draft_id FROM drafts WHERE project = ? AND resource = ? AND text_hash = ? "
+                                   "AND target_id IS NULL LIMIT 1");
+        find.bind(1, project);
+        find.bind(2, resource);
+        find.bind(3, hash);
+        if (find.executeStep())
+            id = find.getColumn(0).getInt64();
+    } else {
+        SQLite::Statement insert(db, "INSERT INTO drafts (project, resource, target_id, body_text, problem, created_at, "
+                                     "updated_at, actor, text_hash) VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?)");
+        insert.bind(1, project);
+        insert.bind(2, resource);
+        insert.bind(3, text);
+        insert.bind(4, problemBody.dump());
+        insert.bind(5, now);
+        insert.bind(6, now);
+        insert.bind(7, actor.empty() ? currentOsUser() : actor);
+        insert.bind(8, hash);
+        insert.exec();
+        id = db.getLastInsertRowid();
+    }
+    if (transaction)
+        transaction->commit();
+    return id;
 }
 
 std::int64_t Engine::saveDraft(const ResourceSchema &resource, const std::string &text, const std::string &targetId,

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "ApiSchema.h"
+#include "Database.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+// What every steward-cli command shares: the global options and how to report problems.
+struct CliContext
+{
+    std::string databasePath; // empty: the per-user default
+    std::vector<std::string> schemaPaths;
+
+    // Both print one clear line on stderr and return null on failure.
+    std::unique_ptr<steward::Model> loadModel() const;
+    std::unique_ptr<steward::Database> openDatabase() const;
+    std::string resolvedDatabasePath() const;
+};
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1; // the command ran but did not complete (input unreadable, cut off, check failed)
+constexpr int kExitUsage = 2;
+
+// "steward-cli: <message> (see steward-cli <command> --help)" on stderr; returns kExitUsage.
+int usageError(const std::string &command, const std::string &message);
+bool wantsHelp(const std::vector<std::string> &args);
+
+// One function per command; each parses its own arguments and prints its own --help.
+int commandRequests(const CliContext &context, const std::vector<std::string> &args);
+int commandOrder(const CliContext &context, const std::vector<std::string> &args);
+int commandImport(const CliContext &context, const std::vector<std::string> &args);
+int commandExport(const CliContext &context, const std::vector<std::string> &args);
+int commandVerifyBatch(const CliContext &context, const std::vector<std::string> &args);
+int commandGenerate(const CliContext &context, const std::vector<std::string> &args);

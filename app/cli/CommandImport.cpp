@@ -1,0 +1,137 @@
+#include "Cli.h"
+#include "Engine.h"
+#include "Importer.h"
+
+#include <QSaveFile>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include <unistd.h>
+
+using namespace steward;
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void onInterrupt(int)
+{
+    g_interrupted = true;
+}
+
+void drawBar(const ImportProgress &p)
+{
+    const double fraction = p.phase == "reading"
+                                ? (p.bytesTotal > 0 ? static_cast<double>(p.bytesRead) / p.bytesTotal : 0.0)
+                                : (p.itemsTotal > 0 ? static_cast<double>(p.items) / p.itemsTotal : 0.0);
+    const int width = 30;
+    const int filled = static_cast<int>(fraction * width);
+    std::fprintf(stderr, "\r%-8s [%s%s] %3d%%  %lld documents", p.phase.c_str(), std::string(filled, '#').c_str(),
+                 std::string(width - filled, ' ').c_str(), static_cast<int>(fraction * 100),
+                 static_cast<long long>(p.items));
+    std::fflush(stderr);
+}
+
+} // namespace
+
+int commandImport(const CliContext &context, const std::vector<std::string> &args)
+{
+    if (wantsHelp(args)) {
+        std::cout
+            << "Usage: steward-cli [--db PATH] [--schema PATH]... import FILE|DIR... [--report FILE]\n"
+               "                  [--progress bar|json|none] [--chunk N]\n"
+               "\n"
+               "Imports documents, applying them in load order whatever order they come in. Formats:\n"
+               "  *.ndjson   lines {\"resource\":\"ed-fi/schools\",\"body\":{...}}\n"
+               "  *.json     an array of such objects\n"
+               "  schools.ndjson / schools.json   per-resource files named by endpoint (bodies only)\n"
+               "  *.xml      Ed-Fi descriptor interchange XML\n"
+               "  DIR        every such file in it (an exported batch directory is one)\n"
+               "Each document is stored (created, updated, unchanged) or kept as a draft with the reason.\n"
+               "Work is committed in chunks (default 2000 documents); Ctrl-C stops after the current chunk.\n"
+               "--report FILE writes {\"totals\":..,\"byResource\":..,\"drafts\":[..]} as JSON.\n"
+               "Exit code 0 when all input was read and applied (drafts included), 1 when not.\n"
+               "\n"
+               "Example: steward-cli --db district.db import descriptors/ students.ndjson --report report.json\n";
+        return kExitOk;
+    }
+    ImportOptions options;
+    std::string reportPath;
+    std::string progressMode = isatty(STDERR_FILENO) ? "bar" : "none";
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string &arg = args[i];
+        if (arg == "--report" || arg == "--progress" || arg == "--chunk") {
+            if (i + 1 >= args.size())
+                return usageError("import", arg + " needs a value");
+            const std::string value = args[++i];
+            if (arg == "--report") {
+                reportPath = value;
+            } else if (arg == "--progress") {
+                if (value != "bar" && value != "json" && value != "none")
+                    return usageError("import", "--progress takes bar, json or none");
+                progressMode = value;
+            } else {
+                try {
+                    options.chunkSize = std::stoi(value);
+                } catch (const std::exception &) {
+                    options.chunkSize = 0;
+                }
+                if (options.chunkSize < 1 || options.chunkSize > 1000000)
+                    return usageError("import", "--chunk takes a number from 1 to 1000000");
+            }
+        } else if (arg.rfind("--", 0) == 0) {
+            return usageError("import", "unknown option '" + arg + "'");
+        } else {
+            options.paths.push_back(arg);
+        }
+    }
+    if (options.paths.empty())
+        return usageError("import", "no FILE or DIR to import");
+    std::unique_ptr<Model> model = context.loadModel();
+    if (!model)
+        return kExitUsage;
+    std::unique_ptr<Database> database = context.openDatabase();
+    if (!database)
+        return kExitUsage;
+    Engine engine(*model, *database);
+    options.actor = currentOsUser();
+
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+    const ImportReport report = importFiles(engine, *model, options, [&](const ImportProgress &p) {
+        if (progressMode == "bar")
+            drawBar(p);
+        else if (progressMode == "json")
+            std::cerr << Json{{"phase", p.phase},
+                              {"documents", p.items},
+                              {"documentsTotal", p.itemsTotal},
+                              {"bytesRead", p.bytesRead},
+                              {"bytesTotal", p.bytesTotal}}
+                             .dump()
+                      << "\n";
+        return !g_interrupted.load();
+    });
+    if (progressMode == "bar")
+        std::fprintf(stderr, "\n");
+
+    if (!reportPath.empty()) {
+        QSaveFile file(QString::fromStdString(reportPath));
+        const std::string text = report.toJson().dump(2) + "\n";
+        if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0
+            || !file.commit())
+            std::cerr << "steward-cli: cannot write the report " << reportPath << ": "
+                      << file.errorString().toStdString() << "\n";
+    }
+    const ImportCounts &t = report.totals;
+    std::cerr << "steward-cli: " << t.created << " created, " << t.updated << " updated, " << t.unchanged
+              << " unchanged, " << t.drafts << " kept as drafts";
+    if (report.cancelled)
+        std::cerr << "; stopped: committed chunks stay, the rest was not applied";
+    if (!report.error.empty())
+        std::cerr << "; " << report.error;
+    std::cerr << "\n";
+    return report.completed ? kExitOk : kExitFailed;
+}

@@ -1,0 +1,419 @@
+#include "DescriptorXml.h"
+
+#include <QFile>
+#include <QXmlStreamReader>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace steward {
+
+namespace {
+
+// Far beyond any descriptor column (Description is 1024), so validation still reports the real
+// limit, but a runaway text node cannot exhaust memory.
+constexpr qsizetype kMaxValueChars = 1024 * 1024;
+
+// Interchange elements the XSD allows in a descriptor that no Ed-Fi ApiSchema stores.
+const std::set<QString> &knownUnstoredElements()
+{
+    static const std::set<QString> names{QStringLiteral("PriorDescriptor")};
+    return names;
+}
+
+bool isXmlSpace(QChar c)
+{
+    return c == QLatin1Char(' ') || c == QLatin1Char('\t') || c == QLatin1Char('\n') || c == QLatin1Char('\r');
+}
+
+// XML whitespace only: QString::trimmed would also strip no-break spaces, which are data.
+QString trimXmlSpace(const QString &text)
+{
+    qsizetype begin = 0;
+    qsizetype end = text.size();
+    while (begin < end && isXmlSpace(text[begin]))
+        ++begin;
+    while (end > begin && isXmlSpace(text[end - 1]))
+        --end;
+    return text.mid(begin, end - begin);
+}
+
+bool isLeapYear(int year)
+{
+    return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+}
+
+// The JSON form of a date (YYYY-MM-DD), a real calendar day.
+bool isIsoDate(const std::string &text)
+{
+    if (text.size() != 10 || text[4] != '-' || text[7] != '-')
+        return false;
+    for (std::size_t i = 0; i < text.size(); ++i)
+        if (i != 4 && i != 7 && (text[i] < '0' || text[i] > '9'))
+            return false;
+    const int year = std::stoi(text.substr(0, 4));
+    const int month = std::stoi(text.substr(5, 2));
+    const int day = std::stoi(text.substr(8, 2));
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (month < 1 || month > 12 || day < 1)
+        return false;
+    return day <= days[month - 1] + (month == 2 && isLeapYear(year) ? 1 : 0);
+}
+
+// "CodeValue" -> "codeValue": interchange element names are the JSON property names capitalized.
+std::string propertyName(const QString &element)
+{
+    std::string name = element.toStdString();
+    if (!name.empty() && name[0] >= 'A' && name[0] <= 'Z')
+        name[0] = static_cast<char>(name[0] - 'A' + 'a');
+    return name;
+}
+
+// "codeValue" -> "CodeValue", for messages about required properties.
+std::string elementName(const std::string &property)
+{
+    std::string name = property;
+    if (!name.empty() && name[0] >= 'a' && name[0] <= 'z')
+        name[0] = static_cast<char>(name[0] - 'a' + 'A');
+    return name;
+}
+
+std::string quoted(const std::string &value)
+{
+    constexpr std::size_t kMaxShown = 60;
+    return "'" + (value.size() > kMaxShown ? value.substr(0, kMaxShown) + "..." : value) + "'";
+}
+
+class DescriptorXmlSource : public ImportSource
+{
+public:
+    DescriptorXmlSource(std::string path, const Model &model)
+        : m_path(std::move(path))
+        , m_model(model)
+        , m_file(QString::fromStdString(m_path))
+    {
+        // Interchange files carry the data standard's version in their namespace: http://ed-fi.org/5.1.0.
+        for (const auto &project : model.projects())
+            if (!project->isExtensionProject && !project->projectVersion.empty())
+                m_expectedNamespaces.push_back(QStringLiteral("http://ed-fi.org/")
+                                               + QString::fromStdString(project->projectVersion));
+    }
+
+    // Opens only to find out whether the file is readable; the file is reopened on the first
+    // next(), so a directory of many files does not hold them all open at once.
+    bool open(std::string *error)
+    {
+        if (!m_file.open(QIODevice::ReadOnly)) {
+            *error = m_path + ": cannot be read: " + m_file.errorString().toStdString();
+            return false;
+        }
+        m_size = static_cast<std::uint64_t>(m_file.size());
+        m_file.close();
+        return true;
+    }
+
+    bool next(ImportItem &item) override
+    {
+        item = ImportItem{};
+        item.file = m_path;
+        if (m_state == State::Done)
+            return false;
+        if (m_state == State::Start) {
+            if (!m_file.open(QIODevice::ReadOnly)) {
+                item.error = m_path + ": cannot be read: " + m_file.errorString().toStdString();
+                finish();
+                return true;
+            }
+            m_size = static_cast<std::uint64_t>(m_file.size());
+            m_xml.setDevice(&m_file);
+            if (readRoot(item))
+                return true;
+        }
+        while (m_state == State::InRoot) {
+            switch (m_xml.readNext()) {
+            case QXmlStreamReader::StartElement:
+                readDescriptor(item);
+                return true;
+            case QXmlStreamReader::EndElement:
+                m_state = State::AfterRoot;
+                break;
+            case QXmlStreamReader::Characters:
+                if (!m_xml.isWhitespace()) {
+                    item.line = m_xml.lineNumber();
+                    item.error = where(item.line, m_rootName) + "text outside any descriptor element: "
+                                 + quoted(trimXmlSpace(m_xml.text().toString()).toStdString());
+                    return true;
+                }
+                break;
+            case QXmlStreamReader::Invalid:
+                malformed(item, {}, 0);
+                return true;
+            default:
+                break; // comments, processing instructions
+            }
+        }
+        if (m_state == State::AfterRoot) {
+            // Reading on to the end finds anything malformed after the root, such as a second root.
+            while (!m_xml.atEnd())
+                m_xml.readNext();
+            if (m_xml.hasError()) {
+                malformed(item, {}, 0);
+                return true;
+            }
+            finish();
+        }
+        return false;
+    }
+
+    std::uint64_t bytesRead() const override
+    {
+        if (m_state == State::Done)
+            return m_size;
+        return m_file.isOpen() ? static_cast<std::uint64_t>(m_file.pos()) : 0;
+    }
+    std::uint64_t bytesTotal() const override { return m_size; }
+
+private:
+    enum class State { Start, InRoot, AfterRoot, Done };
+
+    std::string where(std::int64_t line, const QString &element) const
+    {
+        return m_path + ":" + std::to_string(line) + ": <" + element.toStdString() + ">: ";
+    }
+
+    void finish()
+    {
+        m_state = State::Done;
+        m_xml.setDevice(nullptr);
+        m_file.close();
+    }
+
+    // QXmlStreamReader cannot go on after a well-formedness error, so this ends the file.
+    void malformed(ImportItem &item, const QString &element, std::int64_t elementLine)
+    {
+        item.body.reset();
+        item.line = m_xml.lineNumber();
+        std::string reason = m_xml.errorString().toStdString();
+        if (!reason.empty() && reason.back() == '.')
+            reason.pop_back(); // more text follows
+        item.error = m_path + ":" + std::to_string(item.line) + ": malformed XML: " + reason;
+        if (!element.isEmpty())
+            item.error += " (in <" + element.toStdString() + "> that starts on line " + std::to_string(elementLine) + ")";
+        item.error += "; the rest of the file is not read";
+        finish();
+    }
+
+    // True when the root itself is reported (and the file ends).
+    bool readRoot(ImportItem &item)
+    {
+        while (m_xml.readNext() != QXmlStreamReader::StartElement) {
+            if (m_xml.hasError()) {
+                malformed(item, {}, 0);
+                return true;
+            }
+            if (m_xml.atEnd()) {
+                item.error = m_path + ": no root element; the file holds no XML document";
+                finish();
+                return true;
+            }
+        }
+        m_rootName = m_xml.name().toString();
+        m_rootNamespace = m_xml.namespaceUri().toString();
+        item.line = m_xml.lineNumber();
+        if (!m_rootName.startsWith(QLatin1String("Interchange"))) {
+            item.error = where(item.line, m_rootName)
+                         + "the root element is not an Ed-Fi interchange (expected <InterchangeDescriptors>)";
+            finish();
+            return true;
+        }
+        if (!m_rootName.startsWith(QLatin1String("InterchangeDescriptors"))) {
+            // Other interchanges hold no descriptors; one item says so instead of one per element.
+            item.error = where(item.line, m_rootName)
+                         + "not a descriptor interchange (expected <InterchangeDescriptors>); the file is not read";
+            finish();
+            return true;
+        }
+        if (!m_expectedNamespaces.empty()
+            && std::find(m_expectedNamespaces.begin(), m_expectedNamespaces.end(), m_rootNamespace)
+                   == m_expectedNamespaces.end()) {
+            item.error = where(item.line, m_rootName) + "XML namespace "
+                         + (m_rootNamespace.isEmpty() ? std::string("(none)") : quoted(m_rootNamespace.toStdString()))
+                         + ", expected " + quoted(m_expectedNamespaces.front().toStdString()) + " for "
+                         + m_model.describe() + "; the file is not read";
+            finish();
+            return true;
+        }
+        m_state = State::InRoot;
+        return false;
+    }
+
+    // The descriptor resource named like the element, preferring the core project when an
+    // extension defines the same name.
+    const ResourceSchema *findDescriptor(const QString &element)
+    {
+        auto cached = m_resources.find(element);
+        if (cached != m_resources.end())
+            return cached->second;
+        const std::string name = element.toStdString();
+        const ResourceSchema *found = nullptr;
+        for (const auto &project : m_model.projects()) {
+            const ResourceSchema *candidate = m_model.findByName(project->projectName, name);
+            if (candidate == nullptr || !candidate->isDescriptor)
+                continue;
+            if (found == nullptr || (found->project->isExtensionProject && !project->isExtensionProject))
+                found = candidate;
+        }
+        m_resources.emplace(element, found);
+        return found;
+    }
+
+    // The text of the current element; child elements are skipped and reported through nested.
+    QString readText(bool &nested, bool &tooLong)
+    {
+        QString text;
+        for (;;) {
+            switch (m_xml.readNext()) {
+            case QXmlStreamReader::Characters:
+                if (text.size() + m_xml.text().size() <= kMaxValueChars)
+                    text += m_xml.text();
+                else
+                    tooLong = true;
+                break;
+            case QXmlStreamReader::StartElement:
+                nested = true;
+                m_xml.skipCurrentElement();
+                break;
+            case QXmlStreamReader::EndElement:
+            case QXmlStreamReader::Invalid:
+                return text;
+            default:
+                break;
+            }
+        }
+    }
+
+    void readDescriptor(ImportItem &item)
+    {
+        const QString element = m_xml.name().toString();
+        const std::int64_t line = m_xml.lineNumber();
+        item.line = line;
+        const bool rightNamespace = m_xml.namespaceUri() == m_rootNamespace;
+        const ResourceSchema *resource = rightNamespace ? findDescriptor(element) : nullptr;
+        if (resource == nullptr) {
+            m_xml.skipCurrentElement();
+            if (m_xml.hasError()) {
+                malformed(item, element, line);
+                return;
+            }
+            if (!rightNamespace)
+                item.error = where(line, element) + "XML namespace " + quoted(m_xml.namespaceUri().toString().toStdString())
+                             + " differs from the interchange's " + quoted(m_rootNamespace.toStdString())
+                             + "; the element is skipped";
+            else
+                item.error = where(line, element) + m_model.describe() + " has no descriptor named "
+                             + element.toStdString() + "; the element is skipped";
+            return;
+        }
+        item.resource = resource->project->projectEndpointName + "/" + resource->endpointName;
+
+        static const Json kNoProperties = Json::object();
+        auto propertiesIt = resource->jsonSchema.find("properties");
+        const Json &properties = propertiesIt != resource->jsonSchema.end() && propertiesIt->is_object()
+                                     ? *propertiesIt
+                                     : kNoProperties;
+        Json body = Json::object();
+        std::vector<std::string> problems;
+        std::set<QString> seen;
+        while (m_xml.readNextStartElement()) {
+            const QString field = m_xml.name().toString();
+            const std::int64_t fieldLine = m_xml.lineNumber();
+            const bool fieldNamespaceOk = m_xml.namespaceUri() == m_rootNamespace;
+            bool nested = false;
+            bool tooLong = false;
+            const QString text = readText(nested, tooLong);
+            if (m_xml.hasError())
+                break;
+            const std::string fieldText = "<" + field.toStdString() + ">";
+            const std::string property = propertyName(field);
+            auto schemaIt = properties.find(property);
+            if (!fieldNamespaceOk || (schemaIt == properties.end() && !knownUnstoredElements().count(field))) {
+                problems.push_back("unexpected element " + fieldText + " on line " + std::to_string(fieldLine));
+                continue;
+            }
+            if (!seen.insert(field).second) {
+                problems.push_back(fieldText + " appears more than once");
+                continue;
+            }
+            if (schemaIt == properties.end())
+                continue; // allowed by the interchange schema, stored by no ApiSchema
+            if (nested) {
+                problems.push_back(fieldText + " holds elements; expected text");
+                continue;
+            }
+            if (tooLong) {
+                problems.push_back(fieldText + " is longer than " + std::to_string(kMaxValueChars) + " characters");
+                continue;
+            }
+            // Leading and trailing whitespace is layout, not data (and Ed-Fi's patterns reject it).
+            const std::string value = trimXmlSpace(text).toStdString();
+            if (schemaIt->value("format", "") == "date" && !isIsoDate(value)) {
+                problems.push_back(fieldText + " " + quoted(value) + " is not a date (YYYY-MM-DD)");
+                continue;
+            }
+            body[property] = value;
+        }
+        if (m_xml.hasError()) {
+            malformed(item, element, line);
+            return;
+        }
+
+        if (auto required = resource->jsonSchema.find("required");
+            required != resource->jsonSchema.end() && required->is_array()) {
+            for (const Json &name : *required) {
+                if (!name.is_string())
+                    continue;
+                const std::string property = name.get<std::string>();
+                auto value = body.find(property);
+                if (value == body.end()) {
+                    if (!seen.count(QString::fromStdString(elementName(property))))
+                        problems.push_back("missing <" + elementName(property) + ">");
+                } else if (value->is_string() && value->get<std::string>().empty()) {
+                    problems.push_back("<" + elementName(property) + "> is empty");
+                }
+            }
+        }
+        if (!problems.empty()) {
+            item.error = where(line, element);
+            for (std::size_t i = 0; i < problems.size(); ++i)
+                item.error += (i ? "; " : "") + problems[i];
+            return;
+        }
+        item.body = std::move(body);
+    }
+
+    std::string m_path;
+    const Model &m_model;
+    QFile m_file;
+    QXmlStreamReader m_xml;
+    State m_state = State::Start;
+    std::uint64_t m_size = 0;
+    QString m_rootName;
+    QString m_rootNamespace;
+    std::vector<QString> m_expectedNamespaces;
+    std::map<QString, const ResourceSchema *> m_resources; // element name -> descriptor, or null
+};
+
+} // namespace
+
+std::unique_ptr<ImportSource> openDescriptorXml(const std::string &path, const Model &model, std::string *error)
+{
+    auto source = std::make_unique<DescriptorXmlSource>(path, model);
+    if (!source->open(error))
+        return nullptr;
+    return source;
+}
+
+} // namespace steward

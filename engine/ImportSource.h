@@ -1,0 +1,47 @@
+#pragma once
+
+#include "ApiSchema.h"
+#include "Json.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace steward {
+
+// One document read from an import file, or what made it unreadable. Nothing read is dropped:
+// an item with an error becomes a draft-like entry in the import report.
+struct ImportItem
+{
+    std::string file;
+    std::int64_t line = 0;      // 1-based line (or element line for XML); 0 when not known
+    std::string resource;       // "ed-fi/schools" (project endpoint / resource endpoint)
+    std::optional<Json> body;   // absent when error is set
+    std::string error;          // what is wrong and where, e.g. "line 12: invalid JSON: ..."
+};
+
+// A stream of import items; readers hold at most one item (or one line) in memory.
+class ImportSource
+{
+public:
+    virtual ~ImportSource() = default;
+    // False at the end of the input.
+    virtual bool next(ImportItem &item) = 0;
+    // Bytes read so far and in all (for progress); total 0 when unknown.
+    virtual std::uint64_t bytesRead() const = 0;
+    virtual std::uint64_t bytesTotal() const = 0;
+};
+
+// Opens a file or directory by its form:
+// - "*.ndjson"/"*.jsonl" whose lines are {"resource":"ed-fi/schools","body":{...}};
+// - "*.json" holding an array of such objects;
+// - per-resource files named by endpoint ("schools.ndjson": one body per line; "schools.json": an
+//   array of bodies; "tpdm.candidates.ndjson" names the project too);
+// - Ed-Fi interchange XML of descriptors ("*.xml");
+// - a directory: every file above in it (an exported batch directory is one), manifest.json skipped.
+// Returns null and sets error when the path cannot be opened at all.
+std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Model &model, std::string *error);
+
+} // namespace steward

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "ApiSchema.h"
+#include "Database.h"
+#include "Engine.h"
+#include "Json.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace steward {
+
+struct ImportOptions
+{
+    std::vector<std::string> paths; // files or directories (see openImportSource)
+    int chunkSize = 2000;           // documents per BEGIN IMMEDIATE transaction
+    std::string actor;              // for the change log; empty: the OS user
+};
+
+struct ImportCounts
+{
+    std::int64_t created = 0;
+    std::int64_t updated = 0;
+    std::int64_t unchanged = 0;
+    std::int64_t drafts = 0;
+};
+
+struct ImportDraftEntry
+{
+    std::string file;
+    std::int64_t line = 0;
+    std::string resource; // "ed-fi/schools", or empty when the item named no resource
+    Json problem;         // problem details, the same the protocol gives
+};
+
+struct ImportProgress
+{
+    std::string phase; // "reading" (files into load order) or "applying"
+    std::int64_t items = 0;
+    std::int64_t itemsTotal = 0; // 0 while unknown
+    std::uint64_t bytesRead = 0;
+    std::uint64_t bytesTotal = 0;
+};
+
+struct ImportReport
+{
+    ImportCounts totals;
+    std::map<std::string, ImportCounts> byResource;
+    std::vector<ImportDraftEntry> drafts; // every document that became a draft, with its reason
+    bool completed = false; // every input was read to the end and applied
+    bool cancelled = false;
+    std::string error; // why it did not complete (unreadable input, storage failure)
+
+    // {"totals":{...},"byResource":{...},"drafts":[{"file","line","resource","problem"}],...}
+    Json toJson() const;
+};
+
+// Imports documents in load order whatever order they come in: items are first spooled to a
+// temporary SQLite file (memory stays bounded), then applied in chunks, each its own BEGIN
+// IMMEDIATE transaction, with the same validation as the protocol. A document that fails becomes
+// a draft with its problem details; re-running the same import reports everything unchanged.
+// progress() may return false to stop: committed chunks stay, the rest is untouched.
+ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions &options,
+                         const std::function<bool(const ImportProgress &)> &progress = {});
+
+} // namespace steward

@@ -1,0 +1,247 @@
+// Imports: every format, any order, drafts with reasons, idempotence, cancel, the CLI.
+#include "CliSupport.h"
+#include "Importer.h"
+#include "TestSupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <SQLiteCpp/Database.h>
+
+#include <fstream>
+
+using namespace steward;
+using namespace steward::test;
+
+namespace {
+
+Json descriptor(const std::string &type, const std::string &code)
+{
+    return Json{{"namespace", "uri://ed-fi.org/" + type}, {"codeValue", code}, {"shortDescription", code}};
+}
+
+Json course(const std::string &code, int edOrg)
+{
+    return Json{{"courseCode", code},
+                {"courseTitle", "Course " + code},
+                {"numberOfParts", 1},
+                {"identificationCodes", Json::array()},
+                {"educationOrganizationReference", {{"educationOrganizationId", edOrg}}}};
+}
+
+Json envelope(const std::string &resource, const Json &body)
+{
+    return Json{{"resource", resource}, {"body", body}};
+}
+
+void writeLines(const QString &path, const std::vector<Json> &lines)
+{
+    std::ofstream out(path.toStdString());
+    for (const Json &line : lines)
+        out << line.dump() << "\n";
+}
+
+std::int64_t count(const std::string &db, const std::string &sql)
+{
+    SQLite::Database d(db, SQLite::OPEN_READONLY);
+    return d.execAndGet(sql).getInt64();
+}
+
+} // namespace
+
+class TestImport : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void formatsInAnyOrder()
+    {
+        Fixture f;
+        QTemporaryDir dir;
+        // Courses first, their School after, the descriptors last: the importer sorts it out.
+        writeLines(dir.filePath("mixed.ndjson"),
+                   {envelope("ed-fi/courses", course("ALG-1", 255901)), envelope("ed-fi/schools", Fixture::school(255901)),
+                    envelope("ed-fi/gradeLevelDescriptors", descriptor("GradeLevelDescriptor", "Ninth grade"))});
+        {
+            std::ofstream(dir.filePath("array.json").toStdString())
+                << Json::array({envelope("ed-fi/educationOrganizationCategoryDescriptors",
+                                         descriptor("EducationOrganizationCategoryDescriptor", "School"))})
+                       .dump();
+            std::ofstream(dir.filePath("courses.json").toStdString())
+                << Json::array({course("GEOM", 255901)}).dump(); // per-resource array: bodies only
+            writeLines(dir.filePath("schools.ndjson"), {Fixture::school(255902, "Second")});
+        }
+        ImportOptions options;
+        options.paths = {dir.filePath("mixed.ndjson").toStdString(), dir.filePath("array.json").toStdString(),
+                         dir.filePath("courses.json").toStdString(), dir.filePath("schools.ndjson").toStdString()};
+        options.chunkSize = 2;
+        ImportReport report = importFiles(f.engine(), f.model(), options);
+        QVERIFY2(report.completed, report.error.c_str());
+        QCOMPARE(report.totals.created, 6);
+        QCOMPARE(report.totals.drafts, 0);
+        QCOMPARE(report.byResource["ed-fi/courses"].created, 2);
+        QCOMPARE(f.call("GET", "/ed-fi/courses").body.size(), std::size_t(2));
+
+        // The same again: nothing changes.
+        ImportReport again = importFiles(f.engine(), f.model(), options);
+        QCOMPARE(again.totals.unchanged, 6);
+        QCOMPARE(again.totals.created, 0);
+        QCOMPARE(again.totals.updated, 0);
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM changes"), 6);
+
+        // A directory is the same input.
+        Fixture g;
+        ImportOptions fromDir;
+        fromDir.paths = {dir.path().toStdString()};
+        ImportReport report2 = importFiles(g.engine(), g.model(), fromDir);
+        QCOMPARE(report2.totals.created, 6);
+    }
+
+    void draftsWithReasonsAndNothingDropped()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        QTemporaryDir dir;
+        {
+            std::ofstream out(dir.filePath("bad.ndjson").toStdString());
+            out << envelope("ed-fi/courses", course("ALG-1", 999)).dump() << "\n"; // missing School: 409 -> draft
+            out << "this is not json\n";                                            // unreadable line
+            out << envelope("ed-fi/noSuchThings", Json::object()).dump() << "\n";   // unknown resource
+            out << envelope("ed-fi/schools", Json{{"schoolId", 1}}).dump() << "\n"; // invalid document
+            out << "\n";                                                             // blank: skipped
+            out << envelope("ed-fi/schools", Fixture::school(5)).dump() << "\n";     // fine
+        }
+        ImportOptions options;
+        options.paths = {dir.filePath("bad.ndjson").toStdString()};
+        ImportReport report = importFiles(f.engine(), f.model(), options);
+        QVERIFY(report.completed);
+        QCOMPARE(report.totals.created, 1);
+        QCOMPARE(report.totals.drafts, 4);
+        std::map<std::int64_t, ImportDraftEntry> byLine;
+        for (const ImportDraftEntry &d : report.drafts)
+            byLine[d.line] = d;
+        QCOMPARE(byLine[1].problem["type"].get<std::string>(), std::string(problem::kUnresolvedReference));
+        QVERIFY(byLine[1].problem["validationErrors"].contains("$.educationOrganizationReference"));
+        QVERIFY(byLine[2].problem["detail"].get<std::string>().find("bad.ndjson:2") != std::string::npos);
+        QVERIFY(byLine[3].problem["detail"].get<std::string>().find("noSuchThings") != std::string::npos);
+        QCOMPARE(byLine[4].problem["type"].get<std::string>(), std::string(problem::kDataValidationFailed));
+        QCOMPARE(byLine[4].file, dir.filePath("bad.ndjson").toStdString());
+        // Every draft is kept in the database, and a second run does not duplicate them.
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM drafts"), 4);
+        ImportReport again = importFiles(f.engine(), f.model(), options);
+        QCOMPARE(again.totals.drafts, 4);
+        QCOMPARE(again.totals.unchanged, 1);
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM drafts"), 4);
+        const Json json = report.toJson();
+        QCOMPARE(json["totals"]["drafts"].get<int>(), 4);
+        QCOMPARE(json["byResource"]["ed-fi/schools"]["created"].get<int>(), 1);
+        QVERIFY(json["drafts"][0].contains("problem"));
+        QVERIFY(json["drafts"][0].contains("line"));
+    }
+
+    void referencesWithinTheSameResourceResolve()
+    {
+        // An LEA whose parent LEA comes later in the file resolves on the second pass.
+        Fixture f;
+        f.seedDescriptors();
+        auto lea = [](int id, int parent) {
+            Json body{{"localEducationAgencyId", id},
+                      {"nameOfInstitution", "LEA " + std::to_string(id)},
+                      {"categories", Json::array({{{"educationOrganizationCategoryDescriptor",
+                                                    "uri://ed-fi.org/EducationOrganizationCategoryDescriptor#Local "
+                                                    "Education Agency"}}})},
+                      {"localEducationAgencyCategoryDescriptor",
+                       "uri://ed-fi.org/LocalEducationAgencyCategoryDescriptor#Independent"}};
+            if (parent)
+                body["parentLocalEducationAgencyReference"] = {{"localEducationAgencyId", parent}};
+            return envelope("ed-fi/localEducationAgencies", body);
+        };
+        QTemporaryDir dir;
+        writeLines(dir.filePath("leas.ndjson"), {lea(2, 1), lea(3, 2), lea(1, 0)});
+        ImportOptions options;
+        options.paths = {dir.filePath("leas.ndjson").toStdString()};
+        ImportReport report = importFiles(f.engine(), f.model(), options);
+        QCOMPARE(report.totals.created, 3);
+        QCOMPARE(report.totals.drafts, 0);
+    }
+
+    void cancelKeepsCommittedChunks()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        QTemporaryDir dir;
+        std::vector<Json> lines;
+        for (int i = 0; i < 50; ++i)
+            lines.push_back(envelope("ed-fi/schools", Fixture::school(1000 + i)));
+        writeLines(dir.filePath("many.ndjson"), lines);
+        ImportOptions options;
+        options.paths = {dir.filePath("many.ndjson").toStdString()};
+        options.chunkSize = 10;
+        int chunks = 0;
+        ImportReport report = importFiles(f.engine(), f.model(), options, [&](const ImportProgress &p) {
+            if (p.phase != "applying")
+                return true;
+            return ++chunks < 3; // stop after the third chunk
+        });
+        QVERIFY(report.cancelled);
+        QVERIFY(!report.completed);
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'School'"), 30);
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM changes WHERE resource = 'School'"), 30);
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+        // Running it again completes the rest.
+        ImportReport rest = importFiles(f.engine(), f.model(), options);
+        QVERIFY(rest.completed);
+        QCOMPARE(rest.totals.created, 20);
+        QCOMPARE(rest.totals.unchanged, 30);
+    }
+
+    void commandLine()
+    {
+        QTemporaryDir dir;
+        writeLines(dir.filePath("in.ndjson"),
+                   {envelope("ed-fi/gradeLevelDescriptors", descriptor("GradeLevelDescriptor", "Ninth grade")),
+                    envelope("ed-fi/courses", course("X", 1))});
+        const QString db = dir.filePath("cli.db");
+        const QString reportPath = dir.filePath("report.json");
+        CliRun run = runCli({"--db", db, "import", dir.filePath("in.ndjson"), "--report", reportPath, "--progress", "json"}, "");
+        QCOMPARE(run.exitCode, 0); // drafts are an outcome, not a failure
+        QVERIFY(run.stderrText.contains("1 created"));
+        QVERIFY(run.stderrText.contains("\"phase\":\"applying\""));
+        QFile file(reportPath);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const Json report = Json::parse(file.readAll().toStdString());
+        QCOMPARE(report["totals"]["created"].get<int>(), 1);
+        QCOMPARE(report["totals"]["drafts"].get<int>(), 1);
+        QCOMPARE(report["drafts"][0]["line"].get<int>(), 2);
+        QCOMPARE(runCli({"--db", db, "import", dir.filePath("missing.ndjson")}, "").exitCode, 1);
+        QCOMPARE(runCli({"--db", db, "import"}, "").exitCode, 2);
+        QCOMPARE(runCli({"--db", db, "import", "--chunk", "0", dir.filePath("in.ndjson")}, "").exitCode, 2);
+        QCOMPARE(runCli({"import", "--help"}, "").exitCode, 0);
+    }
+
+    void allPublishedDescriptorsImportIntoDs51()
+    {
+        const QString shared = sharedEdfiDir();
+        if (shared.isEmpty())
+            QSKIP("../shared/edfi is not present: the descriptor XML set is not part of a fresh clone");
+        Fixture f(Model::loadFiles({(shared + "/ds-5.1/ApiSchema.json").toStdString()}));
+        ImportOptions options;
+        options.paths = {(shared + "/ds-5.1/Descriptors").toStdString()};
+        ImportReport report = importFiles(f.engine(), f.model(), options);
+        QVERIFY2(report.completed, report.error.c_str());
+        if (!report.drafts.empty())
+            qWarning("first rejection: %s:%lld %s", report.drafts[0].file.c_str(),
+                     static_cast<long long>(report.drafts[0].line), report.drafts[0].problem.dump().c_str());
+        QCOMPARE(report.totals.drafts, 0);
+        QVERIFY(report.totals.created > 1000);
+        qInfo("%lld descriptors in %zu resources", static_cast<long long>(report.totals.created),
+              report.byResource.size());
+        ImportReport again = importFiles(f.engine(), f.model(), options);
+        QCOMPARE(again.totals.unchanged, report.totals.created);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestImport)
+#include "tst_import.moc"
