@@ -1,0 +1,203 @@
+#include "Cli.h"
+#include "Exporter.h"
+
+#include <QElapsedTimer>
+#include <QFileInfo>
+
+#include <csignal>
+#include <iostream>
+
+#include <unistd.h>
+
+using namespace steward;
+
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void onInterrupt(int)
+{
+    g_interrupted = 1;
+}
+
+// Ctrl-C cancels the export cleanly (no half batch) instead of killing it midway.
+class InterruptGuard
+{
+public:
+    InterruptGuard()
+    {
+        g_interrupted = 0;
+        m_previous = std::signal(SIGINT, onInterrupt);
+    }
+    ~InterruptGuard() { std::signal(SIGINT, m_previous); }
+
+private:
+    void (*m_previous)(int) = SIG_DFL;
+};
+
+// Takes "--name VALUE" or "--name=VALUE"; false (with error set) when the value is missing.
+bool optionValue(const std::vector<std::string> &args, std::size_t &i, const std::string &name, std::string &value,
+                 std::string &error)
+{
+    const std::string &arg = args[i];
+    if (arg == name) {
+        if (i + 1 >= args.size() || args[i + 1].empty()) {
+            error = name + " needs a value";
+            return false;
+        }
+        value = args[++i];
+        return true;
+    }
+    value = arg.substr(name.size() + 1);
+    if (value.empty()) {
+        error = name + " needs a value";
+        return false;
+    }
+    return true;
+}
+
+bool isOption(const std::string &arg, const std::string &name)
+{
+    return arg == name || arg.rfind(name + "=", 0) == 0;
+}
+
+} // namespace
+
+int commandExport(const CliContext &context, const std::vector<std::string> &args)
+{
+    if (wantsHelp(args)) {
+        std::cout << "Usage: steward-cli [--db PATH] [--schema PATH]... export --out DIR [--resource R]...\n"
+                     "                  [--changed-since BATCH | --all]\n"
+                     "\n"
+                     "Writes a validated batch into DIR (new or empty): one NDJSON file per resource in load\n"
+                     "order (\"schools.ndjson\"; \"tpdm.candidates.ndjson\" for an extension), a document body\n"
+                     "per line, and manifest.json with the batch id, counts, load order, the SHA-256 of every\n"
+                     "file, the change-log range covered and \"requires\": documents the batch references but\n"
+                     "does not contain. Drafts are never exported. The batch is recorded in the database.\n"
+                     "\n"
+                     "  --out DIR              the batch directory (created; must not hold anything)\n"
+                     "  --resource R           only this resource: endpoint (\"schools\"), resource name\n"
+                     "                         (\"School\") or \"ed-fi/schools\"; repeatable. Default: all\n"
+                     "  --changed-since BATCH  only documents changed after the batch with this id was made\n"
+                     "  --all                  every document (the default)\n"
+                     "\n"
+                     "Prints the batch id on standard output and a summary on standard error. Exit status:\n"
+                     "0 written, 1 the export failed or was cancelled midway (nothing is left behind),\n"
+                     "2 bad arguments, an unknown batch or resource, a non-empty DIR, or a database error.\n"
+                     "\n"
+                     "Example:\n"
+                     "  steward-cli export --out batch-1\n"
+                     "  steward-cli export --out batch-2 --changed-since \"$(cat batch-1.id)\" --resource courses\n";
+        return kExitOk;
+    }
+    ExportOptions options;
+    bool all = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string &arg = args[i];
+        std::string value;
+        std::string error;
+        if (isOption(arg, "--out")) {
+            if (!optionValue(args, i, "--out", value, error))
+                return usageError("export", error);
+            if (!options.outDir.empty())
+                return usageError("export", "--out given twice");
+            options.outDir = value;
+        } else if (isOption(arg, "--resource")) {
+            if (!optionValue(args, i, "--resource", value, error))
+                return usageError("export", error);
+            options.resources.push_back(value);
+        } else if (isOption(arg, "--changed-since")) {
+            if (!optionValue(args, i, "--changed-since", value, error))
+                return usageError("export", error);
+            if (!options.changedSinceBatch.empty())
+                return usageError("export", "--changed-since given twice");
+            options.changedSinceBatch = value;
+        } else if (arg == "--all") {
+            all = true;
+        } else {
+            return usageError("export", "unknown argument '" + arg + "'");
+        }
+    }
+    if (options.outDir.empty())
+        return usageError("export", "--out DIR is required");
+    if (all && !options.changedSinceBatch.empty())
+        return usageError("export", "--all and --changed-since exclude each other");
+
+    std::unique_ptr<Model> model = context.loadModel();
+    if (!model)
+        return kExitUsage;
+    std::unique_ptr<Database> database = context.openDatabase();
+    if (!database)
+        return kExitUsage;
+
+    const bool interactive = isatty(STDERR_FILENO) == 1;
+    QElapsedTimer sinceShown;
+    sinceShown.start();
+    bool shown = false;
+    InterruptGuard interrupt;
+    auto progress = [&](std::int64_t done, std::int64_t total) {
+        if (interactive && sinceShown.elapsed() >= 250) {
+            std::cerr << "\rexporting: " << done << " of " << total << " documents" << std::flush;
+            sinceShown.restart();
+            shown = true;
+        }
+        return g_interrupted == 0;
+    };
+    const ExportResult result = exportBatch(*database, *model, options, progress);
+    if (shown)
+        std::cerr << "\r\033[K" << std::flush;
+
+    switch (result.refused) {
+    case ExportResult::Refusal::Options:
+        return usageError("export", result.error);
+    case ExportResult::Refusal::Database:
+        std::cerr << "steward-cli: database error: " << result.error << "\n";
+        return kExitUsage;
+    case ExportResult::Refusal::None:
+        break;
+    }
+    if (!result.ok) {
+        std::cerr << "steward-cli: export: " << result.error << "\n";
+        return kExitFailed;
+    }
+    std::cout << result.batchId << "\n" << std::flush;
+    std::cerr << "steward-cli: exported " << result.documents << " documents of " << result.countsByResource.size()
+              << " resources to " << result.directory << " (batch " << result.batchId << ", changes "
+              << result.seqFrom << ".." << result.seqTo << ", " << result.required << " required documents not in it)\n";
+    return kExitOk;
+}
+
+int commandVerifyBatch(const CliContext &context, const std::vector<std::string> &args)
+{
+    if (wantsHelp(args)) {
+        std::cout << "Usage: steward-cli [--schema PATH]... verify-batch DIR\n"
+                     "\n"
+                     "Checks a batch written by 'export' without any database: every file's SHA-256 and\n"
+                     "document count against manifest.json, no file missing or unlisted, every line a JSON\n"
+                     "object with its natural key, and every reference and descriptor resolving to a document\n"
+                     "of the batch or to one of its \"requires\". Prints each problem as one line\n"
+                     "(file:line: what). Exit status: 0 the batch is sound, 1 problems found, 2 bad arguments.\n"
+                     "\n"
+                     "Example: steward-cli verify-batch batch-1\n";
+        return kExitOk;
+    }
+    if (args.size() != 1 || args[0].empty())
+        return usageError("verify-batch", args.empty() ? "DIR is required" : "'verify-batch' takes one DIR");
+    if (args[0].rfind("-", 0) == 0)
+        return usageError("verify-batch", "unknown option '" + args[0] + "'");
+    if (!QFileInfo(QString::fromStdString(args[0])).isDir())
+        return usageError("verify-batch", "'" + args[0] + "' is not a directory");
+    std::unique_ptr<Model> model = context.loadModel();
+    if (!model)
+        return kExitUsage;
+    const VerifyResult result = verifyBatch(args[0], *model);
+    for (const std::string &problem : result.problems)
+        std::cout << problem << "\n";
+    if (!result.ok) {
+        std::cout << std::flush;
+        std::cerr << "steward-cli: " << result.problems.size() << " problem(s) in " << args[0] << "\n";
+        return kExitFailed;
+    }
+    std::cout << "ok: " << result.documents << " documents in " << result.files << " files\n";
+    return kExitOk;
+}
