@@ -28,6 +28,7 @@ public:
 
     const steward::Model &model() const { return *m_model; }
     steward::Engine &engine() { return *m_engine; }
+    steward::Database &database() { return *m_database; }
     QString databasePath() const { return m_databasePath; }
     QStringList schemaFiles() const { return m_schemaFiles; }
 

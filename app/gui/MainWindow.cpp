@@ -4,6 +4,8 @@
 #include "BlockedDeleteDialog.h"
 #include "DocumentEditor.h"
 #include "DocumentTableModel.h"
+#include "Exporter.h"
+#include "Importer.h"
 #include "ReferencesPane.h"
 #include "ResourceTreeModel.h"
 #include "SampleDistrict.h"
@@ -122,6 +124,9 @@ void MainWindow::buildMenus()
     file->addAction(tr("&New database…"), this, [this] { openDatabaseDialog(true); });
     file->addAction(tr("&Open database…"), QKeySequence::Open, this, [this] { openDatabaseDialog(false); });
     m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addSeparator();
+    file->addAction(tr("&Import…"), QKeySequence(tr("Ctrl+I")), this, &MainWindow::importFilesDialog);
+    file->addAction(tr("&Export validated batch…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportBatchDialog);
     file->addSeparator();
     QMenu *model = file->addMenu(tr("&Model"));
     model->addAction(tr("Embedded &starter model"), this, [this] { chooseModelDialog(true); });
@@ -683,6 +688,72 @@ void MainWindow::loadSampleDistrict()
         Prompt::inform(this, tr("Sample district"), tr("%n sample document(s) could not be stored.", nullptr, failures));
     if (const steward::ResourceSchema *school = m_session->resourceByName("Ed-Fi", "School"))
         selectResource(school);
+}
+
+void MainWindow::importFilesDialog()
+{
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Import documents"), QString(),
+        tr("Import files (*.ndjson *.jsonl *.json *.xml);;All files (*)"));
+    if (files.isEmpty() || !confirmDiscardEdits())
+        return;
+    steward::ImportOptions options;
+    for (const QString &file : files)
+        options.paths.push_back(file.toStdString());
+    options.actor = steward::currentOsUser();
+    steward::Engine *engine = &m_session->engine();
+    const steward::Model *model = &m_session->model();
+    const steward::ImportReport report = runWithProgress<steward::ImportReport>(
+        this, tr("Importing…"), [engine, model, options](const std::function<bool(int, int)> &progress) {
+            return steward::importFiles(*engine, *model, options, [&progress](const steward::ImportProgress &p) {
+                // Reading is measured in bytes, applying in documents; both shown as a share of 1000.
+                const double share = p.phase == "reading"
+                                         ? (p.bytesTotal ? 0.5 * p.bytesRead / static_cast<double>(p.bytesTotal) : 0.0)
+                                         : 0.5 + (p.itemsTotal ? 0.5 * p.items / static_cast<double>(p.itemsTotal) : 0.0);
+                return progress(static_cast<int>(share * 1000), 1000);
+            });
+        });
+    m_session->announceEverythingChanged();
+    const steward::ImportCounts &t = report.totals;
+    QString text = tr("%1 created, %2 updated, %3 unchanged, %4 kept as drafts.")
+                       .arg(t.created)
+                       .arg(t.updated)
+                       .arg(t.unchanged)
+                       .arg(t.drafts);
+    if (report.cancelled)
+        text += tr("\nStopped: the chunks committed before stay; the rest was not applied.");
+    if (!report.error.empty())
+        text += QStringLiteral("\n") + QString::fromStdString(report.error);
+    if (t.drafts > 0)
+        text += tr("\nDrafts are listed under each resource's Drafts tab with their reasons.");
+    Prompt::inform(this, tr("Import"), text);
+}
+
+void MainWindow::exportBatchDialog()
+{
+    const QString dir = QFileDialog::getSaveFileName(this, tr("Export a validated batch to a new folder"),
+                                                     QStringLiteral("batch"), QString(),
+                                                     nullptr, QFileDialog::ShowDirsOnly);
+    if (dir.isEmpty())
+        return;
+    steward::ExportOptions options;
+    options.outDir = dir.toStdString();
+    steward::Database *database = &m_session->database();
+    const steward::Model *model = &m_session->model();
+    const steward::ExportResult result = runWithProgress<steward::ExportResult>(
+        this, tr("Exporting…"), [database, model, options](const std::function<bool(int, int)> &progress) {
+            return steward::exportBatch(*database, *model, options, [&progress](std::int64_t done, std::int64_t total) {
+                return progress(static_cast<int>(total > 0 ? done * 1000 / total : 0), 1000);
+            });
+        });
+    if (!result.ok)
+        Prompt::inform(this, tr("Export"), result.cancelled ? tr("Stopped; nothing was written.")
+                                                            : QString::fromStdString(result.error));
+    else
+        Prompt::inform(this, tr("Export"), tr("Batch %1: %2 documents written to %3.")
+                                               .arg(QString::fromStdString(result.batchId))
+                                               .arg(result.documents)
+                                               .arg(QDir::toNativeSeparators(dir)));
 }
 
 void MainWindow::openDatabaseDialog(bool create)

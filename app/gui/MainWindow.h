@@ -75,6 +75,8 @@ public Q_SLOTS:
     void goForward();
     void revalidateDrafts();
     void loadSampleDistrict();
+    void importFilesDialog();
+    void exportBatchDialog();
     void refreshCounts();
 
 Q_SIGNALS:

@@ -1,0 +1,187 @@
+// Import, save, delete-check and export figures on a generated district, beside a baseline
+// measured in the same run: the same documents' bytes inserted into one plain SQLite table in
+// one transaction. Usage: bench_import [documents]   (default 100000; the large run: 1000000)
+#include "Engine.h"
+#include "Exporter.h"
+#include "Generator.h"
+#include "Importer.h"
+
+#include <QCoreApplication>
+#include <QTemporaryDir>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <thread>
+
+using namespace steward;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds(Clock::time_point from, Clock::time_point to)
+{
+    return std::chrono::duration<double>(to - from).count();
+}
+
+double peakRssMb()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0)
+            return std::stod(line.substr(6)) / 1024.0;
+    return 0;
+}
+
+struct Latency
+{
+    double p50 = 0;
+    double p99 = 0;
+};
+
+Latency percentiles(std::vector<double> ms)
+{
+    std::sort(ms.begin(), ms.end());
+    return {ms[ms.size() / 2], ms[std::min(ms.size() - 1, ms.size() * 99 / 100)]};
+}
+
+Request request(const std::string &method, const std::string &path, const Json &body = nullptr)
+{
+    Request r;
+    r.method = method;
+    r.path = path;
+    if (!body.is_null())
+        r.body = body;
+    r.actor = "bench";
+    return r;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const std::int64_t target = argc > 1 ? std::max<std::int64_t>(1000, std::atoll(argv[1])) : 100000;
+    QTemporaryDir dir;
+    const std::string input = dir.filePath("district.ndjson").toStdString();
+
+    // The input: a generated district of about `target` documents.
+    GeneratorOptions generator;
+    generator.students = std::max<std::int64_t>(10, target / 10);
+    std::int64_t documents = 0;
+    auto t0 = Clock::now();
+    {
+        std::ofstream out(input);
+        documents = generateDistrict(generator, [&out](const std::string &resource, const Json &body) {
+            out << Json{{"resource", resource}, {"body", body}}.dump() << '\n';
+        });
+    }
+    std::printf("Steward import benchmark: %lld documents (%lld students), %u cores\n\n",
+                static_cast<long long>(documents), static_cast<long long>(generator.students),
+                std::thread::hardware_concurrency());
+    std::printf("generate                       %8.1f s\n", seconds(t0, Clock::now()));
+
+    // Baseline: the same bytes into one plain table in one transaction.
+    double baselineRate = 0;
+    {
+        SQLite::Database db(dir.filePath("baseline.db").toStdString(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE docs (k INTEGER PRIMARY KEY, body TEXT)");
+        SQLite::Statement insert(db, "INSERT INTO docs (body) VALUES (?)");
+        std::ifstream in(input);
+        std::string line;
+        t0 = Clock::now();
+        db.exec("BEGIN");
+        while (std::getline(in, line)) {
+            insert.reset();
+            insert.bind(1, line);
+            insert.exec();
+        }
+        db.exec("COMMIT");
+        baselineRate = documents / seconds(t0, Clock::now());
+        std::printf("baseline: plain insert, 1 txn  %8.0f docs/s\n", baselineRate);
+    }
+
+    std::unique_ptr<Model> model = Model::loadStarter();
+    std::unique_ptr<Database> database = Database::open(dir.filePath("steward.db").toStdString());
+    Engine engine(*model, *database);
+    ImportOptions options;
+    options.paths = {input};
+    Clock::time_point applyStart;
+    Clock::time_point tenPercent;
+    Clock::time_point ninetyPercent;
+    std::int64_t atTen = 0;
+    std::int64_t atNinety = 0;
+    t0 = Clock::now();
+    const ImportReport report = importFiles(engine, *model, options, [&](const ImportProgress &p) {
+        if (p.phase != "applying")
+            return true;
+        if (applyStart == Clock::time_point())
+            applyStart = Clock::now();
+        if (atTen == 0 && p.items >= p.itemsTotal / 10) {
+            tenPercent = Clock::now();
+            atTen = p.items;
+        }
+        if (atNinety == 0 && p.items >= p.itemsTotal * 9 / 10) {
+            ninetyPercent = Clock::now();
+            atNinety = p.items;
+        }
+        return true;
+    });
+    const auto t1 = Clock::now();
+    const double importRate = documents / seconds(t0, t1);
+    std::printf("import, full validation        %8.0f docs/s   (%.2fx the baseline; %lld created, %lld drafts)\n",
+                importRate, importRate / baselineRate, static_cast<long long>(report.totals.created),
+                static_cast<long long>(report.totals.drafts));
+    if (atTen > 0 && atNinety > atTen) {
+        std::printf("  spooling (read + sort)       %8.1f s\n", seconds(t0, applyStart));
+        std::printf("  first 10%% applied            %8.0f docs/s\n", atTen / seconds(applyStart, tenPercent));
+        std::printf("  last 10%% applied             %8.0f docs/s\n",
+                    (documents - atNinety) / seconds(ninetyPercent, t1));
+    }
+
+    // Single-document saves at the final size: parse, validate, commit with synchronous=FULL.
+    std::vector<double> saves;
+    for (int i = 0; i < 2000; ++i) {
+        const Json student{{"studentUniqueId", "B" + std::to_string(i)},
+                           {"firstName", "Bench"},
+                           {"lastSurname", "Student"},
+                           {"birthDate", "2010-01-01"}};
+        const auto s = Clock::now();
+        engine.handle(request("POST", "/ed-fi/students", student));
+        saves.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
+    }
+    const Latency save = percentiles(saves);
+    std::printf("save one document              p50 %6.3f ms   p99 %6.3f ms\n", save.p50, save.p99);
+
+    // Delete-block checks on referenced students (the 409 with its referencedBy list).
+    std::vector<std::string> studentIds;
+    for (const Json &doc : engine.handle(request("GET", "/ed-fi/students?limit=500")).body)
+        studentIds.push_back(doc["id"].get<std::string>());
+    std::vector<double> checks;
+    int blocked = 0;
+    for (int round = 0; round < 4; ++round)
+        for (const std::string &id : studentIds) {
+            const auto s = Clock::now();
+            blocked += engine.handle(request("DELETE", "/ed-fi/students/" + id)).status == 409 ? 1 : 0;
+            checks.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
+        }
+    const Latency check = percentiles(checks);
+    std::printf("delete-block check (409)       p50 %6.3f ms   p99 %6.3f ms   (%d of %zu blocked)\n", check.p50,
+                check.p99, blocked, checks.size());
+
+    ExportOptions exportOptions;
+    exportOptions.outDir = dir.filePath("batch").toStdString();
+    t0 = Clock::now();
+    const ExportResult exported = exportBatch(*database, *model, exportOptions);
+    std::printf("export                         %8.0f docs/s   (%lld documents%s)\n",
+                exported.documents / seconds(t0, Clock::now()), static_cast<long long>(exported.documents),
+                exported.ok ? "" : (", failed: " + exported.error).c_str());
+    std::printf("\npeak RSS %.1f MB\n", peakRssMb());
+    return 0;
+}
