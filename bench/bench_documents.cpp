@@ -3,6 +3,7 @@
 // until the rows are in the model. Beside them, raw SQLite figures from the same run on the same file:
 // count(*) and an OFFSET page at the same depth, which is why the table pages by keyset instead.
 // Usage: bench_documents [documents]   (default 1000000)
+#include "BenchSupport.h"
 #include "DocumentTableModel.h"
 #include "Engine.h"
 
@@ -37,16 +38,6 @@ constexpr int kTimeoutMs = 600000;
 double msSince(Clock::time_point start)
 {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double statusMb(const char *field)
-{
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind(field, 0) == 0)
-            return std::stod(line.substr(std::string(field).size())) / 1024.0;
-    return 0;
 }
 
 // The generator's page cache and JSON garbage are not the table's: start the peak RSS figure afresh.
@@ -280,8 +271,8 @@ int main(int argc, char **argv)
     const Timing back = timeReload(table, [&] { table.sort(-1); });
     line("back to creation order, first page", back.firstRowsMs);
 
-    const double peakMb = statusMb("VmHWM:");
-    const double nowMb = statusMb("VmRSS:");
+    const double peakMb = procStatusMb("VmHWM:");
+    const double nowMb = procStatusMb("VmRSS:");
 
     // Baseline: the same questions asked of SQLite directly, on a fresh read-only connection.
     std::printf("\nBaseline: raw SQLite on the same file\n");

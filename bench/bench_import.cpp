@@ -1,6 +1,7 @@
 // Import, save, delete-check and export figures on a generated district, beside a baseline
 // measured in the same run: the same documents' bytes inserted into one plain SQLite table in
 // one transaction. Usage: bench_import [documents]   (default 100000; the large run: 1000000)
+#include "BenchSupport.h"
 #include "Engine.h"
 #include "Exporter.h"
 #include "Generator.h"
@@ -27,16 +28,6 @@ namespace {
 double seconds(Clock::time_point from, Clock::time_point to)
 {
     return std::chrono::duration<double>(to - from).count();
-}
-
-double peakRssMb()
-{
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmHWM:", 0) == 0)
-            return std::stod(line.substr(6)) / 1024.0;
-    return 0;
 }
 
 struct Latency
@@ -182,6 +173,6 @@ int main(int argc, char **argv)
     std::printf("export                         %8.0f docs/s   (%lld documents%s)\n",
                 exported.documents / seconds(t0, Clock::now()), static_cast<long long>(exported.documents),
                 exported.ok ? "" : (", failed: " + exported.error).c_str());
-    std::printf("\npeak RSS %.1f MB\n", peakRssMb());
+    std::printf("\npeak RSS %.1f MB\n", procStatusMb("VmHWM:"));
     return 0;
 }

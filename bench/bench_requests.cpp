@@ -1,6 +1,7 @@
 // Single-request write and read latency through the engine, beside raw SQLite inserts of the same
 // documents with the same durability settings (WAL, synchronous=FULL, one transaction per row).
 // Usage: bench_requests [documents]   (default 3000)
+#include "BenchSupport.h"
 #include "Engine.h"
 
 #include <QTemporaryDir>
@@ -46,16 +47,6 @@ Figures measure(int count, const std::function<void(int)> &operation)
 void print(const char *what, const Figures &f)
 {
     std::printf("%-44s %9.0f docs/s   p50 %7.3f ms   p99 %7.3f ms\n", what, f.perSecond, f.p50, f.p99);
-}
-
-double peakRssMb()
-{
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmHWM:", 0) == 0)
-            return std::stod(line.substr(6)) / 1024.0;
-    return 0;
 }
 
 Json school(int id)
@@ -141,6 +132,6 @@ int main(int argc, char **argv)
     print("DELETE School blocked by a Course (409)", measure(std::min(count, 1000), [&](int i) {
               send(engine, "DELETE", ids[i]);
           }));
-    std::printf("\npeak RSS %.1f MB\n", peakRssMb());
+    std::printf("\npeak RSS %.1f MB\n", procStatusMb("VmHWM:"));
     return 0;
 }
