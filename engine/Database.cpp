@@ -202,6 +202,8 @@ std::unique_ptr<Database> Database::open(const std::string &path, Access access)
         if (access == Access::ReadWrite) {
             database->m_db->exec("PRAGMA journal_mode=WAL");
             database->m_db->exec("PRAGMA synchronous=FULL");
+            // Random-key indexes touch pages all over the file; a 64 MB page cache keeps them in memory.
+            database->m_db->exec("PRAGMA cache_size=-65536");
         }
         database->m_db->exec("PRAGMA foreign_keys=ON");
         if (access == Access::ReadWrite && version < kSchemaVersion)
