@@ -100,6 +100,7 @@ int main(int argc, char **argv)
 
     std::unique_ptr<Model> model = Model::loadStarter();
     std::unique_ptr<Database> database = Database::open(dir.filePath("steward.db").toStdString());
+    database->startBackgroundCheckpoints();
     Engine engine(*model, *database);
     ImportOptions options;
     options.paths = {input};

@@ -137,6 +137,48 @@ Database::Database(std::unique_ptr<SQLite::Database> db, std::string path)
 {
 }
 
+Database::~Database()
+{
+    stopBackgroundCheckpoints();
+}
+
+void Database::startBackgroundCheckpoints(std::chrono::milliseconds interval)
+{
+    if (m_checkpointer.joinable())
+        return;
+    m_db->exec("PRAGMA wal_autocheckpoint=0");
+    m_stopCheckpoints = false;
+    const std::string path = m_path;
+    m_checkpointer = std::thread([this, path, interval] {
+        std::unique_lock<std::mutex> lock(m_checkpointMutex);
+        while (!m_stopCheckpoints) {
+            m_checkpointWake.wait_for(lock, interval, [this] { return m_stopCheckpoints; });
+            if (m_stopCheckpoints)
+                break;
+            lock.unlock();
+            try {
+                SQLite::Database db(path, SQLite::OPEN_READWRITE, 0);
+                db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+            } catch (const std::exception &) {
+                // Busy or gone: the next round tries again; a missed checkpoint only grows the WAL.
+            }
+            lock.lock();
+        }
+    });
+}
+
+void Database::stopBackgroundCheckpoints()
+{
+    if (!m_checkpointer.joinable())
+        return;
+    {
+        std::lock_guard<std::mutex> lock(m_checkpointMutex);
+        m_stopCheckpoints = true;
+    }
+    m_checkpointWake.notify_all();
+    m_checkpointer.join();
+}
+
 std::unique_ptr<Database> Database::open(const std::string &path, Access access)
 {
     namespace fs = std::filesystem;

@@ -2,7 +2,11 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <stdexcept>
 #include <string>
 
@@ -48,15 +52,26 @@ public:
     // Throws StorageError naming the file and what is wrong; a foreign, newer or read-only file is left untouched.
     static std::unique_ptr<Database> open(const std::string &path, Access access = Access::ReadWrite);
 
+    ~Database();
+
     SQLite::Database &connection() { return *m_db; }
     const std::string &path() const { return m_path; }
+
+    // SQLite checkpoints inside the committing call by default, which shows as latency spikes on
+    // saves. This turns that off and checkpoints (PASSIVE) from a thread with its own connection.
+    void startBackgroundCheckpoints(std::chrono::milliseconds interval = std::chrono::milliseconds(500));
 
 private:
     Database(std::unique_ptr<SQLite::Database> db, std::string path);
     void migrate(int fromVersion);
+    void stopBackgroundCheckpoints();
 
     std::unique_ptr<SQLite::Database> m_db;
     std::string m_path;
+    std::thread m_checkpointer;
+    std::mutex m_checkpointMutex;
+    std::condition_variable m_checkpointWake;
+    bool m_stopCheckpoints = false;
 };
 
 // BEGIN IMMEDIATE: takes the write lock up front so no later statement in it can fail with SQLITE_BUSY.

@@ -50,7 +50,9 @@ std::string CliContext::resolvedDatabasePath() const
 std::unique_ptr<Database> CliContext::openDatabase() const
 {
     try {
-        return Database::open(resolvedDatabasePath());
+        std::unique_ptr<Database> database = Database::open(resolvedDatabasePath());
+        database->startBackgroundCheckpoints();
+        return database;
     } catch (const StorageError &e) {
         std::cerr << "steward-cli: database error: " << e.what() << "\n";
         return nullptr;

@@ -1,6 +1,5 @@
 #include "AppSession.h"
 
-#include <QtConcurrent/QtConcurrentRun>
 
 QString describeDocument(const steward::StoredDocument &document)
 {
@@ -46,35 +45,12 @@ std::unique_ptr<AppSession> AppSession::open(const QString &databasePath, const 
         return nullptr;
     }
     session->m_engine = std::make_unique<steward::Engine>(*session->m_model, *session->m_database);
-    // SQLite checkpoints inside the committing call by default, which shows as latency spikes on
-    // saves; the app checkpoints from a worker thread instead.
-    session->m_database->connection().exec("PRAGMA wal_autocheckpoint=0");
-    session->m_checkpointTimer = new QTimer(session.get());
-    session->m_checkpointTimer->setInterval(3000);
-    connect(session->m_checkpointTimer, &QTimer::timeout, session.get(), &AppSession::checkpointInBackground);
-    session->m_checkpointTimer->start();
+    session->m_database->startBackgroundCheckpoints();
     return session;
-}
-
-void AppSession::checkpointInBackground()
-{
-    if (m_checkpoint.isRunning())
-        return;
-    const std::string path = m_databasePath.toStdString();
-    m_checkpoint = QtConcurrent::run([path] {
-        try {
-            SQLite::Database db(path, SQLite::OPEN_READWRITE, 0);
-            db.exec("PRAGMA wal_checkpoint(PASSIVE)");
-        } catch (const std::exception &) {
-            // A busy or vanished file just means no checkpoint this time; the next tick tries again.
-        }
-    });
 }
 
 AppSession::~AppSession()
 {
-    m_checkpointTimer->stop();
-    m_checkpoint.waitForFinished();
     m_engine.reset();
     m_database.reset();
 }

@@ -2,9 +2,7 @@
 
 #include "Engine.h"
 
-#include <QFuture>
 #include <QObject>
-#include <QTimer>
 #include <QString>
 #include <QStringList>
 
@@ -55,13 +53,10 @@ Q_SIGNALS:
 
 private:
     AppSession() = default;
-    void checkpointInBackground();
 
     QString m_databasePath;
     QStringList m_schemaFiles;
     std::unique_ptr<steward::Model> m_model;
     std::unique_ptr<steward::Database> m_database;
     std::unique_ptr<steward::Engine> m_engine;
-    QTimer *m_checkpointTimer = nullptr;
-    QFuture<void> m_checkpoint;
 };
