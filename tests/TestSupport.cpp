@@ -90,4 +90,16 @@ Json Fixture::school(int schoolId, const std::string &name)
                  Json::array({{{"gradeLevelDescriptor", "uri://ed-fi.org/GradeLevelDescriptor#Ninth grade"}}})}};
 }
 
+Json Fixture::course(const std::string &code, int edOrgId)
+{
+    return Json{{"courseCode", code},
+                {"courseTitle", "Algebra I"},
+                {"numberOfParts", 1},
+                {"identificationCodes",
+                 Json::array({{{"identificationCode", code},
+                               {"courseIdentificationSystemDescriptor",
+                                "uri://ed-fi.org/CourseIdentificationSystemDescriptor#LEA course code"}}})},
+                {"educationOrganizationReference", {{"educationOrganizationId", edOrgId}}}};
+}
+
 } // namespace steward::test

@@ -34,6 +34,8 @@ public:
     void seedDescriptors();
 
     static Json school(int schoolId, const std::string &name = "Grand Bend High School");
+    // A Course of the education organization, with an LEA course code (the descriptor seedDescriptors adds).
+    static Json course(const std::string &code, int edOrgId);
 
 private:
     QTemporaryDir m_dir;

@@ -23,24 +23,13 @@ using namespace steward::test;
 
 namespace {
 
-Json course(const std::string &code, int edOrgId)
-{
-    return Json{{"courseCode", code},
-                {"courseTitle", "Algebra I"},
-                {"numberOfParts", 1},
-                {"identificationCodes",
-                 Json::array({{{"identificationCode", code},
-                               {"courseIdentificationSystemDescriptor",
-                                "uri://ed-fi.org/CourseIdentificationSystemDescriptor#LEA course code"}}})},
-                {"educationOrganizationReference", {{"educationOrganizationId", edOrgId}}}};
-}
 
 // Descriptors, one School, one Course that references it (through EducationOrganization).
 void seedSmall(Fixture &f)
 {
     f.seedDescriptors();
     f.create("/ed-fi/schools", Fixture::school(255901));
-    f.create("/ed-fi/courses", course("ALG-1", 255901));
+    f.create("/ed-fi/courses", Fixture::course("ALG-1", 255901));
 }
 
 void seedDistrict(Fixture &f)
@@ -390,7 +379,7 @@ private Q_SLOTS:
 
         // One update, one new document.
         QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(255901, "Grand Bend Senior High")).status, 200);
-        f.create("/ed-fi/courses", course("GEO-1", 255901));
+        f.create("/ed-fi/courses", Fixture::course("GEO-1", 255901));
         const ExportResult second = exportTo(f, parent.filePath("second"), {}, first.batchId);
         QVERIFY2(second.ok, second.error.c_str());
         QCOMPARE(second.documents, std::int64_t(2));
@@ -421,7 +410,7 @@ private Q_SLOTS:
         QCOMPARE(scalar(f.database(), "SELECT count(*) FROM batches"), std::int64_t(3));
 
         // With a resource filter too.
-        f.create("/ed-fi/courses", course("BIO-1", 255901));
+        f.create("/ed-fi/courses", Fixture::course("BIO-1", 255901));
         const ExportResult fourth = exportTo(f, parent.filePath("fourth"), {"schools"}, third.batchId);
         QVERIFY2(fourth.ok, fourth.error.c_str());
         QCOMPARE(fourth.documents, std::int64_t(0));

@@ -11,17 +11,6 @@ using namespace steward::test;
 
 namespace {
 
-Json course(const std::string &code, int edOrgId)
-{
-    return Json{{"courseCode", code},
-                {"courseTitle", "Algebra I"},
-                {"numberOfParts", 1},
-                {"identificationCodes",
-                 Json::array({{{"identificationCode", code},
-                               {"courseIdentificationSystemDescriptor",
-                                "uri://ed-fi.org/CourseIdentificationSystemDescriptor#LEA course code"}}})},
-                {"educationOrganizationReference", {{"educationOrganizationId", edOrgId}}}};
-}
 
 Json schoolYear(int year)
 {
@@ -195,7 +184,7 @@ void TestProtocol::putIdentityChangeCascades()
     f.seedDescriptors();
     f.create("/ed-fi/schools", Fixture::school(100));
     f.create("/ed-fi/schoolYearTypes", schoolYear(2022));
-    f.create("/ed-fi/courses", course("ALG-1", 100));
+    f.create("/ed-fi/courses", Fixture::course("ALG-1", 100));
     const std::string sessionId = f.create("/ed-fi/sessions", session(100, 2022, "Fall"));
     const std::string offeringId = f.create("/ed-fi/courseOfferings", courseOffering("ALG-1", 100, 2022, "Fall"));
     const std::string sectionId = f.create("/ed-fi/sections", section("S1", "ALG-1", 100, 2022, "Fall"));
@@ -255,8 +244,8 @@ void TestProtocol::deleteAndBlockedDelete()
     Fixture f;
     f.seedDescriptors();
     const std::string schoolId = f.create("/ed-fi/schools", Fixture::school(255901));
-    const std::string courseId = f.create("/ed-fi/courses", course("ALG-1", 255901));
-    f.create("/ed-fi/courses", course("GEOM", 255901));
+    const std::string courseId = f.create("/ed-fi/courses", Fixture::course("ALG-1", 255901));
+    f.create("/ed-fi/courses", Fixture::course("GEOM", 255901));
 
     Response blocked = f.call("DELETE", "/ed-fi/schools/" + schoolId);
     QCOMPARE(blocked.status, 409);
@@ -399,7 +388,7 @@ void TestProtocol::validationStagesInOrder()
     QCOMPARE(f.call("POST", "/ed-fi/schools", withId).status, 400);
 
     // Stage 3 and 4 together: a missing descriptor and a missing reference give one 400 listing both.
-    Json both = course("ALG-1", 424242);
+    Json both = Fixture::course("ALG-1", 424242);
     both["identificationCodes"][0]["courseIdentificationSystemDescriptor"] =
         "uri://ed-fi.org/CourseIdentificationSystemDescriptor#Unknown";
     Response s3 = f.call("POST", "/ed-fi/courses", both);
@@ -413,7 +402,7 @@ void TestProtocol::validationStagesInOrder()
                          "'uri://ed-fi.org/CourseIdentificationSystemDescriptor#Unknown' does not exist."));
 
     // Stage 4 alone: 409 keyed by the reference's path.
-    Response s4 = f.call("POST", "/ed-fi/courses", course("ALG-1", 424242));
+    Response s4 = f.call("POST", "/ed-fi/courses", Fixture::course("ALG-1", 424242));
     QCOMPARE(s4.status, 409);
     QCOMPARE(s4.body["type"].get<std::string>(), std::string(problem::kUnresolvedReference));
     QCOMPARE(s4.body["validationErrors"]["$.educationOrganizationReference"][0].get<std::string>(),
@@ -474,7 +463,7 @@ void TestProtocol::abstractReferenceAndEndpoint()
     QCOMPARE(f.call("POST", "/ed-fi/educationOrganizations", Json{{"educationOrganizationId", 1}}).status, 404);
     // A Course's EducationOrganization reference is satisfied by a School or by a LocalEducationAgency.
     f.create("/ed-fi/schools", Fixture::school(255901));
-    QCOMPARE(f.call("POST", "/ed-fi/courses", course("ALG-1", 255901)).status, 201);
+    QCOMPARE(f.call("POST", "/ed-fi/courses", Fixture::course("ALG-1", 255901)).status, 201);
     Response lea = f.call("POST", "/ed-fi/localEducationAgencies",
                           Json{{"localEducationAgencyId", 255900},
                                {"nameOfInstitution", "Grand Bend ISD"},
@@ -484,7 +473,7 @@ void TestProtocol::abstractReferenceAndEndpoint()
                                {"localEducationAgencyCategoryDescriptor",
                                 "uri://ed-fi.org/LocalEducationAgencyCategoryDescriptor#Independent"}});
     QCOMPARE(lea.status, 201);
-    QCOMPARE(f.call("POST", "/ed-fi/courses", course("ALG-1", 255900)).status, 201);
+    QCOMPARE(f.call("POST", "/ed-fi/courses", Fixture::course("ALG-1", 255900)).status, 201);
     // Case-insensitive endpoint names.
     QCOMPARE(f.call("GET", "/ED-FI/Schools").status, 200);
 }

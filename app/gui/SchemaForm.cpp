@@ -522,6 +522,8 @@ struct SchemaForm::Private
     // Building
     void build();
     void buildMembers(Node *node, QFormLayout *form);
+    // A titled box for an object or array, its tooltip and error label; returns its layout.
+    QVBoxLayout *makeGroupBox(Node *node, QString title, bool named);
     void buildObjectBox(Node *node, QFormLayout *form);
     void buildArrayBox(Node *node, QFormLayout *form);
     QWidget *buildScalar(Node *node, bool withLabel);
@@ -692,17 +694,12 @@ QString SchemaForm::Private::describe(const Node *node) const
     return lines.join(u'\n');
 }
 
-void SchemaForm::Private::buildObjectBox(Node *node, QFormLayout *form)
+QVBoxLayout *SchemaForm::Private::makeGroupBox(Node *node, QString title, bool named)
 {
-    auto refIt = referencesByPath.find(genericJsonPath(node->path.toStdString()));
-    node->reference = refIt == referencesByPath.end() ? nullptr : refIt->second;
-    QString title = humanize(node->property);
-    if (node->reference != nullptr)
-        title = withoutSuffix(title, QStringLiteral("reference"));
     if (node->required)
         title += QStringLiteral(" *");
     auto *box = new QGroupBox(title);
-    if (node->reference == nullptr)
+    if (named)
         box->setObjectName(node->path);
     node->box = box;
     node->toolTip = describe(node);
@@ -712,6 +709,19 @@ void SchemaForm::Private::buildObjectBox(Node *node, QFormLayout *form)
     layout->setSpacing(6);
     node->errorLabel = makeErrorLabel();
     layout->addWidget(node->errorLabel);
+    return layout;
+}
+
+void SchemaForm::Private::buildObjectBox(Node *node, QFormLayout *form)
+{
+    auto refIt = referencesByPath.find(genericJsonPath(node->path.toStdString()));
+    node->reference = refIt == referencesByPath.end() ? nullptr : refIt->second;
+    QString title = humanize(node->property);
+    if (node->reference != nullptr)
+        title = withoutSuffix(title, QStringLiteral("reference"));
+    // A reference's name belongs to its search line, not the box.
+    QVBoxLayout *layout = makeGroupBox(node, title, node->reference == nullptr);
+    QWidget *box = node->box;
     if (node->reference != nullptr)
         buildPicker(node, layout);
     auto *inner = makeFormLayout();
@@ -776,19 +786,8 @@ void SchemaForm::Private::buildPicker(Node *node, QVBoxLayout *layout)
 
 void SchemaForm::Private::buildArrayBox(Node *node, QFormLayout *form)
 {
-    QString title = humanize(node->property);
-    if (node->required)
-        title += QStringLiteral(" *");
-    auto *box = new QGroupBox(title);
-    box->setObjectName(node->path);
-    node->box = box;
-    node->toolTip = describe(node);
-    box->setToolTip(node->toolTip);
-    auto *layout = new QVBoxLayout(box);
-    layout->setContentsMargins(10, 8, 10, 10);
-    layout->setSpacing(6);
-    node->errorLabel = makeErrorLabel();
-    layout->addWidget(node->errorLabel);
+    QVBoxLayout *layout = makeGroupBox(node, humanize(node->property), true);
+    QWidget *box = node->box;
     auto *rowsHost = new QWidget;
     node->rows = new QVBoxLayout(rowsHost);
     node->rows->setContentsMargins(0, 0, 0, 0);
