@@ -199,6 +199,8 @@ std::unique_ptr<Database> Database::open(const std::string &path, Access access)
     }
 
     int flags = access == Access::ReadOnly ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE;
+    // A connection is only ever used by one thread at a time; SQLite's own mutexes cost ~3% of an import.
+    flags |= SQLite::OPEN_NOMUTEX;
     if (!exists)
         flags |= SQLite::OPEN_CREATE;
     std::unique_ptr<SQLite::Database> db;
@@ -246,6 +248,9 @@ std::unique_ptr<Database> Database::open(const std::string &path, Access access)
             database->m_db->exec("PRAGMA synchronous=FULL");
             // Random-key indexes touch pages all over the file; a 64 MB page cache keeps them in memory.
             database->m_db->exec("PRAGMA cache_size=-65536");
+            // Each request runs in a savepoint inside an import's chunk; a statement journal on disk
+            // wrote the original of every page a document touched (about 80 KB per document).
+            database->m_db->exec("PRAGMA temp_store=MEMORY");
         }
         database->m_db->exec("PRAGMA foreign_keys=ON");
         if (access == Access::ReadWrite && version < kSchemaVersion)

@@ -69,7 +69,9 @@ SQLite::Statement &DocumentStore::statement(const char *sql)
     auto it = m_statements.find(sql);
     if (it == m_statements.end())
         it = m_statements.emplace(sql, std::make_unique<SQLite::Statement>(m_db, sql)).first;
-    it->second->reset();
+    // reset() would throw the error of the statement's last failed step again (SQLite reports it
+    // from sqlite3_reset); that failure was already handled, and the statement is fine to reuse.
+    it->second->tryReset();
     it->second->clearBindings();
     return *it->second;
 }

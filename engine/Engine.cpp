@@ -4,6 +4,7 @@
 #include <QDateTime>
 
 #include <chrono>
+#include <exception>
 #include <cstdio>
 #include <random>
 #include <thread>
@@ -139,39 +140,59 @@ bool isSqliteConstraint(const SQLite::Exception &e)
 }
 
 // BEGIN IMMEDIATE for writes; a dry run (validate()) reads in a deferred transaction and never commits.
-// Inside a batch, a request is a savepoint of the batch's transaction.
+// Inside a batch, a request is a savepoint of the batch's transaction, except where the caller
+// knows every refusal comes before the first write (a POST): a savepoint there made SQLite copy
+// each page the document touched into a statement journal. Without one, an exception part way
+// through the writes marks the batch broken, and the whole chunk is rolled back instead.
 class WriteScope
 {
 public:
-    WriteScope(SQLite::Database &db, bool dryRun, bool inBatch)
+    enum class InBatch { Savepoint, RefusalsBeforeWrites };
+
+    WriteScope(SQLite::Database &db, bool dryRun, bool inBatch, bool &batchBroken,
+               InBatch mode = InBatch::Savepoint)
         : m_db(db)
         , m_dryRun(dryRun)
         , m_inBatch(inBatch)
+        , m_savepoint(!inBatch || dryRun || mode == InBatch::Savepoint)
+        , m_batchBroken(batchBroken)
+        , m_exceptionsAtStart(std::uncaught_exceptions())
     {
-        m_db.exec(inBatch ? "SAVEPOINT request" : dryRun ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE");
+        if (m_savepoint)
+            m_db.exec(inBatch ? "SAVEPOINT request" : dryRun ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE");
     }
     ~WriteScope()
     {
-        if (m_open) {
-            try {
-                m_db.exec(m_inBatch ? "ROLLBACK TO request; RELEASE request" : "ROLLBACK");
-            } catch (...) {
-            }
+        if (!m_open)
+            return;
+        if (!m_savepoint) {
+            if (std::uncaught_exceptions() > m_exceptionsAtStart)
+                m_batchBroken = true;
+            return;
+        }
+        try {
+            m_db.exec(m_inBatch ? "ROLLBACK TO request; RELEASE request" : "ROLLBACK");
+        } catch (...) {
         }
     }
     void commit()
     {
+        m_open = false;
+        if (!m_savepoint)
+            return;
         if (m_inBatch)
             m_db.exec(m_dryRun ? "ROLLBACK TO request; RELEASE request" : "RELEASE request");
         else
             m_db.exec(m_dryRun ? "ROLLBACK" : "COMMIT");
-        m_open = false;
     }
 
 private:
     SQLite::Database &m_db;
     bool m_dryRun;
     bool m_inBatch;
+    bool m_savepoint;
+    bool &m_batchBroken;
+    int m_exceptionsAtStart;
     bool m_open = true;
 };
 
@@ -239,10 +260,16 @@ void Engine::beginBatch()
     if (begun.status != 200)
         throw StorageError(StorageError::Kind::Busy, m_database.path() + ": " + begun.body.value("detail", std::string()));
     m_inBatch = true;
+    m_batchBroken = false;
 }
 
 void Engine::commitBatch()
 {
+    if (m_batchBroken) {
+        rollbackBatch();
+        throw StorageError(StorageError::Kind::Io,
+                           m_database.path() + ": a write failed part way through a document; its chunk was rolled back");
+    }
     m_inBatch = false;
     m_database.connection().exec("COMMIT");
 }
@@ -583,7 +610,8 @@ Response Engine::post(const Target &target, const Request &request)
     const std::string actor = request.actor.empty() ? currentOsUser() : request.actor;
 
     return withWriteTransaction([&]() -> Response {
-        WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch);
+        WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch, m_batchBroken,
+                               WriteScope::InBatch::RefusalsBeforeWrites);
         Resolved resolved;
         if (std::optional<Response> failure = resolveReferences(resource, body, resolved))
             return *failure;
@@ -672,7 +700,7 @@ Response Engine::put(const Target &target, const Request &request)
     const std::string ifMatch = request.header("if-match");
 
     return withWriteTransaction([&]() -> Response {
-        WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch);
+        WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch, m_batchBroken);
         std::optional<StoredDocument> existing = m_store.findById(target.id);
         if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName())
             return notFound("No " + resource.resourceName + " with the id '" + target.id + "' exists.");
@@ -818,7 +846,7 @@ Response Engine::remove(const Target &target, const Request &request)
     const std::string actor = request.actor.empty() ? currentOsUser() : request.actor;
     const std::string ifMatch = request.header("if-match");
     return withWriteTransaction([&]() -> Response {
-        WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch);
+        WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch, m_batchBroken);
         std::optional<StoredDocument> existing = m_store.findById(target.id);
         if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName())
             return notFound("No " + resource.resourceName + " with the id '" + target.id + "' exists.");

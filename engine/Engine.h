@@ -128,6 +128,8 @@ public:
     void commitBatch();
     void rollbackBatch();
     bool inBatch() const { return m_inBatch; }
+    // A request failed after it began writing; commitBatch() will roll the chunk back and throw.
+    bool batchBroken() const { return m_batchBroken; }
     // Whether the last successful write changed anything (a POST of an identical document does not).
     bool lastWriteChanged() const { return m_lastWriteChanged; }
 
@@ -173,6 +175,7 @@ private:
     BusyRetryPolicy m_retry;
     bool m_dryRun = false;
     bool m_inBatch = false;
+    bool m_batchBroken = false; // a write threw inside a batch request that had no savepoint
     bool m_lastWriteChanged = false;
 };
 

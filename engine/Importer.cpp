@@ -187,6 +187,8 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
             request.body = Json::parse(text);
             request.actor = options.actor;
             const Response response = engine.handle(request);
+            if (engine.batchBroken())
+                throw std::runtime_error(response.body.value("detail", std::string("a write failed")));
             ImportCounts &counts = report.byResource[resource];
             if (response.status == 201) {
                 ++counts.created;

@@ -197,6 +197,42 @@ private Q_SLOTS:
         QCOMPARE(rest.totals.unchanged, 30);
     }
 
+    void writeFailurePartWayRollsBackItsChunk()
+    {
+        // Imports write without a savepoint per document; a write that fails after the document's
+        // row went in must take the whole chunk with it, never leave a half-written document.
+        Fixture f;
+        f.seedDescriptors();
+        QTemporaryDir dir;
+        std::vector<Json> lines;
+        for (int i = 0; i < 25; ++i)
+            lines.push_back(envelope("ed-fi/schools", Fixture::school(2000 + i)));
+        writeLines(dir.filePath("district.ndjson"), lines);
+        // The change-log row is the last write of a document; fail it for the 15th School.
+        f.database().connection().exec("CREATE TEMP TRIGGER fail_one AFTER INSERT ON main.changes "
+                                       "WHEN NEW.identity LIKE '%2014%' BEGIN SELECT RAISE(ABORT, 'simulated disk trouble'); END");
+        ImportOptions options;
+        options.paths = {dir.filePath("district.ndjson").toStdString()};
+        options.chunkSize = 10;
+        ImportReport report = importFiles(f.engine(), f.model(), options);
+        QVERIFY2(!report.completed, report.toJson().dump().c_str());
+        QVERIFY2(report.error.find("simulated disk trouble") != std::string::npos, report.error.c_str());
+        QVERIFY(!f.engine().inBatch());
+        f.database().connection().exec("DROP TRIGGER fail_one");
+        // The first chunk stays; the second (which held the failing School) left nothing behind.
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'School'"), 10);
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM changes WHERE resource = 'School'"), 10);
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM aliases a WHERE NOT EXISTS "
+                                         "(SELECT 1 FROM documents d WHERE d.doc_key = a.doc_key)"),
+                 0);
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM drafts"), 0);
+        // And the engine goes on working: the same import now completes.
+        ImportReport again = importFiles(f.engine(), f.model(), options);
+        QVERIFY2(again.completed, again.error.c_str());
+        QCOMPARE(again.totals.created, 15);
+        QCOMPARE(again.totals.unchanged, 10);
+    }
+
     void commandLine()
     {
         QTemporaryDir dir;
