@@ -16,7 +16,9 @@ namespace steward {
 struct ImportOptions
 {
     std::vector<std::string> paths; // files or directories (see openImportSource)
-    int chunkSize = 2000;           // documents per BEGIN IMMEDIATE transaction
+    // Documents per BEGIN IMMEDIATE transaction: each commit rewrites the random-key index pages it
+    // dirtied, so larger chunks write less (107k documents: 2,000 took 10.6 s, 10,000 took 9.2 s).
+    int chunkSize = 10000;
     std::string actor;              // for the change log; empty: the OS user
 };
 

@@ -51,7 +51,7 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
                "  *.xml      Ed-Fi descriptor interchange XML\n"
                "  DIR        every such file in it (an exported batch directory is one)\n"
                "Each document is stored (created, updated, unchanged) or kept as a draft with the reason.\n"
-               "Work is committed in chunks (default 2000 documents); Ctrl-C stops after the current chunk.\n"
+               "Work is committed in chunks (default 10000 documents); Ctrl-C stops after the current chunk.\n"
                "--report FILE writes {\"totals\":..,\"byResource\":..,\"drafts\":[..]} as JSON.\n"
                "Exit code 0 when all input was read and applied (drafts included), 1 when not.\n"
                "\n"
