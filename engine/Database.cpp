@@ -104,6 +104,49 @@ CREATE TABLE batches (
 ALTER TABLE drafts ADD COLUMN text_hash TEXT;
 CREATE INDEX drafts_by_text ON drafts(project, resource, text_hash);
 )SQL",
+    // Version 4: sync. Clients allowed to call `steward-cli serve` (secrets only as salted hashes);
+    // the Ed-Fi APIs this database pulls from and pushes to, with the change-log position every
+    // change up to which the target accepted; the target's id for each local document; and what a
+    // push could not deliver, with the target's answer.
+    R"SQL(
+CREATE TABLE api_clients (
+    name        TEXT PRIMARY KEY,
+    salt        BLOB NOT NULL,
+    secret_hash BLOB NOT NULL,
+    iterations  INTEGER NOT NULL,
+    created_at  TEXT NOT NULL
+);
+
+CREATE TABLE sync_targets (
+    target_id    INTEGER PRIMARY KEY,
+    url          TEXT NOT NULL,
+    client       TEXT NOT NULL,
+    push_cursor  INTEGER NOT NULL DEFAULT 0,
+    last_pull_at TEXT,
+    last_push_at TEXT,
+    UNIQUE (url, client)
+);
+
+CREATE TABLE sync_remote_ids (
+    target_id INTEGER NOT NULL REFERENCES sync_targets(target_id) ON DELETE CASCADE,
+    id        TEXT NOT NULL,
+    remote_id TEXT NOT NULL,
+    PRIMARY KEY (target_id, id)
+) WITHOUT ROWID;
+
+CREATE TABLE sync_failures (
+    target_id INTEGER NOT NULL REFERENCES sync_targets(target_id) ON DELETE CASCADE,
+    id        TEXT NOT NULL,
+    seq       INTEGER NOT NULL,
+    project   TEXT NOT NULL,
+    resource  TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    status    INTEGER NOT NULL,
+    problem   TEXT NOT NULL,
+    at        TEXT NOT NULL,
+    PRIMARY KEY (target_id, id)
+) WITHOUT ROWID;
+)SQL",
 };
 
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,

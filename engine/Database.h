@@ -40,7 +40,7 @@ class Database
 {
 public:
     static constexpr int kApplicationId = 0x53545744; // "STWD"
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
     static constexpr int kBusyTimeoutMs = 5000;
 
     enum class Access
