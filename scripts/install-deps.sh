@@ -7,6 +7,7 @@ packages=(
   libsqlite3-dev libsqlitecpp-dev
   nlohmann-json3-dev libvalijson-dev
   qt6-base-dev qt6-httpserver-dev qt6-websockets-dev libgl-dev
+  qtkeychain-qt6-dev
   fonts-dejavu-core
 )
 

@@ -90,6 +90,22 @@ Json Fixture::school(int schoolId, const std::string &name)
                  Json::array({{{"gradeLevelDescriptor", "uri://ed-fi.org/GradeLevelDescriptor#Ninth grade"}}})}};
 }
 
+Json Fixture::schoolYear(int year)
+{
+    return Json{{"schoolYear", year}, {"currentSchoolYear", false}, {"schoolYearDescription", std::to_string(year)}};
+}
+
+Json Fixture::session(int schoolId, int year, const std::string &name)
+{
+    return Json{{"sessionName", name},
+                {"schoolReference", {{"schoolId", schoolId}}},
+                {"schoolYearTypeReference", {{"schoolYear", year}}},
+                {"beginDate", "2021-08-23"},
+                {"endDate", "2021-12-17"},
+                {"termDescriptor", "uri://ed-fi.org/TermDescriptor#Fall Semester"},
+                {"totalInstructionalDays", 80}};
+}
+
 Json Fixture::course(const std::string &code, int edOrgId)
 {
     return Json{{"courseCode", code},

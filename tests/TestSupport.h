@@ -36,6 +36,9 @@ public:
     static Json school(int schoolId, const std::string &name = "Grand Bend High School");
     // A Course of the education organization, with an LEA course code (the descriptor seedDescriptors adds).
     static Json course(const std::string &code, int edOrgId);
+    static Json schoolYear(int year);
+    // A Session (its resource allows identity updates) of the school and year.
+    static Json session(int schoolId, int year, const std::string &name);
 
 private:
     QTemporaryDir m_dir;

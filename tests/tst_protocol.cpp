@@ -12,22 +12,6 @@ using namespace steward::test;
 namespace {
 
 
-Json schoolYear(int year)
-{
-    return Json{{"schoolYear", year}, {"currentSchoolYear", false}, {"schoolYearDescription", std::to_string(year)}};
-}
-
-Json session(int schoolId, int year, const std::string &name)
-{
-    return Json{{"sessionName", name},
-                {"schoolReference", {{"schoolId", schoolId}}},
-                {"schoolYearTypeReference", {{"schoolYear", year}}},
-                {"beginDate", "2021-08-23"},
-                {"endDate", "2021-12-17"},
-                {"termDescriptor", "uri://ed-fi.org/TermDescriptor#Fall Semester"},
-                {"totalInstructionalDays", 80}};
-}
-
 Json courseOffering(const std::string &localCode, int schoolId, int year, const std::string &sessionName)
 {
     return Json{{"localCourseCode", localCode},
@@ -183,9 +167,9 @@ void TestProtocol::putIdentityChangeCascades()
     Fixture f;
     f.seedDescriptors();
     f.create("/ed-fi/schools", Fixture::school(100));
-    f.create("/ed-fi/schoolYearTypes", schoolYear(2022));
+    f.create("/ed-fi/schoolYearTypes", Fixture::schoolYear(2022));
     f.create("/ed-fi/courses", Fixture::course("ALG-1", 100));
-    const std::string sessionId = f.create("/ed-fi/sessions", session(100, 2022, "Fall"));
+    const std::string sessionId = f.create("/ed-fi/sessions", Fixture::session(100, 2022, "Fall"));
     const std::string offeringId = f.create("/ed-fi/courseOfferings", courseOffering("ALG-1", 100, 2022, "Fall"));
     const std::string sectionId = f.create("/ed-fi/sections", section("S1", "ALG-1", 100, 2022, "Fall"));
     const std::string studentId = f.create("/ed-fi/students", Json{{"studentUniqueId", "604822"},
@@ -202,7 +186,7 @@ void TestProtocol::putIdentityChangeCascades()
     QVERIFY(!enrollmentId.empty() && !studentId.empty());
 
     const std::string offeringEtag = f.call("GET", "/ed-fi/courseOfferings/" + offeringId).header("ETag");
-    Response renamed = f.call("PUT", "/ed-fi/sessions/" + sessionId, session(100, 2022, "Fall Semester"));
+    Response renamed = f.call("PUT", "/ed-fi/sessions/" + sessionId, Fixture::session(100, 2022, "Fall Semester"));
     QCOMPARE(renamed.status, 204);
 
     // CourseOffering's reference and identity follow, then Section's, then the enrollment's.
@@ -230,10 +214,10 @@ void TestProtocol::putIdentityConflict()
     Fixture f;
     f.seedDescriptors();
     f.create("/ed-fi/schools", Fixture::school(100));
-    f.create("/ed-fi/schoolYearTypes", schoolYear(2022));
-    const std::string fall = f.create("/ed-fi/sessions", session(100, 2022, "Fall"));
-    f.create("/ed-fi/sessions", session(100, 2022, "Spring"));
-    Response clash = f.call("PUT", "/ed-fi/sessions/" + fall, session(100, 2022, "Spring"));
+    f.create("/ed-fi/schoolYearTypes", Fixture::schoolYear(2022));
+    const std::string fall = f.create("/ed-fi/sessions", Fixture::session(100, 2022, "Fall"));
+    f.create("/ed-fi/sessions", Fixture::session(100, 2022, "Spring"));
+    Response clash = f.call("PUT", "/ed-fi/sessions/" + fall, Fixture::session(100, 2022, "Spring"));
     QCOMPARE(clash.status, 409);
     QCOMPARE(clash.body["type"].get<std::string>(), std::string(problem::kIdentityConflict));
     QCOMPARE(f.call("GET", "/ed-fi/sessions/" + fall).body["sessionName"].get<std::string>(), std::string("Fall"));
@@ -374,11 +358,11 @@ void TestProtocol::validationStagesInOrder()
              std::string("nameOfInstitution is required."));
     QVERIFY(!s1.body["validationErrors"].contains("$.gradeLevels[0].gradeLevelDescriptor"));
 
-    Json sessionMissingDate = session(1, 2022, "Fall");
+    Json sessionMissingDate = Fixture::session(1, 2022, "Fall");
     sessionMissingDate.erase("beginDate");
     Response s1b = f.call("POST", "/ed-fi/sessions", sessionMissingDate);
     QCOMPARE(s1b.body["validationErrors"]["$.beginDate"][0].get<std::string>(), std::string("beginDate is required."));
-    Json badDate = session(1, 2022, "Fall");
+    Json badDate = Fixture::session(1, 2022, "Fall");
     badDate["beginDate"] = "2021-02-30";
     QCOMPARE(f.call("POST", "/ed-fi/sessions", badDate).status, 400);
 

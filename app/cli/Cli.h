@@ -26,6 +26,8 @@ constexpr int kExitUsage = 2;
 // "steward-cli: <message> (see steward-cli <command> --help)" on stderr; returns kExitUsage.
 int usageError(const std::string &command, const std::string &message);
 bool wantsHelp(const std::vector<std::string> &args);
+// Writes the JSON (indented) to path atomically; on failure says why on stderr and returns false.
+bool writeReportFile(const std::string &path, const steward::Json &report);
 
 // One function per command; each parses its own arguments and prints its own --help.
 int commandRequests(const CliContext &context, const std::vector<std::string> &args);
@@ -34,3 +36,5 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
 int commandExport(const CliContext &context, const std::vector<std::string> &args);
 int commandVerifyBatch(const CliContext &context, const std::vector<std::string> &args);
 int commandGenerate(const CliContext &context, const std::vector<std::string> &args);
+int commandSync(const CliContext &context, const std::vector<std::string> &args);
+int commandChanges(const CliContext &context, const std::vector<std::string> &args);

@@ -2,8 +2,6 @@
 #include "Engine.h"
 #include "Importer.h"
 
-#include <QSaveFile>
-
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -117,14 +115,8 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
     if (progressMode == "bar")
         std::fprintf(stderr, "\n");
 
-    if (!reportPath.empty()) {
-        QSaveFile file(QString::fromStdString(reportPath));
-        const std::string text = report.toJson().dump(2) + "\n";
-        if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0
-            || !file.commit())
-            std::cerr << "steward-cli: cannot write the report " << reportPath << ": "
-                      << file.errorString().toStdString() << "\n";
-    }
+    if (!reportPath.empty())
+        writeReportFile(reportPath, report.toJson());
     const ImportCounts &t = report.totals;
     std::cerr << "steward-cli: " << t.created << " created, " << t.updated << " updated, " << t.unchanged
               << " unchanged, " << t.drafts << " kept as drafts";

@@ -2,6 +2,7 @@
 #include "Cli.h"
 
 #include <QCoreApplication>
+#include <QSaveFile>
 
 #include <iostream>
 #include <map>
@@ -27,6 +28,8 @@ const char *const kUsage =
     "  export --out DIR    write a validated batch in load order\n"
     "  verify-batch DIR    check a batch's checksums and references\n"
     "  generate            write a generated sample district as NDJSON\n"
+    "  sync pull|push|...  pull from and push to an Ed-Fi API (status, remember a secret)\n"
+    "  changes [--follow]  print the change log as NDJSON\n"
     "\n"
     "Example: echo '{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}' | steward-cli requests\n";
 
@@ -64,6 +67,19 @@ int usageError(const std::string &command, const std::string &message)
     std::cerr << "steward-cli: " << message << " (see steward-cli " << (command.empty() ? "" : command + " ")
               << "--help)\n";
     return kExitUsage;
+}
+
+bool writeReportFile(const std::string &path, const Json &report)
+{
+    QSaveFile file(QString::fromStdString(path));
+    const std::string text = report.dump(2) + "\n";
+    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0
+        || !file.commit()) {
+        std::cerr << "steward-cli: cannot write the report " << path << ": " << file.errorString().toStdString()
+                  << "\n";
+        return false;
+    }
+    return true;
 }
 
 bool wantsHelp(const std::vector<std::string> &args)
@@ -115,6 +131,7 @@ int main(int argc, char *argv[])
     static const std::map<std::string, Command> commands = {
         {"requests", commandRequests}, {"order", commandOrder},         {"import", commandImport},
         {"export", commandExport},     {"verify-batch", commandVerifyBatch}, {"generate", commandGenerate},
+        {"sync", commandSync},         {"changes", commandChanges},
     };
     auto it = commands.find(command);
     if (it == commands.end())

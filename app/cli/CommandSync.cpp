@@ -1,0 +1,248 @@
+#include "Cli.h"
+#include "Credentials.h"
+#include "Engine.h"
+#include "SyncJobs.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include <unistd.h>
+
+using namespace steward;
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void onInterrupt(int)
+{
+    g_interrupted = true;
+}
+
+const char *const kHelp =
+    "Usage: steward-cli [--db PATH] [--schema PATH]... sync pull --from URL --client ID [OPTIONS]\n"
+    "       steward-cli [--db PATH] [--schema PATH]... sync push --to URL --client ID [--dry-run] [OPTIONS]\n"
+    "       steward-cli [--db PATH] sync remember --url URL --client ID [--secret-env NAME]\n"
+    "       steward-cli [--db PATH] sync status\n"
+    "\n"
+    "pull     fetches every resource of the model from an Ed-Fi API in load order (paged GETs) and stores\n"
+    "         each with full validation (refused ones become drafts); records the API's id of each so\n"
+    "         later pushes update the same records. Running it again adds no duplicates.\n"
+    "push     sends the changes made here since the last successful push to that API: identity changes\n"
+    "         first, then creates/updates in load order, then deletes in reverse load order, matched by\n"
+    "         natural key. The position in the change log moves only past what the API accepted; what it\n"
+    "         refused is listed with its answer. Connection failures and 5xx answers are retried with\n"
+    "         backoff; an interrupted push continues when run again. --dry-run prints the plan only.\n"
+    "remember stores the client secret (from --secret-env's variable) in the system keychain.\n"
+    "status   lists the APIs this database syncs with, their push position and refused documents.\n"
+    "\n"
+    "Options:\n"
+    "  --secret-env NAME   the environment variable holding the client secret (default\n"
+    "                      STEWARD_CLIENT_SECRET); when it is not set, the system keychain is asked.\n"
+    "  --report FILE       write what happened as JSON.\n"
+    "  --progress bar|json|none   progress on stderr (default: bar on a terminal).\n"
+    "Exit code 0 when everything was pulled/pushed (drafts and refusals are outcomes), 1 when the run\n"
+    "was cut off, 2 on usage errors or a missing secret.\n"
+    "\n"
+    "Example: STEWARD_CLIENT_SECRET=... steward-cli sync push --to http://127.0.0.1:8080 --client district\n";
+
+struct SyncArgs
+{
+    std::string action;
+    std::string url;
+    std::string client;
+    std::string secretEnv = "STEWARD_CLIENT_SECRET";
+    std::string reportPath;
+    std::string progressMode = isatty(STDERR_FILENO) ? "bar" : "none";
+    bool dryRun = false;
+};
+
+bool showProgress(const std::string &mode, const SyncProgress &p)
+{
+    if (mode == "bar") {
+        if (p.total > 0)
+            std::fprintf(stderr, "\r%s %lld/%lld  %-40s", p.phase.c_str(), static_cast<long long>(p.done),
+                         static_cast<long long>(p.total), p.resource.c_str());
+        else
+            std::fprintf(stderr, "\r%s %lld documents  %-40s", p.phase.c_str(), static_cast<long long>(p.done),
+                         p.resource.c_str());
+        std::fflush(stderr);
+    } else if (mode == "json") {
+        std::cerr << Json{{"phase", p.phase}, {"resource", p.resource}, {"documents", p.done}, {"documentsTotal", p.total}}.dump()
+                  << "\n";
+    }
+    return !g_interrupted.load();
+}
+
+void printPlan(const PushPlan &plan)
+{
+    std::cout << "Push plan: " << plan.items.size() << " documents (changes " << plan.fromSeq + 1 << ".."
+              << plan.toSeq << ")\n";
+    for (const auto &[resource, operations] : plan.counts()) {
+        std::cout << "  " << resource;
+        for (const auto &[operation, count] : operations)
+            std::cout << "  " << operation << " " << count;
+        std::cout << "\n";
+    }
+}
+
+int pushOrPull(const CliContext &context, const SyncArgs &args)
+{
+    std::unique_ptr<Model> model = context.loadModel();
+    if (!model)
+        return kExitUsage;
+    std::unique_ptr<Database> database = context.openDatabase();
+    if (!database)
+        return kExitUsage;
+    if (args.action == "push" && args.dryRun) {
+        const PushReport report = planOnly(*database, *model, args.url, args.client);
+        printPlan(report.plan);
+        if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.toJson()))
+            return kExitFailed;
+        return kExitOk;
+    }
+    const SecretLookup secret = findClientSecret(args.url, args.client, args.secretEnv);
+    if (!secret.secret) {
+        std::cerr << "steward-cli: " << secret.problem << "\n";
+        return kExitUsage;
+    }
+    RemoteOptions options;
+    options.url = args.url;
+    options.client = args.client;
+    options.secret = *secret.secret;
+    RemoteApi remote(options);
+    std::string error;
+    if (!remote.connect(&error)) {
+        std::cerr << "steward-cli: " << error << "\n";
+        return kExitFailed;
+    }
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+    const std::string mode = args.progressMode;
+    auto progress = [&mode](const SyncProgress &p) { return showProgress(mode, p); };
+
+    if (args.action == "pull") {
+        Engine engine(*model, *database);
+        const PullReport report = runPull(engine, *database, remote, args.client, progress);
+        if (mode == "bar")
+            std::fprintf(stderr, "\n");
+        if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.outcome.toJson()))
+            return kExitFailed;
+        const ImportCounts &t = report.outcome.totals;
+        std::cerr << "steward-cli: pulled " << report.pages << " pages: " << t.created << " created, " << t.updated
+                  << " updated, " << t.unchanged << " unchanged, " << t.drafts << " kept as drafts";
+        if (report.outcome.cancelled)
+            std::cerr << "; stopped: pages stored so far stay";
+        if (!report.outcome.error.empty())
+            std::cerr << "; " << report.outcome.error;
+        std::cerr << "\n";
+        return report.outcome.completed ? kExitOk : kExitFailed;
+    }
+
+    const PushReport report = runPush(*database, *model, remote, args.client, progress);
+    if (mode == "bar")
+        std::fprintf(stderr, "\n");
+    if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.toJson()))
+        return kExitFailed;
+    for (const PushOutcome &outcome : report.outcomes)
+        if (!outcome.accepted)
+            std::cout << "refused  " << operationName(outcome.operation) << " " << outcome.resource << " "
+                      << outcome.id << " " << dumpJson(outcome.identity) << "  HTTP " << outcome.status << " "
+                      << dumpJson(outcome.problem) << "\n";
+    std::cerr << "steward-cli: pushed " << report.accepted << " of " << report.plan.items.size()
+              << " documents; " << report.refused << " refused; change log position " << report.cursorBefore
+              << " -> " << report.cursorAfter;
+    if (report.cancelled)
+        std::cerr << "; stopped: run it again to continue";
+    if (!report.error.empty())
+        std::cerr << "; " << report.error;
+    std::cerr << "\n";
+    return report.completed ? kExitOk : kExitFailed;
+}
+
+int status(const CliContext &context)
+{
+    std::unique_ptr<Database> database = context.openDatabase();
+    if (!database)
+        return kExitUsage;
+    SyncState state(database->connection());
+    const std::int64_t lastSeq = database->connection().execAndGet("SELECT coalesce(max(seq), 0) FROM changes").getInt64();
+    const std::vector<SyncTarget> targets = state.targets();
+    if (targets.empty())
+        std::cout << "No sync targets yet (steward-cli sync pull --from URL --client ID adds one).\n";
+    for (const SyncTarget &target : targets) {
+        const std::vector<SyncFailure> failures = state.failures(target.targetId);
+        std::cout << target.url << "  client " << target.client << "  pushed up to change " << target.pushCursor
+                  << " of " << lastSeq << "  last pull " << (target.lastPullAt.empty() ? "never" : target.lastPullAt)
+                  << "  last push " << (target.lastPushAt.empty() ? "never" : target.lastPushAt) << "  refused "
+                  << failures.size() << "\n";
+        for (const SyncFailure &failure : failures)
+            std::cout << "  refused " << failure.operation << " " << failure.resource << " " << failure.id << "  HTTP "
+                      << failure.status << " " << dumpJson(failure.problem) << "\n";
+    }
+    return kExitOk;
+}
+
+int remember(const SyncArgs &args)
+{
+    const char *value = std::getenv(args.secretEnv.c_str());
+    if (value == nullptr || *value == '\0') {
+        std::cerr << "steward-cli: " << args.secretEnv << " is not set; put the client secret there first\n";
+        return kExitUsage;
+    }
+    std::string error;
+    if (!storeClientSecret(args.url, args.client, value, &error)) {
+        std::cerr << "steward-cli: " << error << "\n";
+        return kExitFailed;
+    }
+    std::cout << "Stored the secret of " << args.client << " at " << args.url << " in the system keychain.\n";
+    return kExitOk;
+}
+
+} // namespace
+
+int commandSync(const CliContext &context, const std::vector<std::string> &argv)
+{
+    if (wantsHelp(argv) || argv.empty()) {
+        std::cout << kHelp;
+        return argv.empty() ? kExitUsage : kExitOk;
+    }
+    SyncArgs args;
+    args.action = argv[0];
+    if (args.action != "pull" && args.action != "push" && args.action != "remember" && args.action != "status")
+        return usageError("sync", "unknown sync action '" + args.action + "' (pull, push, remember, status)");
+    const std::map<std::string, std::string SyncArgs::*> valued{{"--from", &SyncArgs::url},
+                                                                 {"--to", &SyncArgs::url},
+                                                                 {"--url", &SyncArgs::url},
+                                                                 {"--client", &SyncArgs::client},
+                                                                 {"--secret-env", &SyncArgs::secretEnv},
+                                                                 {"--report", &SyncArgs::reportPath},
+                                                                 {"--progress", &SyncArgs::progressMode}};
+    for (std::size_t i = 1; i < argv.size(); ++i) {
+        const std::string &arg = argv[i];
+        if (arg == "--dry-run" && args.action == "push") {
+            args.dryRun = true;
+        } else if (auto it = valued.find(arg); it != valued.end()) {
+            if (i + 1 >= argv.size())
+                return usageError("sync", arg + " needs a value");
+            args.*(it->second) = argv[++i];
+        } else {
+            return usageError("sync", "unknown option '" + arg + "' for sync " + args.action);
+        }
+    }
+    if (args.progressMode != "bar" && args.progressMode != "json" && args.progressMode != "none")
+        return usageError("sync", "--progress takes bar, json or none");
+    if (args.action == "status")
+        return status(context);
+    if (args.url.empty())
+        return usageError("sync", std::string("sync ") + args.action + " needs "
+                                      + (args.action == "pull" ? "--from URL" : args.action == "push" ? "--to URL" : "--url URL"));
+    if (args.client.empty())
+        return usageError("sync", "sync " + args.action + " needs --client ID");
+    if (args.action == "remember")
+        return remember(args);
+    return pushOrPull(context, args);
+}

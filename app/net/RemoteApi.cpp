@@ -1,0 +1,178 @@
+#include "RemoteApi.h"
+
+#include <QEventLoop>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QThread>
+#include <QTimer>
+#include <QUrlQuery>
+
+namespace steward {
+
+std::string RemoteResponse::header(const std::string &lowerName) const
+{
+    for (const auto &[name, value] : headers)
+        if (name == lowerName)
+            return value;
+    return {};
+}
+
+Json RemoteResponse::json() const
+{
+    if (body.isEmpty())
+        return nullptr;
+    Json parsed = Json::parse(body.toStdString(), nullptr, false);
+    if (parsed.is_discarded())
+        return Json{{"detail", body.left(2000).toStdString()}};
+    return parsed;
+}
+
+std::string RemoteResponse::describe() const
+{
+    if (status == 0)
+        return networkError.empty() ? std::string("no answer") : networkError;
+    std::string text = "HTTP " + std::to_string(status);
+    const Json parsed = json();
+    if (parsed.is_object()) {
+        for (const char *field : {"detail", "error_description", "error", "title"})
+            if (parsed.contains(field) && parsed[field].is_string())
+                return text + ": " + parsed[field].get<std::string>();
+    }
+    return text;
+}
+
+std::string idFromLocation(const std::string &location)
+{
+    const std::size_t slash = location.find_last_of('/');
+    return slash == std::string::npos ? location : location.substr(slash + 1);
+}
+
+RemoteApi::RemoteApi(RemoteOptions options)
+    : m_options(std::move(options))
+    , m_sleep([](int ms) { QThread::msleep(static_cast<unsigned long>(ms)); })
+{
+    QString base = QString::fromStdString(m_options.url);
+    while (base.endsWith(QLatin1Char('/')))
+        base.chop(1);
+    m_options.url = base.toStdString();
+    m_dataBase = QUrl(base);
+    m_tokenUrl = QUrl(base + QStringLiteral("/oauth/token"));
+}
+
+bool RemoteApi::connect(std::string *error)
+{
+    if (!m_dataBase.isValid() || (m_dataBase.scheme() != QLatin1String("http") && m_dataBase.scheme() != QLatin1String("https"))) {
+        *error = "'" + m_options.url + "' is not an http(s) address";
+        return false;
+    }
+    // Ed-Fi APIs describe themselves at their root; use the addresses they give when they do.
+    RemoteResponse discovery;
+    for (int attempt = 0;; ++attempt) {
+        discovery = sendOnce("GET", m_dataBase, {}, {}, false);
+        if (!discovery.transient() || attempt >= m_options.retries)
+            break;
+        m_sleep(m_options.firstBackoffMs << attempt);
+    }
+    if (discovery.status == 0) {
+        *error = m_options.url + ": " + discovery.describe();
+        return false;
+    }
+    const Json root = discovery.json();
+    if (discovery.status == 200 && root.is_object() && root.contains("urls") && root["urls"].is_object()) {
+        const Json &urls = root["urls"];
+        if (urls.contains("oauth") && urls["oauth"].is_string())
+            m_tokenUrl = QUrl(QString::fromStdString(urls["oauth"].get<std::string>()));
+        if (urls.contains("dataManagementApi") && urls["dataManagementApi"].is_string()) {
+            QString data = QString::fromStdString(urls["dataManagementApi"].get<std::string>());
+            while (data.endsWith(QLatin1Char('/')))
+                data.chop(1);
+            m_dataBase = QUrl(data);
+        }
+    }
+    return fetchToken(error);
+}
+
+bool RemoteApi::fetchToken(std::string *error)
+{
+    QUrlQuery form;
+    form.addQueryItem(QStringLiteral("grant_type"), QStringLiteral("client_credentials"));
+    form.addQueryItem(QStringLiteral("client_id"), QString::fromStdString(m_options.client));
+    form.addQueryItem(QStringLiteral("client_secret"), QString::fromStdString(m_options.secret));
+    RemoteResponse answer;
+    for (int attempt = 0;; ++attempt) {
+        answer = sendOnce("POST", m_tokenUrl, form.toString(QUrl::FullyEncoded).toUtf8(),
+                          "application/x-www-form-urlencoded", false);
+        if (!answer.transient() || attempt >= m_options.retries)
+            break;
+        m_sleep(m_options.firstBackoffMs << attempt);
+    }
+    const Json token = answer.json();
+    if (answer.status != 200 || !token.is_object() || !token.contains("access_token")
+        || !token["access_token"].is_string()) {
+        *error = "no token from " + m_tokenUrl.toString().toStdString() + " for client '" + m_options.client
+                 + "': " + answer.describe();
+        return false;
+    }
+    m_token = QByteArray::fromStdString(token["access_token"].get<std::string>());
+    return true;
+}
+
+RemoteResponse RemoteApi::send(const std::string &method, const std::string &pathAndQuery, const QByteArray &body)
+{
+    const QUrl url(m_dataBase.toString() + QString::fromStdString(pathAndQuery));
+    const QByteArray contentType = body.isEmpty() ? QByteArray() : QByteArray("application/json");
+    bool refreshed = false;
+    int delay = m_options.firstBackoffMs;
+    for (int attempt = 0;; ++attempt) {
+        RemoteResponse response = sendOnce(method, url, body, contentType, true);
+        if (response.status == 401 && !refreshed) {
+            refreshed = true;
+            std::string ignored;
+            if (fetchToken(&ignored))
+                continue;
+        }
+        if (!response.transient() || attempt >= m_options.retries)
+            return response;
+        m_sleep(delay);
+        delay *= 2;
+    }
+}
+
+RemoteResponse RemoteApi::sendOnce(const std::string &method, const QUrl &url, const QByteArray &body,
+                                   const QByteArray &contentType, bool withToken)
+{
+    QNetworkRequest request(url);
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::NoLessSafeRedirectPolicy);
+    request.setRawHeader("Accept", "application/json");
+    if (!contentType.isEmpty())
+        request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+    if (withToken)
+        request.setRawHeader("Authorization", "Bearer " + m_token);
+    QNetworkReply *reply = m_network.sendCustomRequest(request, QByteArray::fromStdString(method), body);
+
+    QEventLoop wait;
+    QTimer timeout;
+    timeout.setSingleShot(true);
+    bool timedOut = false;
+    QObject::connect(&timeout, &QTimer::timeout, reply, [&timedOut, reply] {
+        timedOut = true;
+        reply->abort();
+    });
+    QObject::connect(reply, &QNetworkReply::finished, &wait, &QEventLoop::quit);
+    timeout.start(m_options.timeoutMs);
+    if (!reply->isFinished())
+        wait.exec();
+
+    RemoteResponse response;
+    response.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (response.status == 0)
+        response.networkError = timedOut ? "no answer within " + std::to_string(m_options.timeoutMs / 1000) + " s"
+                                         : reply->errorString().toStdString();
+    response.body = reply->readAll();
+    for (const QNetworkReply::RawHeaderPair &pair : reply->rawHeaderPairs())
+        response.headers.emplace_back(pair.first.toLower().toStdString(), pair.second.toStdString());
+    delete reply; // finished already; nothing of it runs after this
+    return response;
+}
+
+} // namespace steward

@@ -1,0 +1,74 @@
+#pragma once
+
+#include "Json.h"
+
+#include <QByteArray>
+#include <QNetworkAccessManager>
+#include <QUrl>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace steward {
+
+struct RemoteOptions
+{
+    std::string url;    // the API's base address: its discovery document, or where data paths start
+    std::string client; // OAuth client id (Ed-Fi "key")
+    std::string secret;
+    int timeoutMs = 30000;
+    int retries = 4;          // for 5xx, timeouts and refused connections
+    int firstBackoffMs = 500; // doubled each retry
+};
+
+struct RemoteResponse
+{
+    int status = 0;           // 0: no HTTP answer (see networkError)
+    std::string networkError; // connection refused, timeout, ...
+    QByteArray body;
+    std::vector<std::pair<std::string, std::string>> headers; // names lower-cased
+
+    std::string header(const std::string &lowerName) const;
+    // Worth retrying: no answer at all, or a server-side failure.
+    bool transient() const { return status == 0 || status >= 500; }
+    Json json() const; // the body parsed, or {"detail": <text>} when it is not JSON
+    std::string describe() const;
+};
+
+// An Ed-Fi API reached over HTTP with OAuth2 client credentials. Calls are synchronous on the
+// thread that owns the object (a local event loop waits for each reply), so it belongs on a
+// worker thread in the app and on the main thread of steward-cli.
+class RemoteApi
+{
+public:
+    explicit RemoteApi(RemoteOptions options);
+
+    // Reads the discovery document (for the token and data addresses) and gets a token.
+    bool connect(std::string *error);
+    // pathAndQuery is relative to the data API ("/ed-fi/schools?limit=500"). Transient failures
+    // are retried with backoff; a 401 gets one new token and one more try.
+    RemoteResponse send(const std::string &method, const std::string &pathAndQuery, const QByteArray &body = {});
+    // Between retries; tests shorten it.
+    void setSleep(std::function<void(int ms)> sleep) { m_sleep = std::move(sleep); }
+
+    const std::string &url() const { return m_options.url; }
+
+private:
+    RemoteResponse sendOnce(const std::string &method, const QUrl &url, const QByteArray &body,
+                            const QByteArray &contentType, bool withToken);
+    bool fetchToken(std::string *error);
+
+    RemoteOptions m_options;
+    QNetworkAccessManager m_network;
+    QUrl m_dataBase;
+    QUrl m_tokenUrl;
+    QByteArray m_token;
+    std::function<void(int)> m_sleep;
+};
+
+// The last path segment of a Location header: the id the API gave the document.
+std::string idFromLocation(const std::string &location);
+
+} // namespace steward

@@ -1,0 +1,317 @@
+#include "SyncJobs.h"
+
+#include "LoadOrder.h"
+
+namespace steward {
+
+namespace {
+
+constexpr int kPageSize = 500; // the largest page Ed-Fi's APIs serve
+
+struct Pending
+{
+    const ResourceSchema *resource = nullptr;
+    std::string remoteId;
+    Json body;
+    std::string origin;
+    std::int64_t position = 0;
+};
+
+class Puller
+{
+public:
+    Puller(Engine &engine, Database &database, RemoteApi &remote, const std::string &client)
+        : m_engine(engine)
+        , m_state(database.connection())
+        , m_remote(remote)
+        , m_target(m_state.ensureTarget(remote.url(), client))
+    {
+    }
+
+    PullReport run(const SyncProgressFn &progress)
+    {
+        const LoadOrder order(m_engine.model());
+        SyncProgress status;
+        status.phase = "pulling";
+        try {
+            for (const ResourceSchema *resource : order.flat()) {
+                status.resource = endpointPath(*resource).substr(1);
+                for (std::int64_t offset = 0;; offset += kPageSize) {
+                    if (progress && !progress(status)) {
+                        m_report.outcome.cancelled = true;
+                        return finish();
+                    }
+                    const std::string page = endpointPath(*resource) + "?offset=" + std::to_string(offset)
+                                             + "&limit=" + std::to_string(kPageSize);
+                    const RemoteResponse response = m_remote.send("GET", page);
+                    if (response.status == 404)
+                        break; // the target's model does not have this resource
+                    const Json items = response.json();
+                    if (response.status != 200 || !items.is_array()) {
+                        m_report.outcome.error = "the pull stopped at " + m_remote.url() + page + ": "
+                                                 + response.describe();
+                        return finish();
+                    }
+                    ++m_report.pages;
+                    std::vector<Pending> pending;
+                    for (std::size_t i = 0; i < items.size(); ++i)
+                        pending.push_back(pendingFrom(*resource, items[i], page, offset + static_cast<std::int64_t>(i) + 1));
+                    apply(pending, false);
+                    status.done += static_cast<std::int64_t>(items.size());
+                    if (items.size() < static_cast<std::size_t>(kPageSize))
+                        break;
+                }
+            }
+            // References to documents of the same resource that came on a later page.
+            for (bool progressed = true; progressed && !m_unresolved.empty();) {
+                std::vector<Pending> again;
+                again.swap(m_unresolved);
+                apply(again, false);
+                progressed = m_unresolved.size() < again.size();
+            }
+            std::vector<Pending> last;
+            last.swap(m_unresolved);
+            apply(last, true);
+        } catch (const std::exception &e) {
+            m_engine.rollbackBatch();
+            m_report.outcome.error = std::string("the pull stopped: ") + e.what() + "; pages stored before stay";
+            return finish();
+        }
+        m_report.outcome.completed = true;
+        m_state.markPulled(m_target.targetId);
+        return finish();
+    }
+
+private:
+    Pending pendingFrom(const ResourceSchema &resource, const Json &item, const std::string &page,
+                        std::int64_t position) const
+    {
+        Pending pending;
+        pending.resource = &resource;
+        pending.origin = m_remote.url() + page;
+        pending.position = position;
+        pending.body = item;
+        if (item.is_object()) {
+            if (item.contains("id") && item["id"].is_string())
+                pending.remoteId = item["id"].get<std::string>();
+            // Server fields of the target's copy, not part of the document.
+            for (const char *field : {"id", "_etag", "_lastModifiedDate", "link"})
+                pending.body.erase(field);
+        }
+        return pending;
+    }
+
+    void apply(const std::vector<Pending> &pending, bool lastChance)
+    {
+        if (pending.empty())
+            return;
+        std::vector<std::pair<std::string, std::string>> remoteIds;
+        m_engine.beginBatch();
+        for (const Pending &item : pending) {
+            const std::string resourceKey = endpointPath(*item.resource).substr(1);
+            Request request;
+            request.method = "POST";
+            request.path = endpointPath(*item.resource);
+            request.body = item.body;
+            request.actor = pullActor(m_remote.url());
+            const Response response = m_engine.handle(request);
+            if (m_engine.batchBroken())
+                throw std::runtime_error(response.body.value("detail", std::string("a write failed")));
+            ImportCounts &counts = m_report.outcome.byResource[resourceKey];
+            ImportCounts &totals = m_report.outcome.totals;
+            if (response.status == 201 || response.status == 200) {
+                std::int64_t ImportCounts::*field = response.status == 201 ? &ImportCounts::created
+                                                    : m_engine.lastWriteChanged() ? &ImportCounts::updated
+                                                                                   : &ImportCounts::unchanged;
+                ++(counts.*field);
+                ++(totals.*field);
+                if (!item.remoteId.empty())
+                    remoteIds.emplace_back(idFromLocation(response.header("Location")), item.remoteId);
+            } else if (response.status == 409 && !lastChance
+                       && response.body.value("type", std::string()) == problem::kUnresolvedReference) {
+                m_unresolved.push_back(item);
+            } else {
+                ++counts.drafts;
+                ++totals.drafts;
+                m_report.outcome.drafts.push_back({item.origin, item.position, resourceKey, response.body});
+                m_engine.keepDraft(item.resource->projectName(), item.resource->resourceName, dumpJson(item.body),
+                                   response.body, request.actor);
+            }
+        }
+        m_engine.commitBatch();
+        if (!remoteIds.empty())
+            m_state.setRemoteIds(m_target.targetId, remoteIds);
+    }
+
+    PullReport finish() { return m_report; }
+
+    Engine &m_engine;
+    SyncState m_state;
+    RemoteApi &m_remote;
+    SyncTarget m_target;
+    PullReport m_report;
+    std::vector<Pending> m_unresolved;
+};
+
+// The target's id for a document: remembered from an earlier push or pull, or found by natural key.
+std::optional<std::string> findRemoteId(RemoteApi &remote, SyncState &state, std::int64_t targetId,
+                                        const PushItem &item, RemoteResponse *failure)
+{
+    if (std::optional<std::string> known = state.remoteId(targetId, item.id))
+        return known;
+    for (const Json *identity : {&item.targetIdentity, &item.identity}) {
+        const std::string query = identityQuery(*item.resource, *identity);
+        if (query.empty())
+            continue;
+        const RemoteResponse found = remote.send("GET", endpointPath(*item.resource) + "?" + query + "&limit=2");
+        if (found.status != 200) {
+            *failure = found;
+            return std::nullopt;
+        }
+        const Json items = found.json();
+        if (items.is_array() && !items.empty() && items[0].contains("id") && items[0]["id"].is_string())
+            return items[0]["id"].get<std::string>();
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+PullReport runPull(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
+                   const SyncProgressFn &progress)
+{
+    Puller puller(engine, database, remote, client);
+    return puller.run(progress);
+}
+
+Json PushReport::toJson() const
+{
+    Json failures = Json::array();
+    for (const PushOutcome &outcome : outcomes)
+        if (!outcome.accepted)
+            failures.push_back(Json{{"operation", operationName(outcome.operation)},
+                                    {"resource", outcome.resource},
+                                    {"id", outcome.id},
+                                    {"identity", outcome.identity},
+                                    {"status", outcome.status},
+                                    {"problem", outcome.problem}});
+    Json out{{"plan", plan.toJson()},
+             {"dryRun", dryRun},
+             {"accepted", accepted},
+             {"refused", refused},
+             {"cursorBefore", cursorBefore},
+             {"cursorAfter", cursorAfter},
+             {"completed", completed},
+             {"cancelled", cancelled},
+             {"failures", failures}};
+    if (!error.empty())
+        out["error"] = error;
+    return out;
+}
+
+PushReport planOnly(Database &database, const Model &model, const std::string &url, const std::string &client)
+{
+    SyncState state(database.connection());
+    const SyncTarget target = state.ensureTarget(url, client);
+    PushReport report;
+    report.dryRun = true;
+    report.cursorBefore = report.cursorAfter = target.pushCursor;
+    report.plan = planPush(database.connection(), model, target.pushCursor, url);
+    report.completed = true;
+    return report;
+}
+
+PushReport runPush(Database &database, const Model &model, RemoteApi &remote, const std::string &client,
+                   const SyncProgressFn &progress)
+{
+    SyncState state(database.connection());
+    const SyncTarget target = state.ensureTarget(remote.url(), client);
+    PushReport report;
+    report.cursorBefore = target.pushCursor;
+    report.plan = planPush(database.connection(), model, target.pushCursor, remote.url());
+    std::vector<bool> accepted(report.plan.items.size(), false);
+
+    SyncProgress status;
+    status.phase = "pushing";
+    status.total = static_cast<std::int64_t>(report.plan.items.size());
+    for (std::size_t i = 0; i < report.plan.items.size(); ++i) {
+        const PushItem &item = report.plan.items[i];
+        status.resource = endpointPath(*item.resource).substr(1);
+        status.done = static_cast<std::int64_t>(i);
+        if (progress && !progress(status)) {
+            report.cancelled = true;
+            break;
+        }
+        const std::string path = endpointPath(*item.resource);
+        const QByteArray body = QByteArray::fromStdString(dumpJson(item.body));
+        RemoteResponse answer;
+        bool done = false;
+        switch (item.operation) {
+        case PushItem::Operation::Upsert:
+            answer = remote.send("POST", path, body);
+            done = answer.status == 200 || answer.status == 201;
+            if (done && !answer.header("location").empty())
+                state.setRemoteId(target.targetId, item.id, idFromLocation(answer.header("location")));
+            break;
+        case PushItem::Operation::KeyChange: {
+            RemoteResponse lookupFailure;
+            if (std::optional<std::string> remoteId = findRemoteId(remote, state, target.targetId, item, &lookupFailure)) {
+                answer = remote.send("PUT", path + "/" + *remoteId, body);
+                done = answer.status == 204 || answer.status == 200;
+            } else if (lookupFailure.status != 0 || !lookupFailure.networkError.empty()) {
+                answer = lookupFailure;
+            } else {
+                // The target never had it under its old key: create it under the new one.
+                answer = remote.send("POST", path, body);
+                done = answer.status == 200 || answer.status == 201;
+                if (done && !answer.header("location").empty())
+                    state.setRemoteId(target.targetId, item.id, idFromLocation(answer.header("location")));
+            }
+            break;
+        }
+        case PushItem::Operation::Delete: {
+            RemoteResponse lookupFailure;
+            if (std::optional<std::string> remoteId = findRemoteId(remote, state, target.targetId, item, &lookupFailure)) {
+                answer = remote.send("DELETE", path + "/" + *remoteId);
+                done = answer.status == 204 || answer.status == 200 || answer.status == 404; // 404: already gone
+            } else {
+                answer = lookupFailure;
+                done = lookupFailure.status == 0 && lookupFailure.networkError.empty(); // nothing there to delete
+            }
+            if (done)
+                state.forgetRemoteId(target.targetId, item.id);
+            break;
+        }
+        }
+        if (!done && answer.transient()) {
+            report.error = "the push stopped: " + remote.url() + " did not answer (" + answer.describe()
+                           + ") after retries; run it again to continue";
+            break;
+        }
+        PushOutcome outcome;
+        outcome.operation = item.operation;
+        outcome.id = item.id;
+        outcome.resource = status.resource;
+        outcome.identity = item.identity;
+        outcome.accepted = done;
+        outcome.status = answer.status;
+        accepted[i] = done;
+        if (done) {
+            ++report.accepted;
+            state.clearFailure(target.targetId, item.id);
+        } else {
+            ++report.refused;
+            outcome.problem = answer.json();
+            state.recordFailure(target.targetId, {item.id, item.firstSeq, item.resource->projectName(),
+                                                  item.resource->resourceName, operationName(item.operation),
+                                                  answer.status, outcome.problem, {}});
+        }
+        report.outcomes.push_back(std::move(outcome));
+    }
+    report.completed = report.error.empty() && !report.cancelled;
+    report.cursorAfter = cursorAfter(report.plan, accepted);
+    state.setPushCursor(target.targetId, report.cursorAfter);
+    return report;
+}
+
+} // namespace steward

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "Engine.h"
+#include "Importer.h"
+#include "RemoteApi.h"
+#include "Sync.h"
+
+#include <functional>
+#include <string>
+
+namespace steward {
+
+struct SyncProgress
+{
+    std::string phase;    // "pulling", "pushing"
+    std::string resource; // "ed-fi/schools"
+    std::int64_t done = 0;
+    std::int64_t total = 0; // 0 when unknown (a pull does not know in advance)
+};
+// Return false to stop after the current document (pull: after the current page).
+using SyncProgressFn = std::function<bool(const SyncProgress &)>;
+
+struct PullReport
+{
+    ImportReport outcome; // created / updated / unchanged / drafts, per resource, as an import reports them
+    int pages = 0;
+};
+
+// Every resource of the model in load order, paged from the target, stored with full validation
+// (refused documents become drafts with their reasons); the target's id of each is recorded so a
+// later push updates the same record.
+PullReport runPull(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
+                   const SyncProgressFn &progress = {});
+
+struct PushOutcome
+{
+    PushItem::Operation operation = PushItem::Operation::Upsert;
+    std::string id;
+    std::string resource; // "ed-fi/schools"
+    Json identity;
+    bool accepted = false;
+    int status = 0;
+    Json problem; // the target's answer when it refused
+};
+
+struct PushReport
+{
+    PushPlan plan;
+    std::vector<PushOutcome> outcomes; // one per attempted plan item, in plan order
+    int accepted = 0;
+    int refused = 0;
+    std::int64_t cursorBefore = 0;
+    std::int64_t cursorAfter = 0;
+    bool dryRun = false;
+    bool completed = false;
+    bool cancelled = false;
+    std::string error; // why the push stopped early (target unreachable after retries, ...)
+
+    Json toJson() const;
+};
+
+// The plan alone (for --dry-run and the app's confirmation), without contacting the target.
+PushReport planOnly(Database &database, const Model &model, const std::string &url, const std::string &client);
+
+// Sends the local changes since the last successful push; see engine/Sync.h for the order.
+PushReport runPush(Database &database, const Model &model, RemoteApi &remote, const std::string &client,
+                   const SyncProgressFn &progress = {});
+
+} // namespace steward

@@ -1,0 +1,126 @@
+#pragma once
+
+#include "ApiSchema.h"
+#include "Json.h"
+
+#include <SQLiteCpp/Database.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace steward {
+
+// What this database knows about one Ed-Fi API it syncs with. The network side lives in the
+// front ends (app/net); this is the part that is only about the local database.
+struct SyncTarget
+{
+    std::int64_t targetId = 0;
+    std::string url;
+    std::string client;
+    std::int64_t pushCursor = 0; // every change up to this change-log seq was accepted by the target
+    std::string lastPullAt;
+    std::string lastPushAt;
+};
+
+struct SyncFailure
+{
+    std::string id; // the local document
+    std::int64_t seq = 0;
+    std::string project;
+    std::string resource;
+    std::string operation; // "upsert", "key-change", "delete"
+    int status = 0;        // the target's HTTP status (0: no answer)
+    Json problem;          // the target's body, or what went wrong on the way
+    std::string at;
+};
+
+// The actor that pulled changes are recorded under; push leaves them out (the target has them).
+std::string pullActor(const std::string &url);
+
+// Sync bookkeeping on a writer connection; each call is its own short transaction.
+class SyncState
+{
+public:
+    explicit SyncState(SQLite::Database &db);
+
+    SyncTarget ensureTarget(const std::string &url, const std::string &client);
+    std::vector<SyncTarget> targets();
+    void setPushCursor(std::int64_t targetId, std::int64_t seq);
+    void markPulled(std::int64_t targetId);
+
+    std::optional<std::string> remoteId(std::int64_t targetId, const std::string &localId);
+    void setRemoteId(std::int64_t targetId, const std::string &localId, const std::string &remoteId);
+    void setRemoteIds(std::int64_t targetId, const std::vector<std::pair<std::string, std::string>> &localToRemote);
+    void forgetRemoteId(std::int64_t targetId, const std::string &localId);
+
+    void recordFailure(std::int64_t targetId, const SyncFailure &failure);
+    void clearFailure(std::int64_t targetId, const std::string &localId);
+    std::vector<SyncFailure> failures(std::int64_t targetId);
+
+private:
+    SQLite::Database &m_db;
+};
+
+// One document's worth of work for a push, in the order Ed-Fi's API Publisher uses: identity
+// (key) changes first, then upserts in load order, then deletes in reverse load order.
+struct PushItem
+{
+    enum class Operation { KeyChange, Upsert, Delete };
+    Operation operation = Operation::Upsert;
+    std::string id; // the local document id
+    const ResourceSchema *resource = nullptr;
+    Json body;           // the document as it is now (key change, upsert)
+    Json identity;       // its natural key now, or at deletion
+    Json targetIdentity; // the natural key the target last saw (to find the target's id)
+    std::int64_t firstSeq = 0;
+    std::int64_t lastSeq = 0;
+};
+
+struct PushPlan
+{
+    std::int64_t fromSeq = 0; // the cursor the plan starts after
+    std::int64_t toSeq = 0;   // the last change the plan covers
+    std::vector<PushItem> items;
+
+    // {"ed-fi/schools": {"upsert": 3, "delete": 1}}, for --dry-run and the app.
+    std::map<std::string, std::map<std::string, int>> counts() const;
+    Json toJson() const;
+};
+
+const char *operationName(PushItem::Operation operation);
+std::string endpointPath(const ResourceSchema &resource); // "/ed-fi/schools"
+
+// The changes after `cursor` (except those a pull from `url` made), folded per document.
+PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor, const std::string &url);
+
+// Where the cursor may move after a push: past every change, or to just before the first change
+// of the earliest document the target did not accept (accepted[i] is items[i]'s outcome; items
+// never attempted count as not accepted).
+std::int64_t cursorAfter(const PushPlan &plan, const std::vector<bool> &accepted);
+
+// The query string that finds a document by its natural key on an Ed-Fi API ("schoolId=255901"),
+// from the resource's query fields; empty when its identity cannot be expressed that way.
+std::string identityQuery(const ResourceSchema &resource, const Json &identity);
+
+// The change log as a feed, for `steward-cli changes` and downstream tools.
+struct ChangeEntry
+{
+    std::int64_t seq = 0;
+    std::string op;
+    std::string project;
+    std::string resource;
+    std::string id;
+    Json identity;
+    std::optional<Json> body;
+    std::string etag;
+    std::string at;
+    std::string actor;
+
+    Json toJson() const;
+};
+
+std::vector<ChangeEntry> readChanges(SQLite::Database &db, std::int64_t afterSeq, int limit);
+
+} // namespace steward
