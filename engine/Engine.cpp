@@ -214,11 +214,6 @@ struct Engine::Target
     std::map<std::string, std::string> queryNames;  // lower-cased -> as given
 };
 
-struct Engine::Resolved
-{
-    std::set<std::int64_t> aliasKeys;
-};
-
 Engine::Engine(const Model &model, Database &database)
     : m_model(model)
     , m_database(database)

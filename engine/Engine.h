@@ -8,6 +8,7 @@
 #include "Validation.h"
 
 #include <functional>
+#include <set>
 #include <memory>
 #include <string>
 
@@ -77,6 +78,24 @@ struct RevalidateReport
     bool cancelled = false;
 };
 
+// One thing `check` found wrong: which document (when it is about one) and what.
+struct IntegrityViolation
+{
+    std::string id; // the document's id; empty for a database-wide finding
+    std::string resource;
+    std::string problem;
+};
+
+struct IntegrityReport
+{
+    std::int64_t documents = 0; // checked
+    std::vector<IntegrityViolation> violations;
+    bool cancelled = false;
+
+    bool clean() const { return violations.empty() && !cancelled; }
+    Json toJson() const;
+};
+
 struct BusyRetryPolicy
 {
     int retries = 4;
@@ -122,6 +141,14 @@ public:
 
     const Model &model() const { return m_model; }
 
+    // PRAGMA integrity_check and foreign_key_check, then Steward's own invariants for every
+    // document: its referential id and aliases recompute from its body, its refs rows are exactly
+    // what its body references (and all exist), and the change log's last entry is its current
+    // state; a change log that says a document exists when it does not is reported too.
+    // repairIndexes first rebuilds every index (REINDEX). progress() may return false to stop.
+    IntegrityReport check(bool repairIndexes = false,
+                          const std::function<bool(std::int64_t done, std::int64_t total)> &progress = {});
+
     // Batch mode for imports: one BEGIN IMMEDIATE around many requests, each request in its own
     // savepoint so a refused one leaves nothing behind. Waits (with the busy retries) for the lock.
     void beginBatch();
@@ -154,7 +181,10 @@ private:
     Request draftRequest(const ResourceSchema &resource, const std::string &targetId, const Json &body) const;
     Json draftProblem(const ResourceSchema &resource, const std::string &text, const std::string &targetId);
 
-    struct Resolved;
+    struct Resolved
+    {
+        std::set<std::int64_t> aliasKeys;
+    };
     // Stages 3 and 4: descriptors, then references; fills the alias keys the document points at.
     std::optional<Response> resolveReferences(const ResourceSchema &resource, const Json &body, Resolved &resolved);
     void writeAliases(const ResourceSchema &resource, const StoredDocument &document, const DocumentIdentity &own,

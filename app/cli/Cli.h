@@ -38,3 +38,6 @@ int commandVerifyBatch(const CliContext &context, const std::vector<std::string>
 int commandGenerate(const CliContext &context, const std::vector<std::string> &args);
 int commandSync(const CliContext &context, const std::vector<std::string> &args);
 int commandChanges(const CliContext &context, const std::vector<std::string> &args);
+int commandCheck(const CliContext &context, const std::vector<std::string> &args);
+int commandBackup(const CliContext &context, const std::vector<std::string> &args);
+int commandRestore(const CliContext &context, const std::vector<std::string> &args);

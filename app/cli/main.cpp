@@ -30,6 +30,8 @@ const char *const kUsage =
     "  generate            write a generated sample district as NDJSON\n"
     "  sync pull|push|...  pull from and push to an Ed-Fi API (status, remember a secret)\n"
     "  changes [--follow]  print the change log as NDJSON\n"
+    "  check               check the database's integrity and Steward's invariants\n"
+    "  backup --to FILE    copy the database safely while it is in use (restore --from FILE)\n"
     "\n"
     "Example: echo '{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}' | steward-cli requests\n";
 
@@ -132,6 +134,7 @@ int main(int argc, char *argv[])
         {"requests", commandRequests}, {"order", commandOrder},         {"import", commandImport},
         {"export", commandExport},     {"verify-batch", commandVerifyBatch}, {"generate", commandGenerate},
         {"sync", commandSync},         {"changes", commandChanges},
+        {"check", commandCheck},       {"backup", commandBackup},           {"restore", commandRestore},
     };
     auto it = commands.find(command);
     if (it == commands.end())

@@ -1,0 +1,146 @@
+// Engine::check: proves that what is stored still keeps every promise the write path makes.
+#include "Engine.h"
+
+#include <SQLiteCpp/Statement.h>
+
+#include <cstring>
+
+namespace steward {
+
+namespace {
+
+std::string hex(const Uuid &uuid)
+{
+    return uuid.toString();
+}
+
+} // namespace
+
+Json IntegrityReport::toJson() const
+{
+    Json list = Json::array();
+    for (const IntegrityViolation &v : violations)
+        list.push_back(Json{{"id", v.id}, {"resource", v.resource}, {"problem", v.problem}});
+    return Json{{"documents", documents}, {"clean", clean()}, {"cancelled", cancelled}, {"violations", list}};
+}
+
+IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::int64_t, std::int64_t)> &progress)
+{
+    IntegrityReport report;
+    SQLite::Database &db = m_database.connection();
+    if (repairIndexes)
+        db.exec("REINDEX");
+
+    DeferredTransaction snapshot(db);
+    auto databaseWide = [&report](const std::string &problem) { report.violations.push_back({{}, {}, problem}); };
+    {
+        SQLite::Statement integrity(db, "PRAGMA integrity_check");
+        while (integrity.executeStep())
+            if (integrity.getColumn(0).getString() != "ok")
+                databaseWide("SQLite integrity_check: " + integrity.getColumn(0).getString());
+        SQLite::Statement foreignKeys(db, "PRAGMA foreign_key_check");
+        while (foreignKeys.executeStep())
+            databaseWide("row " + foreignKeys.getColumn(1).getString() + " of " + foreignKeys.getColumn(0).getString()
+                         + " points at a missing row of " + foreignKeys.getColumn(2).getString());
+        SQLite::Statement orphanAliases(db, "SELECT count(*) FROM aliases a WHERE NOT EXISTS "
+                                            "(SELECT 1 FROM documents d WHERE d.doc_key = a.doc_key)");
+        if (orphanAliases.executeStep() && orphanAliases.getColumn(0).getInt64() > 0)
+            databaseWide(std::to_string(orphanAliases.getColumn(0).getInt64()) + " aliases belong to no document");
+        SQLite::Statement danglingRefs(db, "SELECT count(*) FROM refs r WHERE NOT EXISTS "
+                                           "(SELECT 1 FROM aliases a WHERE a.alias_key = r.to_alias)");
+        if (danglingRefs.executeStep() && danglingRefs.getColumn(0).getInt64() > 0)
+            databaseWide(std::to_string(danglingRefs.getColumn(0).getInt64())
+                         + " references point at no document (dangling)");
+        // The change log says these exist (their last entry is not a delete), yet they are gone.
+        SQLite::Statement vanished(db, "SELECT c.id, c.resource FROM changes c "
+                                       "WHERE c.seq = (SELECT max(seq) FROM changes WHERE id = c.id) "
+                                       "AND c.op <> 'delete' AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = c.id)");
+        while (vanished.executeStep())
+            report.violations.push_back({vanished.getColumn(0).getString(), vanished.getColumn(1).getString(),
+                                         "the change log says it exists, but the document is missing"});
+    }
+
+    const std::int64_t total = db.execAndGet("SELECT count(*) FROM documents").getInt64();
+    SQLite::Statement documents(db, "SELECT doc_key, id, project, resource, referential_id, identity, body, etag, "
+                                    "natural_key FROM documents ORDER BY doc_key");
+    SQLite::Statement refs(db, "SELECT to_alias FROM refs WHERE from_doc = ?");
+    SQLite::Statement lastChange(db, "SELECT op, body, etag FROM changes WHERE id = ? ORDER BY seq DESC LIMIT 1");
+    while (documents.executeStep()) {
+        ++report.documents;
+        if (progress && report.documents % 1000 == 0 && !progress(report.documents, total)) {
+            report.cancelled = true;
+            return report;
+        }
+        const std::int64_t docKey = documents.getColumn(0).getInt64();
+        const std::string id = documents.getColumn(1).getString();
+        const std::string resourceName = documents.getColumn(3).getString();
+        auto violation = [&](const std::string &problem) { report.violations.push_back({id, resourceName, problem}); };
+
+        const ResourceSchema *resource = m_model.findByName(documents.getColumn(2).getString(), resourceName);
+        if (resource == nullptr) {
+            violation("its resource is not in the loaded model (" + m_model.describe() + "); open it with the schema it was made with");
+            continue;
+        }
+        Json body = Json::parse(documents.getColumn(6).getString(), nullptr, false);
+        if (body.is_discarded() || !body.is_object()) {
+            violation("its stored body is not a JSON object");
+            continue;
+        }
+        std::optional<DocumentIdentity> identity = m_identity.documentIdentity(*resource, body);
+        if (!identity) {
+            violation("its body lacks an identity value");
+            continue;
+        }
+        Uuid stored;
+        const SQLite::Column storedId = documents.getColumn(4);
+        if (storedId.getBytes() == 16)
+            std::memcpy(stored.bytes.data(), storedId.getBlob(), 16);
+        if (!(identity->referentialId() == stored))
+            violation("its referential id " + hex(stored) + " does not match its body (" + identity->referentialName()
+                      + " gives " + hex(identity->referentialId()) + ")");
+        const Json identityObject = m_identity.identityObject(*resource, body);
+        if (dumpJson(identityObject) != documents.getColumn(5).getString())
+            violation("its stored identity " + documents.getColumn(5).getString() + " does not match its body");
+        if (naturalKeyText(identityObject) != documents.getColumn(8).getString())
+            violation("its natural-key text is out of date");
+
+        std::set<std::string> expectedAliases{hex(identity->referentialId())};
+        if (std::optional<DocumentIdentity> super = m_identity.superclassIdentity(*resource, *identity))
+            expectedAliases.insert(hex(super->referentialId()));
+        std::set<std::string> actualAliases;
+        for (const auto &[aliasKey, referentialId] : m_store.aliasesOf(docKey))
+            actualAliases.insert(hex(referentialId));
+        if (actualAliases != expectedAliases)
+            violation("its aliases (" + std::to_string(actualAliases.size()) + ") are not the "
+                      + std::to_string(expectedAliases.size()) + " its identity needs");
+
+        Resolved resolved;
+        if (std::optional<Response> unresolved = resolveReferences(*resource, body, resolved)) {
+            violation("it references what is not stored: " + unresolved->body.value("detail", std::string()));
+        } else {
+            std::set<std::int64_t> stored;
+            refs.reset();
+            refs.bind(1, docKey);
+            while (refs.executeStep())
+                stored.insert(refs.getColumn(0).getInt64());
+            if (stored != resolved.aliasKeys)
+                violation("its reference rows (" + std::to_string(stored.size()) + ") differ from the "
+                          + std::to_string(resolved.aliasKeys.size()) + " its body makes");
+        }
+
+        lastChange.reset();
+        lastChange.bind(1, id);
+        if (!lastChange.executeStep())
+            violation("the change log has no entry for it");
+        else if (lastChange.getColumn(0).getString() == "delete")
+            violation("the change log's last entry deletes it, but it is stored");
+        else if (lastChange.getColumn(1).isNull() || lastChange.getColumn(1).getString() != documents.getColumn(6).getString()
+                 || lastChange.getColumn(2).getString() != documents.getColumn(7).getString())
+            violation("the change log's last entry is not its current state");
+    }
+    if (progress)
+        progress(report.documents, total);
+    return report;
+}
+
+} // namespace steward
