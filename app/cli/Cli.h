@@ -34,3 +34,4 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
 int commandExport(const CliContext &context, const std::vector<std::string> &args);
 int commandVerifyBatch(const CliContext &context, const std::vector<std::string> &args);
 int commandGenerate(const CliContext &context, const std::vector<std::string> &args);
+int commandClients(const CliContext &context, const std::vector<std::string> &args);
