@@ -35,3 +35,4 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
 int commandVerifyBatch(const CliContext &context, const std::vector<std::string> &args);
 int commandGenerate(const CliContext &context, const std::vector<std::string> &args);
 int commandClients(const CliContext &context, const std::vector<std::string> &args);
+int commandServe(const CliContext &context, const std::vector<std::string> &args);

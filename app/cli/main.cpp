@@ -27,6 +27,7 @@ const char *const kUsage =
     "  export --out DIR    write a validated batch in load order\n"
     "  verify-batch DIR    check a batch's checksums and references\n"
     "  generate            write a generated sample district as NDJSON\n"
+    "  serve [--port N]    answer Ed-Fi API requests over HTTP (OAuth2 client credentials)\n"
     "  clients add NAME    create a client for serve (also: clients list, clients remove NAME)\n"
     "\n"
     "Example: echo '{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}' | steward-cli requests\n";
@@ -116,7 +117,7 @@ int main(int argc, char *argv[])
     static const std::map<std::string, Command> commands = {
         {"requests", commandRequests}, {"order", commandOrder},         {"import", commandImport},
         {"export", commandExport},     {"verify-batch", commandVerifyBatch}, {"generate", commandGenerate},
-        {"clients", commandClients},
+        {"serve", commandServe},       {"clients", commandClients},
     };
     auto it = commands.find(command);
     if (it == commands.end())
