@@ -641,7 +641,7 @@ private Q_SLOTS:
         for (const QByteArray &bad :
              {QByteArray("GARBAGE\r\n\r\n"), QByteArray("GET\r\n\r\n"),
               QByteArray("GET /ed-fi/schools HTTP/1.1 extra\r\nHost: x\r\n\r\n"),
-              QByteArray("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 19),
+              QByteArray("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 15), // TLS on the plain port
               QByteArray("GET / HTTP/1.1\r\nNo colon here\r\n\r\n"),
               QByteArray("GET / HTTP/1.1\r\n Host: folded\r\n\r\n"),
               QByteArray("GET / HTTP/1.1\r\nHost: a\r\nContent-Length: ten\r\n\r\n")}) {
