@@ -41,3 +41,5 @@ int commandChanges(const CliContext &context, const std::vector<std::string> &ar
 int commandCheck(const CliContext &context, const std::vector<std::string> &args);
 int commandBackup(const CliContext &context, const std::vector<std::string> &args);
 int commandRestore(const CliContext &context, const std::vector<std::string> &args);
+int commandClients(const CliContext &context, const std::vector<std::string> &args);
+int commandServe(const CliContext &context, const std::vector<std::string> &args);

@@ -32,6 +32,8 @@ const char *const kUsage =
     "  changes [--follow]  print the change log as NDJSON\n"
     "  check               check the database's integrity and Steward's invariants\n"
     "  backup --to FILE    copy the database safely while it is in use (restore --from FILE)\n"
+    "  serve [--port N]    answer Ed-Fi API requests over HTTP (OAuth2 client credentials)\n"
+    "  clients add NAME    create a client for serve (also: clients list, clients remove NAME)\n"
     "\n"
     "Example: echo '{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}' | steward-cli requests\n";
 
@@ -135,6 +137,7 @@ int main(int argc, char *argv[])
         {"export", commandExport},     {"verify-batch", commandVerifyBatch}, {"generate", commandGenerate},
         {"sync", commandSync},         {"changes", commandChanges},
         {"check", commandCheck},       {"backup", commandBackup},           {"restore", commandRestore},
+        {"serve", commandServe},       {"clients", commandClients},
     };
     auto it = commands.find(command);
     if (it == commands.end())

@@ -1,0 +1,162 @@
+#include "ApiClients.h"
+#include "Cli.h"
+#include "Engine.h"
+#include "HttpFront.h"
+
+#include <QCoreApplication>
+#include <QSocketNotifier>
+
+#include <csignal>
+#include <iostream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+using namespace steward;
+
+namespace {
+
+int g_signalPipe[2] = {-1, -1};
+
+// Only async-signal-safe work here: the event loop picks the byte up and quits.
+void onStopSignal(int)
+{
+    const char byte = 's';
+    [[maybe_unused]] const ssize_t written = ::write(g_signalPipe[1], &byte, 1);
+}
+
+bool installStopSignals()
+{
+    if (::pipe(g_signalPipe) != 0)
+        return false;
+    for (int fd : g_signalPipe)
+        ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    struct sigaction action = {};
+    action.sa_handler = onStopSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return ::sigaction(SIGINT, &action, nullptr) == 0 && ::sigaction(SIGTERM, &action, nullptr) == 0;
+}
+
+bool parseNumber(const std::string &text, long long low, long long high, long long &out)
+{
+    try {
+        std::size_t used = 0;
+        out = std::stoll(text, &used);
+        return used == text.size() && out >= low && out <= high;
+    } catch (const std::exception &) {
+        return false;
+    }
+}
+
+} // namespace
+
+int commandServe(const CliContext &context, const std::vector<std::string> &args)
+{
+    if (wantsHelp(args)) {
+        std::cout
+            << "Usage: steward-cli [--db PATH] [--schema PATH]... serve [--port N] [--host ADDRESS]\n"
+               "                  [--rate N] [--max-connections N] [--max-connections-per-peer N]\n"
+               "                  [--token-lifetime SECONDS]\n"
+               "\n"
+               "Answers Ed-Fi API requests over HTTP with the same semantics as 'requests':\n"
+               "  GET  /                         discovery document (versions, data models, URLs)\n"
+               "  POST /oauth/token              OAuth2 client credentials (HTTP Basic, form or JSON "
+               "fields)\n"
+               "  GET  /metadata/dependencies    the load order\n"
+               "  GET|POST|PUT|DELETE /{project}/{resource}[/{id}]   with 'Authorization: Bearer <token>'\n"
+               "Clients come from 'steward-cli clients add NAME'. Prints 'Serving http://HOST:PORT (Ctrl-C "
+               "stops)'\n"
+               "once listening; Ctrl-C or SIGTERM stops it.\n"
+               "\n"
+               "  --port N                     TCP port (default 8080; 0 picks a free one)\n"
+               "  --host ADDRESS               address to listen on (default 127.0.0.1: this machine only)\n"
+               "  --rate N                     data requests per minute per client, bursts as large (default "
+               "6000)\n"
+               "  --max-connections N          open connections in all (default 128)\n"
+               "  --max-connections-per-peer N open connections per client address (default 32)\n"
+               "  --token-lifetime SECONDS     how long a bearer token stays valid (default 1800)\n"
+               "Requests over 8 MB, headers over 16 KB, chunked bodies and requests that take over 15 s to\n"
+               "arrive are refused (413, 431, 411, 408); idle connections close after 60 s.\n"
+               "Exit code 0 when stopped by a signal, 1 when the address cannot be used, 2 on usage errors.\n"
+               "\n"
+               "Example:\n"
+               "  steward-cli --db district.db clients add sis-sync\n"
+               "  steward-cli --db district.db serve --port 8080\n"
+               "  curl -u sis-sync:SECRET -d grant_type=client_credentials "
+               "http://127.0.0.1:8080/oauth/token\n";
+        return kExitOk;
+    }
+    ServeLimits limits;
+    long long port = 8080;
+    std::string host = "127.0.0.1";
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string &arg = args[i];
+        const bool takesValue = arg == "--port" || arg == "--host" || arg == "--rate" ||
+                                arg == "--max-connections" || arg == "--max-connections-per-peer" ||
+                                arg == "--token-lifetime";
+        if (!takesValue)
+            return usageError("serve", "unknown argument '" + arg + "'");
+        if (i + 1 >= args.size())
+            return usageError("serve", arg + " needs a value");
+        const std::string value = args[++i];
+        long long number = 0;
+        if (arg == "--host") {
+            host = value;
+        } else if (arg == "--port") {
+            if (!parseNumber(value, 0, 65535, port))
+                return usageError("serve", "--port takes a number from 0 to 65535");
+        } else if (arg == "--token-lifetime") {
+            if (!parseNumber(value, 1, 86400, number))
+                return usageError("serve", "--token-lifetime takes seconds from 1 to 86400");
+            limits.tokenLifetimeSeconds = static_cast<int>(number);
+        } else {
+            if (!parseNumber(value, 1, 1000000, number))
+                return usageError("serve", arg + " takes a number from 1 to 1000000");
+            (arg == "--rate"                ? limits.requestsPerMinute
+             : arg == "--max-connections" ? limits.maxConnections
+                                          : limits.maxConnectionsPerPeer) = static_cast<int>(number);
+        }
+    }
+    QHostAddress address;
+    if (host == "localhost")
+        address = QHostAddress(QHostAddress::LocalHost);
+    else if (!address.setAddress(QString::fromStdString(host)))
+        return usageError("serve",
+                          "--host takes an IP address such as 127.0.0.1, ::1 or 0.0.0.0, not '" + host + "'");
+
+    std::unique_ptr<Model> model = context.loadModel();
+    if (!model)
+        return kExitUsage;
+    std::unique_ptr<Database> database = context.openDatabase();
+    if (!database)
+        return kExitUsage;
+    Engine engine(*model, *database);
+    ApiClients clients(database->connection());
+    HttpFront front(engine, clients, limits);
+
+    if (!installStopSignals()) {
+        std::cerr << "steward-cli: cannot install the Ctrl-C handler\n";
+        return kExitFailed;
+    }
+    QSocketNotifier stopNotifier(g_signalPipe[0], QSocketNotifier::Read);
+    QObject::connect(&stopNotifier, &QSocketNotifier::activated, [] { QCoreApplication::quit(); });
+
+    QString error;
+    const std::string shownHost = address.protocol() == QAbstractSocket::IPv6Protocol
+                                      ? "[" + address.toString().toStdString() + "]"
+                                      : address.toString().toStdString();
+    if (!front.start(address, static_cast<quint16>(port), &error)) {
+        std::cerr << "steward-cli: cannot listen on " << shownHost << ":" << port << ": "
+                  << error.toStdString() << "\n";
+        return kExitFailed;
+    }
+    std::cerr << "steward-cli: " << model->describe() << " on " << context.resolvedDatabasePath() << "\n";
+    if (clients.list().empty())
+        std::cerr << "steward-cli: no clients yet; add one with: steward-cli clients add NAME\n";
+    std::cout << "Serving http://" << shownHost << ":" << front.port() << " (Ctrl-C stops)" << std::endl;
+
+    QCoreApplication::exec();
+    std::cerr << "steward-cli: stopped\n";
+    return kExitOk;
+}

@@ -1,0 +1,156 @@
+#pragma once
+
+#include <QByteArray>
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QTcpServer>
+#include <QTimer>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+class QTcpSocket;
+
+namespace steward {
+
+// What one connection, one peer or one client may cost `steward-cli serve`.
+struct ServeLimits
+{
+    int maxHeaderBytes = 16 * 1024;        // request line and headers together; beyond: 431
+    int maxHeaderFields = 100;             // beyond: 431
+    qint64 maxBodyBytes = 8 * 1024 * 1024; // a larger Content-Length: 413 before the body is read
+    int requestTimeoutMs = 15000;          // from a request's first byte (or the connection) to its last: 408
+    int idleTimeoutMs = 60000;             // a kept-alive connection with no new request is closed
+    int lingerMs = 2000;                   // after a refusal, input is discarded this long before closing
+    int maxConnections = 128;              // beyond: 503
+    int maxConnectionsPerPeer = 32;        // beyond: 503
+    int requestsPerMinute = 6000;          // data requests per client (bursts as large): 429
+    int tokenRequestsPerMinute = 120;      // POST /oauth/token per peer address (each one hashes): 429
+    int tokenLifetimeSeconds = 1800;
+};
+
+class GuardedTcpServer;
+
+// Sees each connection's bytes before QAbstractHttpServer does. Qt 6.4's parser buffers whatever a
+// client announces, waits forever for the rest and drops bad request lines without an answer; the
+// guard follows the same request boundaries (its readyRead slot is connected first, and it peeks
+// only at bytes Qt has not read yet) and answers limit breaches itself: 400, 408, 411, 413, 431,
+// each followed by a graceful close. Accepted requests flow on to the HTTP server unchanged.
+class ConnectionGuard : public QObject
+{
+    Q_OBJECT
+
+public:
+    enum class Slot
+    {
+        Counted, // holds one of the server's connection slots and is handed to the HTTP server
+        Refused, // over the connection caps: answered 503 and closed, never handed over
+    };
+    ConnectionGuard(QTcpSocket *socket, GuardedTcpServer *server, const ServeLimits &limits, Slot slot);
+    ~ConnectionGuard() override;
+
+    static ConnectionGuard *of(QTcpSocket *socket);
+
+    // The method token of the request being handled (Qt names only the methods it knows).
+    const QByteArray &method() const { return m_current.method; }
+    // Connection: close, or HTTP/1.0 without keep-alive.
+    bool clientWantsClose() const { return m_current.wantsClose; }
+
+    // Answers with problem details and Connection: close, then closes gracefully.
+    void refuse(int status, const std::string &detail,
+                const std::vector<std::pair<std::string, std::string>> &headers = {});
+    // Stops reading, lets what was written go out, shuts the write side, and discards input for a
+    // moment: closing with unread input would send a reset that can destroy the answer in flight.
+    void close();
+
+private:
+    enum class Phase
+    {
+        Idle,
+        RequestLine,
+        Headers,
+        Body,
+        Closing,
+    };
+    enum class Timing
+    {
+        Request,
+        Idle,
+        Linger,
+    };
+    enum class Step
+    {
+        More,
+        Complete,
+        Refused,
+    };
+    struct Head
+    {
+        QByteArray method;
+        bool http10 = false;
+        bool wantsClose = false;
+        bool keepAlive = false;
+        bool hasHost = false;
+        bool transferEncoding = false;
+        bool expectContinue = false;
+        qint64 contentLength = -1;
+        int fields = 0;
+    };
+
+    void onReadyRead();
+    void onTimeout();
+    Step feed(char c);
+    bool acceptRequestLine(const QByteArray &line);
+    bool acceptHeaderLine(const QByteArray &line);
+    Step headersComplete();
+    void requestComplete();
+    void takeOver();
+    void shutdownWrite();
+    void discardInput();
+    void arm(Timing timing, int ms);
+
+    QTcpSocket *m_socket;
+    QPointer<GuardedTcpServer> m_server;
+    ServeLimits m_limits;
+    Slot m_slot;
+    QString m_peer;
+    QTimer m_timer;
+    Timing m_timing = Timing::Request;
+    Phase m_phase = Phase::Idle;
+    qint64 m_headerBytes = 0; // of the request being read, leading blank lines included
+    QByteArray m_line;
+    qint64 m_bodyLeft = 0;
+    Head m_next;    // the request being read
+    Head m_current; // the request being handled
+    bool m_takenOver = false;
+    bool m_writeShut = false;
+};
+
+// A QTcpServer that enforces the connection caps and puts a ConnectionGuard on every socket before
+// the HTTP server sees it.
+class GuardedTcpServer : public QTcpServer
+{
+    Q_OBJECT
+
+public:
+    explicit GuardedTcpServer(const ServeLimits &limits, QObject *parent = nullptr);
+
+protected:
+    void incomingConnection(qintptr descriptor) override;
+
+private:
+    friend class ConnectionGuard;
+    void release(const QString &peer, ConnectionGuard::Slot slot);
+
+    ServeLimits m_limits;
+    int m_open = 0;
+    int m_refusing = 0;
+    QHash<QString, int> m_perPeer;
+};
+
+// Reason phrases for the statuses the server sends.
+QByteArray reasonPhrase(int status);
+
+} // namespace steward

@@ -1,0 +1,364 @@
+#include "HttpFront.h"
+
+#include "ApiClients.h"
+#include "Engine.h"
+#include "Json.h"
+#include "LoadOrder.h"
+
+#include <QCoreApplication>
+#include <QHttpServerRequest>
+#include <QHttpServerResponder>
+#include <QMetaEnum>
+#include <QTcpSocket>
+
+#include <SQLiteCpp/Exception.h>
+
+namespace steward {
+
+namespace {
+
+// Ed-Fi's problem type for a request without valid credentials (the ODS/API and DMS answer
+// unauthenticated calls with it).
+constexpr const char *kAuthenticationProblem = "urn:ed-fi:api:security:authentication";
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+Response jsonResponse(int status, Json body, Headers headers = {})
+{
+    Response response;
+    response.status = status;
+    response.headers = std::move(headers);
+    response.body = std::move(body);
+    return response;
+}
+
+// RFC 6749 section 5.2 error bodies; no caching of anything the token endpoint says.
+Response oauthError(int status, const std::string &error, const std::string &description,
+                    Headers headers = {})
+{
+    headers.emplace_back("Cache-Control", "no-store");
+    headers.emplace_back("Pragma", "no-cache");
+    return jsonResponse(status, Json{{"error", error}, {"error_description", description}},
+                        std::move(headers));
+}
+
+Response tooManyRequests(int waitSeconds, const std::string &detail)
+{
+    Response response = problem::make(429, "about:blank", "Too Many Requests", detail);
+    response.headers.emplace_back("Retry-After", std::to_string(waitSeconds));
+    return response;
+}
+
+Response methodNotAllowed(const std::string &allowed, const std::string &path)
+{
+    Response response = problem::make(405, problem::kMethodNotAllowed, "Method Not Allowed",
+                                      path + " answers " + allowed + " only.");
+    response.headers.emplace_back("Allow", allowed);
+    return response;
+}
+
+std::string methodName(QHttpServerRequest::Method method, const QByteArray &fromRequestLine)
+{
+    switch (method) {
+    case QHttpServerRequest::Method::Get: return "GET";
+    case QHttpServerRequest::Method::Put: return "PUT";
+    case QHttpServerRequest::Method::Delete: return "DELETE";
+    case QHttpServerRequest::Method::Post: return "POST";
+    case QHttpServerRequest::Method::Head: return "HEAD";
+    case QHttpServerRequest::Method::Options: return "OPTIONS";
+    case QHttpServerRequest::Method::Patch: return "PATCH";
+    default: return fromRequestLine.isEmpty() ? std::string("UNKNOWN") : fromRequestLine.toStdString();
+    }
+}
+
+QByteArray headerValue(const QHttpServerRequest &request, const QByteArray &lowerName)
+{
+    for (const auto &[name, value] : request.headers())
+        if (name.toLower() == lowerName)
+            return value;
+    return {};
+}
+
+// application/x-www-form-urlencoded: '+' is a space, then percent-decoding.
+std::map<std::string, std::string> parseForm(const QByteArray &body)
+{
+    std::map<std::string, std::string> fields;
+    for (const QByteArray &pair : body.split('&')) {
+        if (pair.isEmpty())
+            continue;
+        const qsizetype eq = pair.indexOf('=');
+        QByteArray name = eq < 0 ? pair : pair.left(eq);
+        QByteArray value = eq < 0 ? QByteArray() : pair.mid(eq + 1);
+        name.replace('+', ' ');
+        value.replace('+', ' ');
+        fields.emplace(QByteArray::fromPercentEncoding(name).toStdString(),
+                       QByteArray::fromPercentEncoding(value).toStdString());
+    }
+    return fields;
+}
+
+bool knownStatus(int status)
+{
+    return QMetaEnum::fromType<QHttpServerResponder::StatusCode>().valueToKey(status) != nullptr;
+}
+
+} // namespace
+
+HttpFront::HttpFront(Engine &engine, ApiClients &clients, const ServeLimits &limits, QObject *parent)
+    : QAbstractHttpServer(parent)
+    , m_engine(engine)
+    , m_clients(clients)
+    , m_limits(limits)
+    , m_tokens(std::chrono::seconds(limits.tokenLifetimeSeconds))
+    , m_requestRates(limits.requestsPerMinute)
+    , m_tokenRates(limits.tokenRequestsPerMinute)
+{
+    // The model does not change while serving, so the dependency list is built once.
+    const LoadOrder order(engine.model());
+    m_dependencies = Json::array();
+    for (std::size_t layer = 0; layer < order.layers().size(); ++layer)
+        for (const ResourceSchema *resource : order.layers()[layer])
+            m_dependencies.push_back(Json{
+                {"resource", "/" + resource->project->projectEndpointName + "/" + resource->endpointName},
+                {"order", layer + 1},
+                {"operations", Json::array({"Create", "Update"})}});
+}
+
+HttpFront::~HttpFront() = default;
+
+bool HttpFront::start(const QHostAddress &address, quint16 port, QString *error)
+{
+    auto *server = new GuardedTcpServer(m_limits, this);
+    if (!server->listen(address, port)) {
+        if (error)
+            *error = server->errorString();
+        delete server;
+        return false;
+    }
+    m_server = server;
+    bind(server);
+    return true;
+}
+
+quint16 HttpFront::port() const
+{
+    return m_server ? m_server->serverPort() : 0;
+}
+
+bool HttpFront::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
+{
+    ConnectionGuard *guard = ConnectionGuard::of(socket);
+    const std::string method = methodName(request.method(), guard ? guard->method() : QByteArray());
+    Response response;
+    try {
+        response = route(request, socket, method);
+    } catch (const SQLite::Exception &e) {
+        response = problem::make(503, problem::kServiceUnavailable, "Service Unavailable",
+                                 std::string("The database could not be read: ") + e.what());
+    } catch (const std::exception &e) {
+        response = problem::make(500, problem::kInternalError, "Internal Server Error", e.what());
+    }
+    const bool close = guard && guard->clientWantsClose();
+    send(request, socket, response, close);
+    if (close)
+        guard->close();
+    return true;
+}
+
+void HttpFront::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)
+{
+    // handleRequest answers everything; this only keeps a client from waiting if that ever changes.
+    send(request, socket, problem::make(404, problem::kNotFound, "Not Found", "Nothing answers this path."),
+         false);
+}
+
+Response HttpFront::route(const QHttpServerRequest &request, QTcpSocket *socket, const std::string &method)
+{
+    const QString path = request.url().path();
+    if (path.isEmpty() || path == QLatin1String("/"))
+        return method == "GET" ? discovery(request, socket) : methodNotAllowed("GET", "/");
+    if (path == QLatin1String("/oauth/token"))
+        return method == "POST" ? issueToken(request, socket) : methodNotAllowed("POST", "/oauth/token");
+
+    Response refusal;
+    const std::optional<std::string> client = authenticate(request, refusal);
+    if (!client)
+        return refusal;
+    if (const int wait = m_requestRates.take(*client))
+        return tooManyRequests(wait, "Client '" + *client + "' has used its " +
+                                         std::to_string(m_limits.requestsPerMinute) +
+                                         " requests per minute; retry after " + std::to_string(wait) + " s.");
+    if (path == QLatin1String("/metadata/dependencies"))
+        return method == "GET" ? jsonResponse(200, m_dependencies)
+                               : methodNotAllowed("GET", "/metadata/dependencies");
+    return dataRequest(request, method, *client);
+}
+
+Response HttpFront::discovery(const QHttpServerRequest &request, QTcpSocket *socket) const
+{
+    // The guard lets only plain host[:port] values through, so the Host header can be echoed.
+    QByteArray host = headerValue(request, "host");
+    if (host.isEmpty()) {
+        const QHostAddress local = socket->localAddress();
+        const QString address = local.protocol() == QAbstractSocket::IPv6Protocol
+                                    ? "[" + local.toString() + "]"
+                                    : local.toString();
+        host = address.toUtf8() + ':' + QByteArray::number(socket->localPort());
+    }
+    const std::string base = "http://" + host.toStdString();
+    Json models = Json::array();
+    for (const auto &project : m_engine.model().projects())
+        models.push_back(Json{{"name", project->projectName}, {"version", project->projectVersion}});
+    return jsonResponse(200, Json{{"version", QCoreApplication::applicationVersion().toStdString()},
+                                  {"applicationName", "Steward"},
+                                  {"dataModels", models},
+                                  {"urls",
+                                   {{"dependencies", base + "/metadata/dependencies"},
+                                    {"oauth", base + "/oauth/token"},
+                                    {"dataManagementApi", base}}}});
+}
+
+Response HttpFront::issueToken(const QHttpServerRequest &request, QTcpSocket *socket)
+{
+    std::map<std::string, std::string> fields;
+    const QByteArray contentType = headerValue(request, "content-type").toLower();
+    if (contentType.startsWith("application/json")) {
+        JsonParseResult parsed = parseJson(request.body().toStdString());
+        if (!parsed.value || !parsed.value->is_object())
+            return oauthError(400, "invalid_request", "The body is not a JSON object.");
+        for (const char *key : {"grant_type", "client_id", "client_secret"})
+            if (auto it = parsed.value->find(key); it != parsed.value->end() && it->is_string())
+                fields[key] = it->get<std::string>();
+    } else {
+        fields = parseForm(request.body());
+    }
+    if (fields.count("grant_type") == 0)
+        return oauthError(400, "invalid_request", "grant_type is required (client_credentials).");
+    if (fields["grant_type"] != "client_credentials")
+        return oauthError(400, "unsupported_grant_type", "Only the client_credentials grant is supported.");
+
+    std::string id = fields["client_id"];
+    std::string secret = fields["client_secret"];
+    bool basic = false;
+    const QByteArray authorization = headerValue(request, "authorization");
+    if (authorization.left(6).compare("basic ", Qt::CaseInsensitive) == 0) {
+        basic = true;
+        const QByteArray decoded = QByteArray::fromBase64(authorization.mid(6).trimmed());
+        const qsizetype colon = decoded.indexOf(':');
+        if (colon >= 0) {
+            // RFC 6749 2.3.1: both parts are form-encoded before they are joined.
+            QByteArray user = decoded.left(colon);
+            QByteArray password = decoded.mid(colon + 1);
+            user.replace('+', ' ');
+            password.replace('+', ' ');
+            id = QByteArray::fromPercentEncoding(user).toStdString();
+            secret = QByteArray::fromPercentEncoding(password).toStdString();
+        }
+    }
+    Headers challenge;
+    if (basic)
+        challenge.emplace_back("WWW-Authenticate", "Basic realm=\"Steward\"");
+    if (id.empty() || secret.empty())
+        return oauthError(401, "invalid_client",
+                          "Client credentials are required (HTTP Basic or client_id and client_secret).",
+                          challenge);
+    // Each check costs a deliberate amount of hashing, so attempts are limited per peer address.
+    if (const int wait = m_tokenRates.take(socket->peerAddress().toString().toStdString())) {
+        Response response = oauthError(
+            429, "slow_down", "Too many token requests; retry after " + std::to_string(wait) + " s.");
+        response.headers.emplace_back("Retry-After", std::to_string(wait));
+        return response;
+    }
+    if (!m_clients.verify(id, secret))
+        return oauthError(401, "invalid_client", "The client id or secret is not valid.", challenge);
+    const std::string token = m_tokens.issue(id);
+    return jsonResponse(200,
+                        Json{{"access_token", token},
+                             {"token_type", "bearer"},
+                             {"expires_in", static_cast<std::int64_t>(m_tokens.lifetime().count())}},
+                        {{"Cache-Control", "no-store"}, {"Pragma", "no-cache"}});
+}
+
+std::optional<std::string> HttpFront::authenticate(const QHttpServerRequest &request, Response &refusal)
+{
+    const QByteArray authorization = headerValue(request, "authorization").trimmed();
+    if (authorization.left(7).compare("bearer ", Qt::CaseInsensitive) != 0) {
+        refusal = problem::make(
+            401, kAuthenticationProblem, "Authentication Failed",
+            "The request needs 'Authorization: Bearer <token>'; POST /oauth/token issues tokens.");
+        refusal.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"Steward\"");
+        return std::nullopt;
+    }
+    const std::string token = authorization.mid(7).trimmed().toStdString();
+    std::optional<std::string> client = m_tokens.clientOf(token);
+    // A client removed with `steward-cli clients remove` loses its tokens at once.
+    if (client && !m_clients.exists(*client)) {
+        m_tokens.revokeClient(*client);
+        client.reset();
+    }
+    if (!client) {
+        refusal =
+            problem::make(401, kAuthenticationProblem, "Authentication Failed",
+                          "The bearer token is unknown or has expired; POST /oauth/token issues a new one.");
+        refusal.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"Steward\", error=\"invalid_token\"");
+    }
+    return client;
+}
+
+Response HttpFront::dataRequest(const QHttpServerRequest &request, const std::string &method,
+                                const std::string &client)
+{
+    Request call;
+    call.method = method;
+    const QUrl url = request.url();
+    call.path = url.path(QUrl::FullyEncoded).toStdString();
+    if (url.hasQuery())
+        call.path += "?" + url.query(QUrl::FullyEncoded).toStdString();
+    for (const auto &[name, value] : request.headers()) {
+        const std::string key = name.toLower().toStdString();
+        // The engine has no use for credentials, so they never reach it.
+        if (key == "authorization")
+            continue;
+        auto [it, inserted] = call.headers.emplace(key, value.toStdString());
+        if (!inserted)
+            it->second += ", " + value.toStdString();
+    }
+    const QByteArray body = request.body();
+    if (!body.isEmpty()) {
+        // The same limits and the same answer as a bad line on the NDJSON carrier.
+        JsonParseLimits limits;
+        limits.maxBytes = static_cast<std::size_t>(m_limits.maxBodyBytes);
+        JsonParseResult parsed =
+            parseJson(std::string_view(body.constData(), static_cast<std::size_t>(body.size())), limits);
+        if (!parsed.value)
+            return problem::make(400, problem::kBadRequest, "Bad Request",
+                                 "The request body is not valid JSON: " + parsed.error + ".");
+        if (!parsed.value->is_null())
+            call.body = std::move(*parsed.value);
+    }
+    call.actor = client;
+    return m_engine.handle(call);
+}
+
+void HttpFront::send(const QHttpServerRequest &request, QTcpSocket *socket, const Response &response,
+                     bool close)
+{
+    const int status = knownStatus(response.status) ? response.status : 500;
+    QHttpServerResponder responder = makeResponder(request, socket);
+    responder.writeStatusLine(static_cast<QHttpServerResponder::StatusCode>(status));
+    for (const auto &[name, value] : response.headers)
+        responder.writeHeader(QByteArray::fromStdString(name), QByteArray::fromStdString(value));
+    // The bytes the NDJSON carrier writes in its "body" field: one serializer for both.
+    const QByteArray body =
+        response.body.is_null() ? QByteArray() : QByteArray::fromStdString(dumpJson(response.body));
+    if (!response.body.is_null())
+        responder.writeHeader("Content-Type", "application/json");
+    if (status != 204 && status != 304)
+        responder.writeHeader("Content-Length", QByteArray::number(body.size()));
+    if (close)
+        responder.writeHeader("Connection", "close");
+    const bool head = request.method() == QHttpServerRequest::Method::Head;
+    responder.writeBody(head ? QByteArray() : body);
+}
+
+} // namespace steward

@@ -1,0 +1,756 @@
+// The HTTP carrier end to end: `steward-cli serve` as a process, spoken to with QNetworkAccessManager
+// and raw sockets. Tokens, the same answers as the NDJSON carrier, and refusals that leave the
+// server serving others.
+#include "AccessControl.h"
+#include "CliSupport.h"
+#include "TestSupport.h"
+
+#include <QEventLoop>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QUrlQuery>
+
+#include <functional>
+#include <map>
+#include <memory>
+
+using namespace steward;
+using namespace steward::test;
+
+namespace {
+
+using RawHeaders = QList<QPair<QByteArray, QByteArray>>;
+
+struct HttpResult
+{
+    int status = 0;
+    RawHeaders headers;
+    QByteArray body;
+
+    QByteArray header(const QByteArray &name) const
+    {
+        for (const auto &[key, value] : headers)
+            if (key.compare(name, Qt::CaseInsensitive) == 0)
+                return value;
+        return {};
+    }
+    Json json() const
+    {
+        JsonParseResult parsed = parseJson(body.toStdString());
+        return parsed.value ? *parsed.value : Json();
+    }
+};
+
+// One request, waited for in its own event loop.
+HttpResult call(QNetworkAccessManager &nam, const QByteArray &method, const QUrl &url,
+                const QByteArray &body = {}, const RawHeaders &headers = {})
+{
+    QNetworkRequest request(url);
+    for (const auto &[name, value] : headers)
+        request.setRawHeader(name, value);
+    if ((method == "POST" || method == "PUT") && !request.hasRawHeader("Content-Type"))
+        request.setRawHeader("Content-Type", "application/json");
+    QNetworkReply *reply = method == "POST" || method == "PUT" ? nam.sendCustomRequest(request, method, body)
+                                                               : nam.sendCustomRequest(request, method);
+    if (!reply->isFinished()) {
+        QEventLoop loop;
+        QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+        QTimer::singleShot(60000, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    HttpResult result;
+    result.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    result.headers = reply->rawHeaderPairs();
+    result.body = reply->readAll();
+    delete reply;
+    return result;
+}
+
+// A raw HTTP/1.1 response: status line, headers and Content-Length body.
+struct RawResponse
+{
+    int status = 0;
+    QByteArray head;
+    QByteArray body;
+    bool closed = false; // the server closed the connection after answering
+};
+
+// Reads exactly one response and leaves whatever follows in the socket.
+RawResponse readRawResponse(QTcpSocket &socket, int timeoutMs = 30000)
+{
+    RawResponse response;
+    const auto waitFor = [&](const std::function<bool()> &ready) {
+        while (!ready()) {
+            if (socket.state() != QAbstractSocket::ConnectedState || !socket.waitForReadyRead(timeoutMs)) {
+                response.closed = true;
+                return ready();
+            }
+        }
+        return true;
+    };
+    if (!waitFor([&] { return socket.canReadLine(); }))
+        return response;
+    const QByteArray statusLine = socket.readLine();
+    const QList<QByteArray> parts = statusLine.split(' ');
+    response.status = parts.size() > 1 ? parts[1].toInt() : 0;
+    response.head = statusLine.trimmed();
+    qint64 length = 0;
+    for (;;) {
+        if (!waitFor([&] { return socket.canReadLine(); }))
+            return response;
+        const QByteArray line = socket.readLine().trimmed();
+        if (line.isEmpty())
+            break;
+        response.head += "\r\n" + line;
+        if (line.toLower().startsWith("content-length:"))
+            length = line.mid(15).trimmed().toLongLong();
+    }
+    if (!waitFor([&] { return socket.bytesAvailable() >= length; }))
+        return response;
+    response.body = socket.read(length);
+    return response;
+}
+
+// Sends bytes on a new connection and reads the answer and whether the server then closed.
+RawResponse rawExchange(quint16 port, const QByteArray &bytes)
+{
+    QTcpSocket socket;
+    socket.connectToHost(QHostAddress::LocalHost, port);
+    if (!socket.waitForConnected(10000))
+        return {};
+    socket.write(bytes);
+    socket.waitForBytesWritten(10000);
+    RawResponse response = readRawResponse(socket);
+    // Every use expects the server to close after answering.
+    response.closed = response.closed || socket.state() == QAbstractSocket::UnconnectedState
+                      || socket.waitForDisconnected(10000);
+    return response;
+}
+
+// `steward-cli serve --port 0` on a database; stopped with SIGTERM when destroyed.
+class Server
+{
+public:
+    explicit Server(const QString &dbPath, const QStringList &extra = {})
+    {
+        m_process.setProcessChannelMode(QProcess::SeparateChannels);
+        m_process.start(QStringLiteral(STEWARD_CLI_PATH),
+                        QStringList{"--db", dbPath, "serve", "--port", "0"} + extra);
+        m_process.waitForStarted();
+        while (!m_process.canReadLine() && m_process.state() == QProcess::Running)
+            m_process.waitForReadyRead(30000);
+        m_firstLine = QString::fromUtf8(m_process.readLine()).trimmed();
+        const QRegularExpressionMatch match =
+            QRegularExpression("^Serving http://127\\.0\\.0\\.1:(\\d+) \\(Ctrl-C stops\\)$")
+                .match(m_firstLine);
+        if (match.hasMatch())
+            m_port = static_cast<quint16>(match.captured(1).toUInt());
+    }
+    ~Server()
+    {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.terminate();
+            if (!m_process.waitForFinished(30000))
+                m_process.kill();
+        }
+    }
+    // SIGTERM; the exit code, or -1 when it did not exit normally.
+    int stop()
+    {
+        m_process.terminate();
+        m_process.waitForFinished(30000);
+        return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
+    }
+    quint16 port() const { return m_port; }
+    const QString &firstLine() const { return m_firstLine; }
+    QUrl url(const QString &pathAndQuery) const
+    {
+        return QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(m_port).arg(pathAndQuery));
+    }
+
+private:
+    QProcess m_process;
+    QString m_firstLine;
+    quint16 m_port = 0;
+};
+
+struct Credentials
+{
+    QByteArray key;
+    QByteArray secret;
+};
+
+Credentials addClient(const QString &dbPath, const QString &name)
+{
+    CliRun run = runCli({"--db", dbPath, "clients", "add", name}, "");
+    Credentials credentials;
+    for (const QString &line : run.stdoutText.split('\n', Qt::SkipEmptyParts)) {
+        if (line.startsWith("key: "))
+            credentials.key = line.mid(5).toUtf8();
+        else if (line.startsWith("secret: "))
+            credentials.secret = line.mid(8).toUtf8();
+    }
+    return credentials;
+}
+
+QByteArray basicAuth(const Credentials &credentials)
+{
+    return "Basic " + (credentials.key + ':' + credentials.secret).toBase64();
+}
+
+QByteArray fetchToken(QNetworkAccessManager &nam, const Server &server, const Credentials &credentials)
+{
+    const HttpResult result = call(nam, "POST", server.url("/oauth/token"), "grant_type=client_credentials",
+                                   {{"Authorization", basicAuth(credentials)},
+                                    {"Content-Type", "application/x-www-form-urlencoded"}});
+    const Json json = result.json();
+    return result.status == 200 && json.contains("access_token")
+               ? QByteArray::fromStdString(json["access_token"].get<std::string>())
+               : QByteArray();
+}
+
+RawHeaders bearer(const QByteArray &token)
+{
+    return {{"Authorization", "Bearer " + token}};
+}
+
+// The protocol's example session, then reads, an update, a lost update, an upsert and deletes.
+// "{N}" in a path stands for the id in the Location of response N (1-based).
+const char *const kSession[] = {
+    R"({"method":"POST","path":"/ed-fi/gradeLevelDescriptors","body":{"namespace":"uri://ed-fi.org/GradeLevelDescriptor","codeValue":"Ninth grade","shortDescription":"Ninth grade"}})",
+    R"({"method":"POST","path":"/ed-fi/schools","body":{"schoolId":255901,"nameOfInstitution":"Grand Bend High School","educationOrganizationCategories":[{"educationOrganizationCategoryDescriptor":"uri://ed-fi.org/EducationOrganizationCategoryDescriptor#School"}],"gradeLevels":[{"gradeLevelDescriptor":"uri://ed-fi.org/GradeLevelDescriptor#Ninth grade"}]}})",
+    R"({"method":"POST","path":"/ed-fi/educationOrganizationCategoryDescriptors","body":{"namespace":"uri://ed-fi.org/EducationOrganizationCategoryDescriptor","codeValue":"School","shortDescription":"School"}})",
+    R"({"method":"POST","path":"/ed-fi/schools","body":{"schoolId":255901,"nameOfInstitution":"Grand Bend High School","educationOrganizationCategories":[{"educationOrganizationCategoryDescriptor":"uri://ed-fi.org/EducationOrganizationCategoryDescriptor#School"}],"gradeLevels":[{"gradeLevelDescriptor":"uri://ed-fi.org/GRADELEVELDESCRIPTOR#ninth grade"}]}})",
+    R"({"method":"POST","path":"/ed-fi/courses","body":{"courseCode":"ALG-1","courseTitle":"Algebra I","numberOfParts":1,"identificationCodes":[],"educationOrganizationReference":{"educationOrganizationId":255901}}})",
+    R"({"method":"DELETE","path":"{4}"})",
+    R"({"method":"GET","path":"{4}"})",
+    R"({"method":"GET","path":"/ed-fi/schools?totalCount=true&limit=5"})",
+    R"({"method":"PUT","path":"{4}","body":{"schoolId":255901,"nameOfInstitution":"Grand Bend HS","educationOrganizationCategories":[{"educationOrganizationCategoryDescriptor":"uri://ed-fi.org/EducationOrganizationCategoryDescriptor#School"}],"gradeLevels":[{"gradeLevelDescriptor":"uri://ed-fi.org/GradeLevelDescriptor#Ninth grade"}]}})",
+    R"({"method":"PUT","path":"{4}","headers":{"If-Match":"\"0000000000000000\""},"body":{"schoolId":255901,"nameOfInstitution":"Lost update","educationOrganizationCategories":[{"educationOrganizationCategoryDescriptor":"uri://ed-fi.org/EducationOrganizationCategoryDescriptor#School"}],"gradeLevels":[{"gradeLevelDescriptor":"uri://ed-fi.org/GradeLevelDescriptor#Ninth grade"}]}})",
+    R"({"method":"POST","path":"/ed-fi/courses","body":{"courseCode":"ALG-1","courseTitle":"Algebra I","numberOfParts":1,"identificationCodes":[],"educationOrganizationReference":{"educationOrganizationId":255901}}})",
+    R"({"method":"POST","path":"/ed-fi/courses","body":{"courseCode":"ALG-1","courseTitle":"Algebra One","numberOfParts":1,"identificationCodes":[],"educationOrganizationReference":{"educationOrganizationId":255901}}})",
+    R"({"method":"GET","path":"{5}"})",
+    R"({"method":"POST","path":"/ed-fi/schools","body":{"schoolId":"not a number"}})",
+    R"({"method":"GET","path":"/ed-fi/courses/6f1d2c1e-0000-4000-8000-000000000000"})",
+    R"({"method":"GET","path":"/ed-fi/schools?limit=9999"})",
+    R"({"method":"GET","path":"/ed-fi/noSuchThings"})",
+    R"({"method":"DELETE","path":"{5}"})",
+    R"({"method":"DELETE","path":"{4}"})",
+    R"({"method":"GET","path":"/ed-fi/schools"})",
+};
+
+// What a carrier answered, in a form both carriers can be compared in.
+struct Answer
+{
+    int status = 0;
+    Json headers = Json::object(); // the engine's headers only
+    std::string body;              // the body bytes; empty when there is none
+};
+
+std::string substitute(std::string path, const std::vector<std::string> &locations)
+{
+    for (std::size_t i = 0; i < locations.size(); ++i) {
+        const std::string placeholder = "{" + std::to_string(i + 1) + "}";
+        if (path == placeholder)
+            return locations[i];
+    }
+    return path;
+}
+
+// Ids are random per database: each distinct UUID becomes <id-N> in order of first appearance.
+// Times differ between runs: _lastModifiedDate values become <time>. ETags are hashes of the
+// stored document text, which holds neither, so they must match exactly and are left alone.
+std::vector<std::string> normalize(const std::vector<Answer> &answers)
+{
+    const QRegularExpression uuid("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+    const QRegularExpression time("\"_lastModifiedDate\":\"[^\"]*\"");
+    std::map<QString, QString> ids;
+    std::vector<std::string> out;
+    for (const Answer &answer : answers) {
+        QString text = QString::fromStdString(std::to_string(answer.status) + " " + answer.headers.dump() +
+                                              " " + answer.body);
+        QRegularExpressionMatchIterator it = uuid.globalMatch(text);
+        while (it.hasNext()) {
+            const QString id = it.next().captured(0);
+            if (!ids.count(id))
+                ids[id] = QStringLiteral("<id-%1>").arg(ids.size() + 1);
+        }
+        for (const auto &[id, name] : ids)
+            text.replace(id, name);
+        text.replace(time, "\"_lastModifiedDate\":\"<time>\"");
+        out.push_back(text.toStdString());
+    }
+    return out;
+}
+
+} // namespace
+
+class TestServe : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void tokensAndBucketsInMemory()
+    {
+        AccessTokens tokens(std::chrono::seconds(60));
+        const std::string a = tokens.issue("a");
+        const std::string b = tokens.issue("b");
+        QVERIFY(a != b);
+        QCOMPARE(a.size(), std::size_t(43));
+        QCOMPARE(tokens.clientOf(a).value_or(""), std::string("a"));
+        QVERIFY(!tokens.clientOf("unknown"));
+        std::vector<std::string> many;
+        for (std::size_t i = 0; i < AccessTokens::kMaxPerClient; ++i)
+            many.push_back(tokens.issue("a"));
+        QVERIFY(!tokens.clientOf(a)); // the oldest made room
+        QCOMPARE(tokens.clientOf(many.back()).value_or(""), std::string("a"));
+        tokens.revokeClient("a");
+        QVERIFY(!tokens.clientOf(many.back()));
+        QCOMPARE(tokens.clientOf(b).value_or(""), std::string("b"));
+
+        RateLimiter limiter(30);
+        for (int i = 0; i < 30; ++i)
+            QCOMPARE(limiter.take("flood"), 0);
+        QVERIFY(limiter.take("flood") >= 1);
+        QCOMPARE(limiter.take("other"), 0);
+    }
+
+    void init()
+    {
+        m_dir = std::make_unique<QTemporaryDir>();
+        m_db = m_dir->filePath("serve.db");
+        m_client = addClient(m_db, "sis");
+        QVERIFY(!m_client.secret.isEmpty());
+    }
+
+    void printsTheAddressAndStopsCleanly()
+    {
+        Server server(m_db);
+        QVERIFY2(server.port() != 0, qPrintable(server.firstLine()));
+        QNetworkAccessManager nam;
+        const HttpResult root = call(nam, "GET", server.url("/"));
+        QCOMPARE(root.status, 200);
+        QCOMPARE(root.header("Content-Type"), QByteArray("application/json"));
+        const Json doc = root.json();
+        const std::string base = "http://127.0.0.1:" + std::to_string(server.port());
+        QCOMPARE(doc["applicationName"].get<std::string>(), std::string("Steward"));
+        QVERIFY(!doc["version"].get<std::string>().empty());
+        QCOMPARE(doc["dataModels"][0]["name"].get<std::string>(), std::string("Ed-Fi"));
+        QVERIFY(!doc["dataModels"][0]["version"].get<std::string>().empty());
+        QCOMPARE(doc["urls"]["oauth"].get<std::string>(), base + "/oauth/token");
+        QCOMPARE(doc["urls"]["dependencies"].get<std::string>(), base + "/metadata/dependencies");
+        QCOMPARE(doc["urls"]["dataManagementApi"].get<std::string>(), base);
+        QCOMPARE(server.stop(), 0);
+
+        CliRun help = runCli({"serve", "--help"}, "");
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.stdoutText.contains("Example:"));
+        QVERIFY(help.stdoutText.contains("--port"));
+        QVERIFY(runCli({"--help"}, "").stdoutText.contains("serve"));
+        QCOMPARE(runCli({"--db", m_db, "serve", "--port", "70000"}, "").exitCode, 2);
+        QCOMPARE(runCli({"--db", m_db, "serve", "--host", "not-an-address"}, "").exitCode, 2);
+        QCOMPARE(runCli({"--db", m_db, "serve", "--bogus"}, "").exitCode, 2);
+    }
+
+    void dataRequestsNeedAValidToken()
+    {
+        Server server(m_db);
+        QNetworkAccessManager nam;
+        const QUrl schools = server.url("/ed-fi/schools");
+
+        const HttpResult none = call(nam, "GET", schools);
+        QCOMPARE(none.status, 401);
+        QVERIFY(none.header("WWW-Authenticate").startsWith("Bearer"));
+        QCOMPARE(none.json()["type"].get<std::string>(),
+                 std::string("urn:ed-fi:api:security:authentication"));
+        QCOMPARE(none.json()["status"].get<int>(), 401);
+        QCOMPARE(call(nam, "GET", schools, {}, bearer("made-up")).status, 401);
+        QCOMPARE(call(nam, "GET", schools, {}, {{"Authorization", basicAuth(m_client)}}).status, 401);
+        QCOMPARE(call(nam, "GET", server.url("/metadata/dependencies")).status, 401);
+
+        // Wrong secret, by HTTP Basic and by form fields.
+        const Credentials wrong{m_client.key,
+                                m_client.secret.left(42) + (m_client.secret.endsWith('A') ? "B" : "A")};
+        HttpResult refused = call(nam, "POST", server.url("/oauth/token"), "grant_type=client_credentials",
+                                  {{"Authorization", basicAuth(wrong)},
+                                   {"Content-Type", "application/x-www-form-urlencoded"}});
+        QCOMPARE(refused.status, 401);
+        QCOMPARE(refused.json()["error"].get<std::string>(), std::string("invalid_client"));
+        refused = call(nam, "POST", server.url("/oauth/token"),
+                       "grant_type=client_credentials&client_id=sis&client_secret=" + wrong.secret,
+                       {{"Content-Type", "application/x-www-form-urlencoded"}});
+        QCOMPARE(refused.status, 401);
+        QCOMPARE(refused.json()["error"].get<std::string>(), std::string("invalid_client"));
+        const HttpResult grant = call(nam, "POST", server.url("/oauth/token"), "grant_type=password",
+                                      {{"Authorization", basicAuth(m_client)},
+                                       {"Content-Type", "application/x-www-form-urlencoded"}});
+        QCOMPARE(grant.status, 400);
+        QCOMPARE(grant.json()["error"].get<std::string>(), std::string("unsupported_grant_type"));
+
+        // The secret `clients add` printed, three ways.
+        const HttpResult issued = call(
+            nam, "POST", server.url("/oauth/token"), "grant_type=client_credentials",
+            {{"Authorization", basicAuth(m_client)}, {"Content-Type", "application/x-www-form-urlencoded"}});
+        QCOMPARE(issued.status, 200);
+        const Json token = issued.json();
+        QCOMPARE(token["token_type"].get<std::string>(), std::string("bearer"));
+        QCOMPARE(token["expires_in"].get<int>(), 1800);
+        QCOMPARE(issued.header("Cache-Control"), QByteArray("no-store"));
+        const QByteArray accessToken = QByteArray::fromStdString(token["access_token"].get<std::string>());
+        QVERIFY(accessToken.size() >= 32);
+        const HttpResult viaForm = call(nam, "POST", server.url("/oauth/token"),
+                                        "grant_type=client_credentials&client_id=sis&client_secret=" +
+                                            QUrl::toPercentEncoding(m_client.secret),
+                                        {{"Content-Type", "application/x-www-form-urlencoded"}});
+        QCOMPARE(viaForm.status, 200);
+        const HttpResult viaJson =
+            call(nam, "POST", server.url("/oauth/token"),
+                 QByteArray::fromStdString(Json{{"grant_type", "client_credentials"},
+                                                {"client_id", "sis"},
+                                                {"client_secret", m_client.secret.toStdString()}}
+                                               .dump()));
+        QCOMPARE(viaJson.status, 200);
+        QVERIFY(viaJson.json()["access_token"] != token["access_token"]);
+
+        const HttpResult ok = call(nam, "GET", schools, {}, bearer(accessToken));
+        QCOMPARE(ok.status, 200);
+        QCOMPARE(ok.body, QByteArray("[]"));
+        const HttpResult order =
+            call(nam, "GET", server.url("/metadata/dependencies"), {}, bearer(accessToken));
+        QCOMPARE(order.status, 200);
+        const Json dependencies = order.json();
+        QVERIFY(dependencies.is_array() && dependencies.size() > 10);
+        int schoolOrder = 0;
+        int descriptorOrder = 0;
+        for (const Json &item : dependencies) {
+            JSON_COMPARE(item["operations"], Json::array({"Create", "Update"}));
+            if (item["resource"] == "/ed-fi/schools")
+                schoolOrder = item["order"].get<int>();
+            if (item["resource"] == "/ed-fi/gradeLevelDescriptors")
+                descriptorOrder = item["order"].get<int>();
+        }
+        QCOMPARE(descriptorOrder, 1);
+        QVERIFY(schoolOrder > descriptorOrder);
+
+        // Removing the client revokes the tokens it holds.
+        QCOMPARE(runCli({"--db", m_db, "clients", "remove", "sis"}, "").exitCode, 0);
+        QCOMPARE(call(nam, "GET", schools, {}, bearer(accessToken)).status, 401);
+        QCOMPARE(server.stop(), 0);
+    }
+
+    void tokensExpire()
+    {
+        Server server(m_db, {"--token-lifetime", "1"});
+        QNetworkAccessManager nam;
+        const HttpResult issued = call(
+            nam, "POST", server.url("/oauth/token"), "grant_type=client_credentials",
+            {{"Authorization", basicAuth(m_client)}, {"Content-Type", "application/x-www-form-urlencoded"}});
+        QCOMPARE(issued.status, 200);
+        QCOMPARE(issued.json()["expires_in"].get<int>(), 1);
+        const QByteArray token = QByteArray::fromStdString(issued.json()["access_token"].get<std::string>());
+        QTRY_COMPARE_WITH_TIMEOUT(call(nam, "GET", server.url("/ed-fi/schools"), {}, bearer(token)).status,
+                                  401, 30000);
+    }
+
+    void bothCarriersAnswerTheSameBytes()
+    {
+        // NDJSON carrier, one line at a time so later lines can name ids from earlier answers.
+        std::vector<Answer> viaCli;
+        {
+            QProcess cli;
+            cli.start(QStringLiteral(STEWARD_CLI_PATH), {"--db", m_dir->filePath("cli.db"), "requests", "-"});
+            QVERIFY(cli.waitForStarted());
+            std::vector<std::string> locations;
+            for (const char *line : kSession) {
+                Json request = Json::parse(line);
+                request["path"] = substitute(request["path"].get<std::string>(), locations);
+                cli.write(QByteArray::fromStdString(dumpJson(request) + "\n"));
+                while (!cli.canReadLine())
+                    QVERIFY(cli.waitForReadyRead(30000));
+                const Json response = Json::parse(cli.readLine().toStdString());
+                Answer answer;
+                answer.status = response["status"].get<int>();
+                answer.headers = response["headers"];
+                answer.body = response["body"].is_null() ? std::string() : dumpJson(response["body"]);
+                locations.push_back(answer.headers.value("Location", std::string()));
+                viaCli.push_back(answer);
+            }
+            cli.closeWriteChannel();
+            QVERIFY(cli.waitForFinished(30000));
+            QCOMPARE(cli.exitCode(), 0);
+        }
+
+        // HTTP carrier on another fresh database.
+        std::vector<Answer> viaHttp;
+        {
+            const QString db = m_dir->filePath("http.db");
+            const Credentials credentials = addClient(db, "carrier");
+            Server server(db);
+            QNetworkAccessManager nam;
+            const QByteArray token = fetchToken(nam, server, credentials);
+            QVERIFY(!token.isEmpty());
+            std::vector<std::string> locations;
+            for (const char *line : kSession) {
+                const Json request = Json::parse(line);
+                const std::string path = substitute(request["path"].get<std::string>(), locations);
+                RawHeaders headers = bearer(token);
+                if (request.contains("headers"))
+                    for (auto it = request["headers"].begin(); it != request["headers"].end(); ++it)
+                        headers.append({QByteArray::fromStdString(it.key()),
+                                        QByteArray::fromStdString(it.value().get<std::string>())});
+                const QByteArray body = request.contains("body")
+                                            ? QByteArray::fromStdString(dumpJson(request["body"]))
+                                            : QByteArray();
+                const HttpResult result =
+                    call(nam, QByteArray::fromStdString(request["method"].get<std::string>()),
+                         server.url(QString::fromStdString(path)), body, headers);
+                Answer answer;
+                answer.status = result.status;
+                QStringList engineHeaderOrder;
+                for (const auto &[name, value] : result.headers) {
+                    const QByteArray lower = name.toLower();
+                    if (lower == "content-type" || lower == "content-length" || lower == "connection"
+                        || lower == "keep-alive")
+                        continue;
+                    QVERIFY2(!answer.headers.contains(name.toStdString()), name.constData());
+                    answer.headers[name.toStdString()] = value.toStdString();
+                    engineHeaderOrder << QString::fromLatin1(name);
+                }
+                // The engine's order: Location before ETag.
+                if (engineHeaderOrder.contains("Location") && engineHeaderOrder.contains("ETag"))
+                    QVERIFY(engineHeaderOrder.indexOf("Location") < engineHeaderOrder.indexOf("ETag"));
+                QCOMPARE(result.header("Content-Type"),
+                         result.body.isEmpty() ? QByteArray() : QByteArray("application/json"));
+                answer.body = result.body.toStdString();
+                locations.push_back(answer.headers.value("Location", std::string()));
+                viaHttp.push_back(answer);
+            }
+            QCOMPARE(server.stop(), 0);
+        }
+
+        // The statuses the protocol's example promises, then everything byte for byte.
+        const std::vector<int> expected = {201, 400, 201, 201, 201, 409, 200, 200, 204, 412,
+                                           200, 200, 200, 400, 404, 400, 404, 204, 204, 200};
+        QCOMPARE(viaCli.size(), expected.size());
+        QCOMPARE(viaHttp.size(), expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            QCOMPARE(viaCli[i].status, expected[i]);
+            QCOMPARE(viaHttp[i].status, expected[i]);
+        }
+        QVERIFY(viaCli[5].body.find("referenced by existing Course item(s)") != std::string::npos);
+        QVERIFY(viaCli[6].body.find("_lastModifiedDate") != std::string::npos);
+        QCOMPARE(viaCli[7].headers["Total-Count"].get<std::string>(), std::string("1"));
+        const std::vector<std::string> cli = normalize(viaCli);
+        const std::vector<std::string> http = normalize(viaHttp);
+        QVERIFY(cli[3].find("\"Location\":\"/ed-fi/schools/<id-3>\"") != std::string::npos);
+        QVERIFY(cli[6].find("\"_lastModifiedDate\":\"<time>\"") != std::string::npos);
+        QVERIFY(cli[6].find("\"_etag\":\"") != std::string::npos);
+        for (std::size_t i = 0; i < cli.size(); ++i)
+            QVERIFY2(cli[i] == http[i],
+                     qPrintable(QStringLiteral("request %1:\n  requests: %2\n  HTTP:     %3")
+                                    .arg(i + 1)
+                                    .arg(QString::fromStdString(cli[i]), QString::fromStdString(http[i]))));
+    }
+
+    void badBodiesGetTheSameProblemAsOnTheNdjsonCarrier()
+    {
+        Server server(m_db);
+        QNetworkAccessManager nam;
+        const QByteArray token = fetchToken(nam, server, m_client);
+        const QUrl schools = server.url("/ed-fi/schools");
+        const HttpResult broken = call(nam, "POST", schools, "{\"schoolId\":", bearer(token));
+        QCOMPARE(broken.status, 400);
+        QCOMPARE(broken.json()["type"].get<std::string>(), std::string("urn:ed-fi:api:bad-request"));
+        const HttpResult utf8 =
+            call(nam, "POST", schools, "{\"nameOfInstitution\":\"\xff\xfe\"}", bearer(token));
+        QCOMPARE(utf8.status, 400);
+        QVERIFY(utf8.json()["detail"].get<std::string>().find("UTF-8") != std::string::npos);
+        const HttpResult deep =
+            call(nam, "POST", schools, QByteArray(129, '[') + QByteArray(129, ']'), bearer(token));
+        QCOMPARE(deep.status, 400);
+        QVERIFY(deep.json()["detail"].get<std::string>().find("128") != std::string::npos);
+    }
+
+    void pipelinedAndTrickledRequestsKeepTheirBoundaries()
+    {
+        Server server(m_db);
+        const QByteArray get = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+        const QByteArray post =
+            "POST /ed-fi/schools HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}";
+        QTcpSocket socket;
+        socket.connectToHost(QHostAddress::LocalHost, server.port());
+        QVERIFY(socket.waitForConnected(10000));
+        socket.write(get + post + get + post);
+        for (int expected : {200, 401, 200, 401})
+            QCOMPARE(readRawResponse(socket).status, expected);
+        // One byte at a time: the guard and Qt's parser must still agree where each request ends.
+        for (char c : post + get) {
+            socket.write(&c, 1);
+            QVERIFY(socket.waitForBytesWritten(10000));
+        }
+        QCOMPARE(readRawResponse(socket).status, 401);
+        QCOMPARE(readRawResponse(socket).status, 200);
+        // Expect: 100-continue gets its interim answer before the body is sent.
+        socket.write("POST /ed-fi/schools HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n"
+                     "Expect: 100-continue\r\n\r\n");
+        QCOMPARE(readRawResponse(socket).status, 100);
+        socket.write("{}");
+        QCOMPARE(readRawResponse(socket).status, 401);
+        QCOMPARE(server.stop(), 0);
+    }
+
+    void oversizedBodyIsRefusedBeforeItIsRead()
+    {
+        Server server(m_db);
+        QTcpSocket socket;
+        socket.connectToHost(QHostAddress::LocalHost, server.port());
+        QVERIFY(socket.waitForConnected(10000));
+        const qint64 length = 9 * 1024 * 1024;
+        socket.write("POST /ed-fi/schools HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     "Content-Length: "
+                     + QByteArray::number(length) + "\r\n\r\n");
+        socket.write(QByteArray(256 * 1024, 'a'));
+        const RawResponse response = readRawResponse(socket);
+        QCOMPARE(response.status, 413);
+        QVERIFY(response.head.contains("Connection: close"));
+        QVERIFY(response.body.contains("not read"));
+
+        QNetworkAccessManager nam;
+        QCOMPARE(call(nam, "GET", server.url("/")).status, 200);
+        QCOMPARE(server.stop(), 0);
+    }
+
+    void malformedRequestsGetCleanAnswers()
+    {
+        Server server(m_db);
+        QNetworkAccessManager nam;
+
+        const RawResponse bigHeaders = rawExchange(
+            server.port(),
+            "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + QByteArray(17 * 1024, 'p') + "\r\n\r\n");
+        QCOMPARE(bigHeaders.status, 431);
+        QVERIFY(bigHeaders.closed);
+        QCOMPARE(call(nam, "GET", server.url("/")).status, 200);
+
+        for (const QByteArray &bad :
+             {QByteArray("GARBAGE\r\n\r\n"), QByteArray("GET\r\n\r\n"),
+              QByteArray("GET /ed-fi/schools HTTP/1.1 extra\r\nHost: x\r\n\r\n"),
+              QByteArray("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 15), // TLS on the plain port
+              QByteArray("GET / HTTP/1.1\r\nNo colon here\r\n\r\n"),
+              QByteArray("GET / HTTP/1.1\r\n Host: folded\r\n\r\n"),
+              QByteArray("GET / HTTP/1.1\r\nHost: a\r\nContent-Length: ten\r\n\r\n")}) {
+            const RawResponse response = rawExchange(server.port(), bad);
+            QVERIFY2(response.status == 400 || (response.status == 0 && response.closed), bad.constData());
+            QVERIFY(response.closed);
+            QCOMPARE(call(nam, "GET", server.url("/")).status, 200);
+        }
+        const RawResponse chunked =
+            rawExchange(server.port(), "POST /ed-fi/schools HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+                                       "chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n");
+        QCOMPARE(chunked.status, 411);
+        QCOMPARE(call(nam, "GET", server.url("/")).status, 200);
+        QCOMPARE(server.stop(), 0);
+    }
+
+    void aSlowClientDoesNotHoldUpOthers()
+    {
+        Server server(m_db);
+        QTcpSocket slow;
+        slow.connectToHost(QHostAddress::LocalHost, server.port());
+        QVERIFY(slow.waitForConnected(10000));
+        slow.write("GET /ed-fi/schools HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: appl");
+        QVERIFY(slow.waitForBytesWritten(10000));
+
+        QNetworkAccessManager nam;
+        const QByteArray token = fetchToken(nam, server, m_client);
+        QCOMPARE(call(nam, "GET", server.url("/ed-fi/schools"), {}, bearer(token)).status, 200);
+        QCOMPARE(slow.bytesAvailable(), qint64(0));
+        QCOMPARE(slow.state(), QAbstractSocket::ConnectedState);
+
+        // It gets 408 once its request has taken longer than the request timeout (15 s).
+        const RawResponse timedOut = readRawResponse(slow, 60000);
+        QCOMPARE(timedOut.status, 408);
+        QCOMPARE(call(nam, "GET", server.url("/ed-fi/schools"), {}, bearer(token)).status, 200);
+        QCOMPARE(server.stop(), 0);
+    }
+
+    void aFloodGetsTooManyRequestsWhileOthersAreServed()
+    {
+        const Credentials other = addClient(m_db, "other");
+        Server server(m_db, {"--rate", "20"});
+        QNetworkAccessManager floodNam;
+        QNetworkAccessManager otherNam;
+        const QByteArray floodToken = fetchToken(floodNam, server, m_client);
+        const QByteArray otherToken = fetchToken(otherNam, server, other);
+        QVERIFY(!floodToken.isEmpty() && !otherToken.isEmpty());
+
+        const int flood = 60;
+        int finished = 0;
+        std::map<int, int> statuses;
+        QList<QByteArray> retryAfter;
+        QEventLoop loop;
+        for (int i = 0; i < flood; ++i) {
+            QNetworkRequest request(server.url("/ed-fi/schools"));
+            request.setRawHeader("Authorization", "Bearer " + floodToken);
+            QNetworkReply *reply = floodNam.get(request);
+            connect(reply, &QNetworkReply::finished, &loop, [&, reply] {
+                const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+                ++statuses[status];
+                if (status == 429)
+                    retryAfter << reply->rawHeader("Retry-After");
+                reply->deleteLater();
+                if (++finished == flood)
+                    loop.quit();
+            });
+        }
+        QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+        loop.exec();
+        QCOMPARE(finished, flood);
+        QVERIFY2(statuses[429] >= 30, qPrintable(QString::number(statuses[429])));
+        QVERIFY(statuses[200] >= 20);
+        QCOMPARE(statuses[200] + statuses[429], flood);
+        for (const QByteArray &value : retryAfter)
+            QVERIFY(value.toInt() >= 1);
+
+        // Buckets are per client: another client is served at once.
+        QCOMPARE(call(otherNam, "GET", server.url("/ed-fi/schools"), {}, bearer(otherToken)).status, 200);
+        QCOMPARE(server.stop(), 0);
+    }
+
+    void connectionsBeyondTheCapAreTurnedAway()
+    {
+        Server server(m_db, {"--max-connections-per-peer", "4"});
+        std::vector<std::unique_ptr<QTcpSocket>> held;
+        for (int i = 0; i < 4; ++i) {
+            held.push_back(std::make_unique<QTcpSocket>());
+            held.back()->connectToHost(QHostAddress::LocalHost, server.port());
+            QVERIFY(held.back()->waitForConnected(10000));
+        }
+        const RawResponse refused = rawExchange(server.port(), "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        QCOMPARE(refused.status, 503);
+        QVERIFY(refused.head.contains("Retry-After"));
+        QVERIFY(refused.closed);
+
+        // A held connection still works, and once they are gone there is room again.
+        held.front()->write("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        QCOMPARE(readRawResponse(*held.front()).status, 200);
+        held.clear();
+        QNetworkAccessManager nam;
+        QTRY_COMPARE_WITH_TIMEOUT(call(nam, "GET", server.url("/")).status, 200, 30000);
+        QCOMPARE(server.stop(), 0);
+    }
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_db;
+    Credentials m_client;
+};
+
+QTEST_GUILESS_MAIN(TestServe)
+#include "tst_serve.moc"
