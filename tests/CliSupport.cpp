@@ -4,6 +4,7 @@
 #include <QCryptographicHash>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTest>
 
 namespace steward::test {
@@ -75,6 +76,54 @@ void checkExampleSession(const QStringList &schemaArgs, const QString &dbPath)
     QCOMPARE("/ed-fi/courses/" + by["id"].get<std::string>(), courseLocation);
     JSON_COMPARE(by["identity"],
              Json::parse(R"({"courseCode":"ALG-1","educationOrganizationReference":{"educationOrganizationId":255901}})"));
+}
+
+Server::Server(const QString &dbPath, const QStringList &extra)
+{
+    m_process.setProcessChannelMode(QProcess::SeparateChannels);
+    m_process.start(QStringLiteral(STEWARD_CLI_PATH), QStringList{"--db", dbPath, "serve", "--port", "0"} + extra);
+    m_process.waitForStarted();
+    while (!m_process.canReadLine() && m_process.state() == QProcess::Running)
+        m_process.waitForReadyRead(30000);
+    m_firstLine = QString::fromUtf8(m_process.readLine()).trimmed();
+    const QRegularExpressionMatch match =
+        QRegularExpression("^Serving http://127\\.0\\.0\\.1:(\\d+) \\(Ctrl-C stops\\)$").match(m_firstLine);
+    if (match.hasMatch())
+        m_port = static_cast<quint16>(match.captured(1).toUInt());
+}
+
+Server::~Server()
+{
+    if (m_process.state() != QProcess::NotRunning) {
+        m_process.terminate();
+        if (!m_process.waitForFinished(30000))
+            m_process.kill();
+    }
+}
+
+int Server::stop()
+{
+    m_process.terminate();
+    m_process.waitForFinished(30000);
+    return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
+}
+
+QUrl Server::url(const QString &pathAndQuery) const
+{
+    return QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(m_port).arg(pathAndQuery));
+}
+
+Credentials addClient(const QString &dbPath, const QString &name)
+{
+    CliRun run = runCli({"--db", dbPath, "clients", "add", name}, "");
+    Credentials credentials;
+    for (const QString &line : run.stdoutText.split('\n', Qt::SkipEmptyParts)) {
+        if (line.startsWith("key: "))
+            credentials.key = line.mid(5).toUtf8();
+        else if (line.startsWith("secret: "))
+            credentials.secret = line.mid(8).toUtf8();
+    }
+    return credentials;
 }
 
 } // namespace steward::test

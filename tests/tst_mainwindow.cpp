@@ -7,6 +7,8 @@
 #include "ReferencesPane.h"
 #include "ResourceTreeModel.h"
 #include "SampleDistrict.h"
+#include "Sync.h"
+#include "SyncDialog.h"
 #include "TestSupport.h"
 
 #include <QAbstractItemModelTester>
@@ -14,6 +16,7 @@
 #include <QCompleter>
 #include <QLineEdit>
 #include <QApplication>
+#include <QDir>
 #include <QImage>
 #include <QProcess>
 #include <QPushButton>
@@ -25,6 +28,8 @@
 #include <QTimer>
 #include <QTreeView>
 #include <QTreeWidget>
+#include <QTableWidget>
+#include <QLabel>
 
 using namespace steward;
 
@@ -290,6 +295,74 @@ private Q_SLOTS:
         window.refreshCounts();
         QVERIFY(counted.wait(10000));
         QTRY_VERIFY(window.documentModel()->totalCount() == 2);
+    }
+
+    void syncDialogListsRefusalsAndOpensThem()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("sync.db"), {}, &error);
+        AppSession *raw = session.get();
+        seedDescriptors(*raw);
+        post(*raw, "/ed-fi/schools", steward::test::Fixture::school(255901));
+        const std::string schoolId = idOf(*raw, "/ed-fi/schools?schoolId=255901");
+        // What a push left behind: the target refused the School.
+        SyncState state(raw->database().connection());
+        const SyncTarget target = state.ensureTarget("http://127.0.0.1:9", "district");
+        state.recordFailure(target.targetId, {schoolId, 5, "Ed-Fi", "School", "upsert", 400,
+                                              Json{{"detail", "Data validation failed."}}, {}});
+        MainWindow window(std::move(session));
+        window.show();
+
+        SyncDialog dialog(*raw, &window);
+        connect(&dialog, &SyncDialog::documentActivated, &window, [&window](const QString &id) { window.navigateTo(id); });
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto *url = child<QComboBox>(dialog, "syncUrl");
+        QVERIFY(url != nullptr);
+        QCOMPARE(url->currentText(), QStringLiteral("http://127.0.0.1:9"));
+        QCOMPARE(child<QLineEdit>(dialog, "syncClient")->text(), QStringLiteral("district"));
+        auto *failures = child<QTableWidget>(dialog, "syncFailures");
+        QCOMPARE(failures->rowCount(), 1);
+        QVERIFY2(failures->item(0, 2)->text().contains("255901"), qPrintable(failures->item(0, 2)->text()));
+        QVERIFY(failures->item(0, 4)->text().contains("Data validation failed."));
+        QSignalSpy activated(&dialog, &SyncDialog::documentActivated);
+        const QRect cell = failures->visualItemRect(failures->item(0, 2));
+        // Item views take a double-click only on the item the press landed on.
+        QTest::mouseClick(failures->viewport(), Qt::LeftButton, {}, cell.center());
+        QTest::mouseDClick(failures->viewport(), Qt::LeftButton, {}, cell.center());
+        QTRY_COMPARE(activated.count(), 1);
+        QCOMPARE(activated.at(0).at(0).toString(), QString::fromStdString(schoolId));
+        QTRY_COMPARE(window.editor()->documentId(), QString::fromStdString(schoolId));
+
+        // Pull from an address nobody answers: a clear message, nothing changed.
+        url->setEditText(QStringLiteral("http://127.0.0.1:9"));
+        child<QLineEdit>(dialog, "syncSecret")->setText(QStringLiteral("secret"));
+        dialog.pull();
+        QVERIFY2(child<QLabel>(dialog, "syncStatus")->text().contains("127.0.0.1:9"),
+                 qPrintable(child<QLabel>(dialog, "syncStatus")->text()));
+        QImage shot = dialog.grab().toImage();
+        QVERIFY(!shot.isNull());
+        shot.save(QDir::temp().filePath(QStringLiteral("steward-sync-dialog.png"))); // for a look by eye
+    }
+
+    void checkDatabaseFromTheToolsMenu()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("check.db"), {}, &error);
+        AppSession *raw = session.get();
+        seedDescriptors(*raw);
+        post(*raw, "/ed-fi/schools", steward::test::Fixture::school(255901));
+        MainWindow window(std::move(session));
+        window.show();
+        Prompt::setNextAnswer(QMessageBox::Ok);
+        window.checkDatabase();
+        QVERIFY2(Prompt::lastText().contains("no problems found"), qPrintable(Prompt::lastText()));
+        raw->database().connection().exec("PRAGMA foreign_keys=OFF; DELETE FROM aliases WHERE resource = 'EducationOrganization'; PRAGMA foreign_keys=ON");
+        Prompt::setNextAnswer(QMessageBox::Ok);
+        window.checkDatabase();
+        QVERIFY2(Prompt::lastText().contains("aliases"), qPrintable(Prompt::lastText()));
     }
 
     void screenshotOfTheFirstRun()

@@ -6,9 +6,11 @@
 #include "DocumentTableModel.h"
 #include "Exporter.h"
 #include "Importer.h"
+#include "Progress.h"
 #include "ReferencesPane.h"
 #include "ResourceTreeModel.h"
 #include "SampleDistrict.h"
+#include "SyncDialog.h"
 
 #include <QAction>
 #include <QApplication>
@@ -155,6 +157,9 @@ void MainWindow::buildMenus()
     QMenu *tools = menuBar()->addMenu(tr("&Tools"));
     QAction *revalidate = tools->addAction(tr("&Revalidate drafts"), this, &MainWindow::revalidateDrafts);
     tools->addAction(tr("Load a &sample district"), this, &MainWindow::loadSampleDistrict);
+    tools->addSeparator();
+    tools->addAction(tr("S&ync with an Ed-Fi API…"), QKeySequence(tr("Ctrl+Shift+Y")), this, &MainWindow::openSyncDialog);
+    tools->addAction(tr("&Check database"), this, &MainWindow::checkDatabase);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Steward"), this, [this] {
@@ -615,42 +620,6 @@ void MainWindow::refreshCounts()
     }));
 }
 
-namespace {
-
-// Runs work on a worker thread while a window-modal progress dialog with Cancel is up; the GUI
-// thread keeps painting and does not touch the engine until the work is done.
-template<typename Result>
-Result runWithProgress(QWidget *parent, const QString &label,
-                       const std::function<Result(const std::function<bool(int, int)> &)> &work)
-{
-    QProgressDialog dialog(label, QObject::tr("Cancel"), 0, 0, parent);
-    dialog.setWindowModality(Qt::WindowModal);
-    dialog.setMinimumDuration(300);
-    std::atomic<bool> cancelled{false};
-    std::atomic<int> done{0};
-    std::atomic<int> total{0};
-    QObject::connect(&dialog, &QProgressDialog::canceled, [&cancelled] { cancelled = true; });
-    QFutureWatcher<Result> watcher;
-    QEventLoop loop;
-    QObject::connect(&watcher, &QFutureWatcherBase::finished, &loop, &QEventLoop::quit);
-    QTimer ticker;
-    QObject::connect(&ticker, &QTimer::timeout, &dialog, [&] {
-        dialog.setMaximum(total);
-        dialog.setValue(done);
-    });
-    ticker.start(100);
-    watcher.setFuture(QtConcurrent::run([&]() {
-        return work([&](int d, int t) {
-            done = d;
-            total = t;
-            return !cancelled.load();
-        });
-    }));
-    loop.exec();
-    return watcher.result();
-}
-
-} // namespace
 
 void MainWindow::revalidateDrafts()
 {
@@ -688,6 +657,48 @@ void MainWindow::loadSampleDistrict()
         Prompt::inform(this, tr("Sample district"), tr("%n sample document(s) could not be stored.", nullptr, failures));
     if (const steward::ResourceSchema *school = m_session->resourceByName("Ed-Fi", "School"))
         selectResource(school);
+}
+
+void MainWindow::openSyncDialog()
+{
+    if (!confirmDiscardEdits())
+        return;
+    SyncDialog dialog(*m_session, this);
+    connect(&dialog, &SyncDialog::documentActivated, this, [this, &dialog](const QString &id) {
+        if (navigateTo(id))
+            dialog.accept();
+        else
+            Prompt::inform(&dialog, tr("Sync"), tr("The document %1 is no longer stored here.").arg(id));
+    });
+    dialog.exec();
+}
+
+void MainWindow::checkDatabase()
+{
+    steward::Engine *engine = &m_session->engine();
+    const steward::IntegrityReport report = runWithProgress<steward::IntegrityReport>(
+        this, tr("Checking the database…"), [engine](const std::function<bool(int, int)> &progress) {
+            return engine->check(false, [&progress](std::int64_t done, std::int64_t total) {
+                return progress(static_cast<int>(done), static_cast<int>(total));
+            });
+        });
+    if (report.cancelled) {
+        statusBar()->showMessage(tr("Check stopped after %1 documents.").arg(report.documents), 8000);
+        return;
+    }
+    if (report.clean()) {
+        Prompt::inform(this, tr("Check database"), tr("%1 documents checked; no problems found.").arg(report.documents));
+        return;
+    }
+    QString text = tr("%1 documents checked; %2 problem(s):\n").arg(report.documents).arg(report.violations.size());
+    for (std::size_t i = 0; i < report.violations.size() && i < 20; ++i) {
+        const steward::IntegrityViolation &v = report.violations[i];
+        text += QStringLiteral("\n• ") + (v.id.empty() ? tr("database") : QString::fromStdString(v.resource + " " + v.id))
+                + QStringLiteral(": ") + QString::fromStdString(v.problem);
+    }
+    if (report.violations.size() > 20)
+        text += tr("\n… and %1 more (steward-cli check lists them all).").arg(report.violations.size() - 20);
+    Prompt::inform(this, tr("Check database"), text);
 }
 
 void MainWindow::importFilesDialog()

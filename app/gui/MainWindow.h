@@ -76,6 +76,8 @@ public Q_SLOTS:
     void revalidateDrafts();
     void loadSampleDistrict();
     void importFilesDialog();
+    void openSyncDialog();
+    void checkDatabase();
     void exportBatchDialog();
     void refreshCounts();
 

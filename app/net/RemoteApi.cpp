@@ -7,6 +7,9 @@
 #include <QTimer>
 #include <QUrlQuery>
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace steward {
 
 std::string RemoteResponse::header(const std::string &lowerName) const
@@ -130,6 +133,12 @@ RemoteResponse RemoteApi::send(const std::string &method, const std::string &pat
             std::string ignored;
             if (fetchToken(&ignored))
                 continue;
+        }
+        if (response.status == 429 && attempt < m_options.retries + 20) {
+            // Rate-limited: wait as long as the API asks (within reason), then try again.
+            const int asked = std::atoi(response.header("retry-after").c_str());
+            m_sleep(std::clamp(asked > 0 ? asked * 1000 : delay, 100, 30000));
+            continue;
         }
         if (!response.transient() || attempt >= m_options.retries)
             return response;

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <QEventLoop>
+#include <QFutureWatcher>
+#include <QObject>
+#include <QProgressDialog>
+#include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <atomic>
+#include <functional>
+
+// Runs work on a worker thread while a window-modal progress dialog with Cancel is up; the GUI
+// thread keeps painting and does not touch the engine until the work is done.
+template<typename Result>
+Result runWithProgress(QWidget *parent, const QString &label,
+                       const std::function<Result(const std::function<bool(int, int)> &)> &work)
+{
+    QProgressDialog dialog(label, QObject::tr("Cancel"), 0, 0, parent);
+    dialog.setWindowModality(Qt::WindowModal);
+    dialog.setMinimumDuration(300);
+    std::atomic<bool> cancelled{false};
+    std::atomic<int> done{0};
+    std::atomic<int> total{0};
+    QObject::connect(&dialog, &QProgressDialog::canceled, [&cancelled] { cancelled = true; });
+    QFutureWatcher<Result> watcher;
+    QEventLoop loop;
+    QObject::connect(&watcher, &QFutureWatcherBase::finished, &loop, &QEventLoop::quit);
+    QTimer ticker;
+    QObject::connect(&ticker, &QTimer::timeout, &dialog, [&] {
+        dialog.setMaximum(total);
+        dialog.setValue(done);
+    });
+    ticker.start(100);
+    watcher.setFuture(QtConcurrent::run([&]() {
+        return work([&](int d, int t) {
+            done = d;
+            total = t;
+            return !cancelled.load();
+        });
+    }));
+    loop.exec();
+    return watcher.result();
+}

@@ -1,0 +1,242 @@
+#include "SyncDialog.h"
+
+#include "AppSession.h"
+#include "Credentials.h"
+#include "MainWindow.h"
+#include "Progress.h"
+#include "SyncJobs.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace {
+
+QString planText(const steward::PushPlan &plan)
+{
+    if (plan.items.empty())
+        return QObject::tr("Nothing to push: every change up to %1 has been accepted.").arg(plan.toSeq);
+    QString text = QObject::tr("%n document(s) to send:", nullptr, static_cast<int>(plan.items.size()));
+    for (const auto &[resource, operations] : plan.counts()) {
+        text += QStringLiteral("\n  ") + QString::fromStdString(resource);
+        for (const auto &[operation, count] : operations)
+            text += QStringLiteral("  %1 %2").arg(QString::fromStdString(operation)).arg(count);
+    }
+    return text;
+}
+
+} // namespace
+
+SyncDialog::SyncDialog(AppSession &session, QWidget *parent)
+    : QDialog(parent)
+    , m_session(session)
+{
+    setWindowTitle(tr("Sync with an Ed-Fi API"));
+    resize(760, 460);
+    auto *form = new QFormLayout;
+    m_url = new QComboBox(this);
+    m_url->setObjectName(QStringLiteral("syncUrl"));
+    m_url->setEditable(true);
+    m_url->lineEdit()->setPlaceholderText(QStringLiteral("https://api.district.example/data/v3"));
+    m_client = new QLineEdit(this);
+    m_client->setObjectName(QStringLiteral("syncClient"));
+    m_secret = new QLineEdit(this);
+    m_secret->setObjectName(QStringLiteral("syncSecret"));
+    m_secret->setEchoMode(QLineEdit::Password);
+    m_secret->setPlaceholderText(tr("leave empty to use the system keychain or STEWARD_CLIENT_SECRET"));
+    m_remember = new QCheckBox(tr("Remember the secret in the system keychain"), this);
+    form->addRow(tr("API address"), m_url);
+    form->addRow(tr("Client key"), m_client);
+    form->addRow(tr("Client secret"), m_secret);
+    form->addRow(QString(), m_remember);
+
+    steward::SyncState state(m_session.database().connection());
+    for (const steward::SyncTarget &target : state.targets())
+        m_url->addItem(QString::fromStdString(target.url), QString::fromStdString(target.client));
+    connect(m_url, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index >= 0)
+            m_client->setText(m_url->itemData(index).toString());
+        showFailures();
+    });
+    if (m_url->count() > 0)
+        m_client->setText(m_url->itemData(0).toString());
+
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("syncStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_failures = new QTableWidget(0, 5, this);
+    m_failures->setObjectName(QStringLiteral("syncFailures"));
+    m_failures->setHorizontalHeaderLabels({tr("Operation"), tr("Resource"), tr("Document"), tr("HTTP"), tr("The API said")});
+    m_failures->horizontalHeader()->setStretchLastSection(true);
+    m_failures->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_failures->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_failures->verticalHeader()->hide();
+    m_failures->setToolTip(tr("Double-click a row to open the document"));
+    connect(m_failures, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (QTableWidgetItem *item = m_failures->item(row, 2))
+            Q_EMIT documentActivated(item->data(Qt::UserRole).toString());
+    });
+
+    auto *buttons = new QDialogButtonBox(this);
+    QPushButton *pullButton = buttons->addButton(tr("&Pull"), QDialogButtonBox::ActionRole);
+    pullButton->setObjectName(QStringLiteral("syncPull"));
+    QPushButton *pushButton = buttons->addButton(tr("P&ush…"), QDialogButtonBox::ActionRole);
+    pushButton->setObjectName(QStringLiteral("syncPush"));
+    buttons->addButton(QDialogButtonBox::Close);
+    connect(pullButton, &QPushButton::clicked, this, &SyncDialog::pull);
+    connect(pushButton, &QPushButton::clicked, this, &SyncDialog::push);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_status);
+    layout->addWidget(new QLabel(tr("Documents the API refused at the last push:"), this));
+    layout->addWidget(m_failures, 1);
+    layout->addWidget(buttons);
+    showFailures();
+}
+
+bool SyncDialog::readTarget(std::string *url, std::string *client, std::string *secret)
+{
+    *url = m_url->currentText().trimmed().toStdString();
+    *client = m_client->text().trimmed().toStdString();
+    if (url->empty() || client->empty()) {
+        m_status->setText(tr("Fill in the API address and the client key."));
+        return false;
+    }
+    if (!m_secret->text().isEmpty()) {
+        *secret = m_secret->text().toStdString();
+        if (m_remember->isChecked()) {
+            std::string error;
+            if (!steward::storeClientSecret(*url, *client, *secret, &error))
+                m_status->setText(tr("The secret was not remembered: %1").arg(QString::fromStdString(error)));
+        }
+        return true;
+    }
+    const steward::SecretLookup lookup = steward::findClientSecret(*url, *client, "STEWARD_CLIENT_SECRET");
+    if (!lookup.secret) {
+        m_status->setText(QString::fromStdString(lookup.problem));
+        return false;
+    }
+    *secret = *lookup.secret;
+    return true;
+}
+
+void SyncDialog::pull()
+{
+    std::string url, client, secret;
+    if (!readTarget(&url, &client, &secret))
+        return;
+    steward::Engine *engine = &m_session.engine();
+    steward::Database *database = &m_session.database();
+    std::string connectError;
+    const steward::PullReport report = runWithProgress<steward::PullReport>(
+        this, tr("Pulling from %1…").arg(QString::fromStdString(url)),
+        [&](const std::function<bool(int, int)> &progress) {
+            // The network objects live on the worker thread that uses them.
+            steward::RemoteApi remote({url, client, secret});
+            if (!remote.connect(&connectError))
+                return steward::PullReport{};
+            return steward::runPull(*engine, *database, remote, client, [&progress](const steward::SyncProgress &p) {
+                return progress(static_cast<int>(p.done), 0);
+            });
+        });
+    m_session.announceEverythingChanged();
+    if (!connectError.empty()) {
+        m_status->setText(QString::fromStdString(connectError));
+        return;
+    }
+    const steward::ImportCounts &t = report.outcome.totals;
+    QString text = tr("Pulled %1 page(s): %2 created, %3 updated, %4 unchanged, %5 kept as drafts.")
+                       .arg(report.pages).arg(t.created).arg(t.updated).arg(t.unchanged).arg(t.drafts);
+    if (report.outcome.cancelled)
+        text += tr(" Stopped: the pages stored so far stay.");
+    if (!report.outcome.error.empty())
+        text += QStringLiteral(" ") + QString::fromStdString(report.outcome.error);
+    m_status->setText(text);
+    if (m_url->findText(QString::fromStdString(url)) < 0)
+        m_url->addItem(QString::fromStdString(url), QString::fromStdString(client));
+}
+
+void SyncDialog::push()
+{
+    std::string url, client, secret;
+    if (!readTarget(&url, &client, &secret))
+        return;
+    const steward::PushReport plan = steward::planOnly(m_session.database(), m_session.model(), url, client);
+    if (plan.plan.items.empty()) {
+        m_status->setText(planText(plan.plan));
+        return;
+    }
+    if (Prompt::ask(this, tr("Push to %1").arg(QString::fromStdString(url)), planText(plan.plan) + tr("\n\nSend them now?"),
+                    QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Yes)
+        != QMessageBox::Yes)
+        return;
+    steward::Database *database = &m_session.database();
+    const steward::Model *model = &m_session.model();
+    std::string connectError;
+    const steward::PushReport report = runWithProgress<steward::PushReport>(
+        this, tr("Pushing to %1…").arg(QString::fromStdString(url)),
+        [&](const std::function<bool(int, int)> &progress) {
+            steward::RemoteApi remote({url, client, secret});
+            if (!remote.connect(&connectError))
+                return steward::PushReport{};
+            return steward::runPush(*database, *model, remote, client, [&progress](const steward::SyncProgress &p) {
+                return progress(static_cast<int>(p.done), static_cast<int>(p.total));
+            });
+        });
+    if (!connectError.empty()) {
+        m_status->setText(QString::fromStdString(connectError));
+        return;
+    }
+    QString text = tr("Sent %1 of %2 document(s); %3 refused.")
+                       .arg(report.accepted).arg(report.plan.items.size()).arg(report.refused);
+    if (report.cancelled)
+        text += tr(" Stopped: push again to continue.");
+    if (!report.error.empty())
+        text += QStringLiteral(" ") + QString::fromStdString(report.error);
+    m_status->setText(text);
+    if (m_url->findText(QString::fromStdString(url)) < 0)
+        m_url->addItem(QString::fromStdString(url), QString::fromStdString(client));
+    showFailures();
+}
+
+void SyncDialog::showFailures()
+{
+    m_failures->setRowCount(0);
+    const std::string url = m_url->currentText().trimmed().toStdString();
+    const std::string client = m_client->text().trimmed().toStdString();
+    steward::SyncState state(m_session.database().connection());
+    for (const steward::SyncTarget &target : state.targets()) {
+        if (target.url != url || target.client != client)
+            continue;
+        for (const steward::SyncFailure &failure : state.failures(target.targetId)) {
+            const int row = m_failures->rowCount();
+            m_failures->insertRow(row);
+            QString document = QString::fromStdString(failure.id);
+            if (std::optional<steward::StoredDocument> stored = m_session.engine().document(failure.id))
+                document = describeDocument(*stored);
+            auto *documentItem = new QTableWidgetItem(document);
+            documentItem->setData(Qt::UserRole, QString::fromStdString(failure.id));
+            const bool hasDetail = failure.problem.is_object() && failure.problem.contains("detail")
+                                   && failure.problem["detail"].is_string();
+            const std::string said = hasDetail ? failure.problem["detail"].get<std::string>() : failure.problem.dump();
+            m_failures->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(failure.operation)));
+            m_failures->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(failure.resource)));
+            m_failures->setItem(row, 2, documentItem);
+            m_failures->setItem(row, 3, new QTableWidgetItem(QString::number(failure.status)));
+            auto *saidItem = new QTableWidgetItem(QString::fromStdString(said));
+            saidItem->setToolTip(QString::fromStdString(failure.problem.dump(2)));
+            m_failures->setItem(row, 4, saidItem);
+        }
+    }
+    m_failures->resizeColumnsToContents();
+}

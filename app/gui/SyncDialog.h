@@ -1,0 +1,39 @@
+#pragma once
+
+#include <QDialog>
+
+class AppSession;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QCheckBox;
+class QTableWidget;
+
+// Pull from and push to an Ed-Fi API: the targets this database knows, Pull, Push (the plan is
+// shown first), progress with Cancel, and the documents the target refused, each of which opens
+// in the main window.
+class SyncDialog : public QDialog
+{
+    Q_OBJECT
+
+public:
+    SyncDialog(AppSession &session, QWidget *parent = nullptr);
+
+    void pull();
+    void push();
+
+Q_SIGNALS:
+    void documentActivated(const QString &id);
+
+private:
+    bool readTarget(std::string *url, std::string *client, std::string *secret);
+    void showFailures();
+
+    AppSession &m_session;
+    QComboBox *m_url = nullptr;
+    QLineEdit *m_client = nullptr;
+    QLineEdit *m_secret = nullptr;
+    QCheckBox *m_remember = nullptr;
+    QLabel *m_status = nullptr;
+    QTableWidget *m_failures = nullptr;
+};

@@ -1,0 +1,218 @@
+// Two Steward instances over loopback: A pushes to B (`steward-cli serve`), B's documents equal A's;
+// a document B refuses lands in A's failure list with B's problem details; deletes and identity
+// changes travel; a push killed midway and run again completes without duplicates; a pull into an
+// empty database reproduces B.
+#include "CliSupport.h"
+#include "Sync.h"
+#include "TestSupport.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include <thread>
+
+#include <signal.h>
+
+using namespace steward;
+using namespace steward::test;
+
+namespace {
+
+// Every stored document as "Resource body", sorted: what must be equal on both sides.
+std::vector<std::string> contents(const std::string &db)
+{
+    SQLite::Database d(db, SQLite::OPEN_READONLY);
+    SQLite::Statement q(d, "SELECT resource || ' ' || body FROM documents ORDER BY 1");
+    std::vector<std::string> out;
+    while (q.executeStep())
+        out.push_back(q.getColumn(0).getString());
+    return out;
+}
+
+std::int64_t scalar(const std::string &db, const std::string &sql)
+{
+    SQLite::Database d(db, SQLite::OPEN_READONLY);
+    return d.execAndGet(sql).getInt64();
+}
+
+} // namespace
+
+class TestSyncLoop : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_b;
+    Credentials m_client;
+    std::unique_ptr<Server> m_server;
+    QString m_url;
+
+    CliRun sync(const QString &db, const QStringList &args)
+    {
+        qputenv("STEWARD_CLIENT_SECRET", m_client.secret);
+        CliRun run = runCli(QStringList{"--db", db, "sync"} + args + QStringList{"--progress", "none"}, "");
+        qunsetenv("STEWARD_CLIENT_SECRET");
+        return run;
+    }
+    CliRun push(const QString &db) { return sync(db, {"push", "--to", m_url, "--client", "district"}); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_b = m_dir.filePath("b.db");
+        m_client = addClient(m_b, "district");
+        QVERIFY(!m_client.secret.isEmpty());
+        m_server = std::make_unique<Server>(m_b, QStringList{"--rate", "1000000"});
+        QVERIFY2(m_server->port() != 0, qPrintable(m_server->firstLine()));
+        m_url = QStringLiteral("http://127.0.0.1:%1").arg(m_server->port());
+    }
+
+    void pushMakesBEqualToA()
+    {
+        Fixture a;
+        a.seedDescriptors();
+        a.create("/ed-fi/schools", Fixture::school(100));
+        a.create("/ed-fi/schools", Fixture::school(200, "Second"));
+        a.create("/ed-fi/courses", Fixture::course("ALG-1", 100));
+        a.create("/ed-fi/schoolYearTypes", Fixture::schoolYear(2022));
+        a.create("/ed-fi/sessions", Fixture::session(100, 2022, "Fall"));
+        const QString dbA = QString::fromStdString(a.databasePath());
+
+        CliRun dry = sync(dbA, {"push", "--to", m_url, "--client", "district", "--dry-run"});
+        QCOMPARE(dry.exitCode, 0);
+        QVERIFY2(dry.stdoutText.contains("ed-fi/schools  upsert 2"), qPrintable(dry.stdoutText));
+        QCOMPARE(scalar(m_b.toStdString(), "SELECT count(*) FROM documents"), 0); // a dry run sends nothing
+
+        CliRun first = push(dbA);
+        QVERIFY2(first.exitCode == 0, qPrintable(first.stderrText + first.stdoutText));
+        QCOMPARE(contents(m_b.toStdString()), contents(a.databasePath()));
+        // Pushing again finds nothing new.
+        CliRun again = push(dbA);
+        QCOMPARE(again.exitCode, 0);
+        QVERIFY2(again.stderrText.contains("pushed 0 of 0"), qPrintable(again.stderrText));
+
+        // An identity change and a delete travel; the Session keeps its id on B (updated, not re-created).
+        const std::string sessionOnB = std::to_string(scalar(m_b.toStdString(), "SELECT doc_key FROM documents WHERE resource = 'Session'"));
+        Response found = a.call("GET", "/ed-fi/sessions?sessionName=Fall");
+        QCOMPARE(found.body.size(), std::size_t(1));
+        const std::string sessionId = found.body[0]["id"].get<std::string>();
+        QCOMPARE(a.call("PUT", "/ed-fi/sessions/" + sessionId, Fixture::session(100, 2022, "Fall Semester")).status, 204);
+        const std::string courseId = a.call("GET", "/ed-fi/courses?courseCode=ALG-1").body[0]["id"].get<std::string>();
+        QCOMPARE(a.call("DELETE", "/ed-fi/courses/" + courseId).status, 204);
+        CliRun changes = push(dbA);
+        QVERIFY2(changes.exitCode == 0, qPrintable(changes.stderrText + changes.stdoutText));
+        QCOMPARE(contents(m_b.toStdString()), contents(a.databasePath()));
+        QCOMPARE(std::to_string(scalar(m_b.toStdString(), "SELECT doc_key FROM documents WHERE resource = 'Session'")), sessionOnB);
+        QCOMPARE(scalar(m_b.toStdString(), "SELECT count(*) FROM changes WHERE op = 'key-change'"), 1);
+    }
+
+    void refusalsShowBsAnswerAndHoldTheCursor()
+    {
+        Fixture a;
+        a.seedDescriptors();
+        const std::string schoolId = a.create("/ed-fi/schools", Fixture::school(300, "Third"));
+        const QString dbA = QString::fromStdString(a.databasePath());
+        QCOMPARE(push(dbA).exitCode, 0);
+        // Someone adds a Course for that School on B directly; A then deletes the School.
+        CliRun onB = runCli({"--db", m_b, "requests"},
+                            QByteArray::fromStdString(Json{{"method", "POST"}, {"path", "/ed-fi/courses"},
+                                                           {"body", Fixture::course("BIO-1", 300)}}.dump() + "\n"));
+        QCOMPARE(onB.responses.at(0)["status"].get<int>(), 201);
+        QCOMPARE(a.call("DELETE", "/ed-fi/schools/" + schoolId).status, 204);
+
+        CliRun refused = push(dbA);
+        QCOMPARE(refused.exitCode, 0); // the push ran to the end; the refusal is an outcome
+        QVERIFY2(refused.stdoutText.contains("refused  delete ed-fi/schools"), qPrintable(refused.stdoutText));
+        QVERIFY2(refused.stdoutText.contains("dependent-item-exists"), qPrintable(refused.stdoutText));
+        SyncState state(a.database().connection());
+        const SyncTarget target = state.ensureTarget(m_url.toStdString(), "district");
+        const std::vector<SyncFailure> failures = state.failures(target.targetId);
+        QCOMPARE(failures.size(), std::size_t(1));
+        QCOMPARE(failures[0].id, schoolId);
+        QCOMPARE(failures[0].status, 409);
+        QCOMPARE(failures[0].problem["type"].get<std::string>(), std::string(problem::kDependentItemExists));
+        QCOMPARE(failures[0].problem["referencedBy"][0]["resource"].get<std::string>(), std::string("Course"));
+        // The cursor stays before the refused delete, so the next push tries it again.
+        QVERIFY(target.pushCursor < scalar(a.databasePath(), "SELECT max(seq) FROM changes"));
+        CliRun status = runCli({"--db", dbA, "sync", "status"}, "");
+        QVERIFY2(status.stdoutText.contains("refused 1"), qPrintable(status.stdoutText));
+
+        // Once B's Course is gone, the next push delivers the delete and clears the failure.
+        CliRun clear = runCli({"--db", m_b, "requests"},
+                              QByteArray::fromStdString(Json{{"method", "GET"}, {"path", "/ed-fi/courses?courseCode=BIO-1"}}.dump() + "\n"));
+        const std::string bioId = clear.responses.at(0)["body"][0]["id"].get<std::string>();
+        runCli({"--db", m_b, "requests"},
+               QByteArray::fromStdString(Json{{"method", "DELETE"}, {"path", "/ed-fi/courses/" + bioId}}.dump() + "\n"));
+        QCOMPARE(push(dbA).exitCode, 0);
+        QVERIFY(state.failures(target.targetId).empty());
+        QCOMPARE(scalar(m_b.toStdString(), "SELECT count(*) FROM documents WHERE natural_key = '300' AND resource = 'School'"), 0);
+    }
+
+    void killedPushCompletesWhenRunAgain()
+    {
+        Fixture a;
+        a.seedDescriptors();
+        a.engine().beginBatch();
+        for (int i = 0; i < 600; ++i)
+            QCOMPARE(a.call("POST", "/ed-fi/schools", Fixture::school(40000 + i)).status, 201);
+        a.engine().commitBatch();
+        const QString dbA = QString::fromStdString(a.databasePath());
+        QProcess child;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("STEWARD_CLIENT_SECRET", QString::fromUtf8(m_client.secret));
+        child.setProcessEnvironment(environment);
+        child.start(QStringLiteral(STEWARD_CLI_PATH),
+                    {"--db", dbA, "sync", "push", "--to", m_url, "--client", "district", "--progress", "none"});
+        QVERIFY(child.waitForStarted());
+        // Kill it once B has some but not all of them.
+        for (int i = 0; i < 600 && scalar(m_b.toStdString(), "SELECT count(*) FROM documents WHERE natural_key LIKE '4____'") < 100; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        ::kill(static_cast<pid_t>(child.processId()), SIGKILL);
+        child.waitForFinished(10000);
+        const std::int64_t partial = scalar(m_b.toStdString(), "SELECT count(*) FROM documents WHERE natural_key LIKE '4____'");
+        QVERIFY2(partial > 0 && partial < 600, qPrintable(QString::number(partial)));
+
+        CliRun rest = push(dbA);
+        QVERIFY2(rest.exitCode == 0, qPrintable(rest.stderrText));
+        QCOMPARE(scalar(m_b.toStdString(), "SELECT count(*) FROM documents WHERE natural_key LIKE '4____'"), 600);
+        QCOMPARE(scalar(m_b.toStdString(), "SELECT count(*) FROM documents WHERE natural_key LIKE '4____' GROUP BY resource"), 600);
+        QCOMPARE(scalar(m_b.toStdString(), "SELECT count(DISTINCT natural_key) FROM documents WHERE natural_key LIKE '4____'"), 600);
+    }
+
+    void pullIntoAnEmptyDatabaseReproducesB()
+    {
+        const QString c = m_dir.filePath("c.db");
+        CliRun pulled = sync(c, {"pull", "--from", m_url, "--client", "district"});
+        QVERIFY2(pulled.exitCode == 0, qPrintable(pulled.stderrText));
+        QCOMPARE(contents(c.toStdString()), contents(m_b.toStdString()));
+        // Pulling again adds nothing, and nothing pulled is pushed back.
+        CliRun again = sync(c, {"pull", "--from", m_url, "--client", "district"});
+        QVERIFY2(again.stderrText.contains(" 0 created, 0 updated"), qPrintable(again.stderrText));
+        CliRun dry = sync(c, {"push", "--to", m_url, "--client", "district", "--dry-run"});
+        QVERIFY2(dry.stdoutText.contains("Push plan: 0 documents"), qPrintable(dry.stdoutText));
+        // Every pulled document knows its id on B.
+        QCOMPARE(scalar(c.toStdString(), "SELECT count(*) FROM sync_remote_ids"),
+                 scalar(c.toStdString(), "SELECT count(*) FROM documents"));
+    }
+
+    void wrongSecretOrUnreachableTargetIsAClearError()
+    {
+        const QString d = m_dir.filePath("d.db");
+        qputenv("STEWARD_CLIENT_SECRET", "not-the-secret");
+        CliRun wrong = runCli({"--db", d, "sync", "pull", "--from", m_url, "--client", "district"}, "");
+        qunsetenv("STEWARD_CLIENT_SECRET");
+        QCOMPARE(wrong.exitCode, 1);
+        QVERIFY2(wrong.stderrText.contains("no token") && wrong.stderrText.contains("401"), qPrintable(wrong.stderrText));
+        CliRun none = runCli({"--db", d, "sync", "push", "--to", m_url, "--client", "district", "--secret-env", "STEWARD_TEST_UNSET"}, "");
+        QCOMPARE(none.exitCode, 2);
+        QVERIFY2(none.stderrText.contains("STEWARD_TEST_UNSET is not set"), qPrintable(none.stderrText));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSyncLoop)
+#include "tst_syncloop.moc"
