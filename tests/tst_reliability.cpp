@@ -3,6 +3,7 @@
 // acknowledged, a random sequence of operations agrees with a simple model, a full disk refuses
 // cleanly. Cycle counts: STEWARD_KILL_CYCLES (default 50), STEWARD_MODEL_SEQUENCES (default 1000).
 #include "Backup.h"
+#include "CliSupport.h"
 #include "Importer.h"
 #include "TestSupport.h"
 
@@ -354,6 +355,60 @@ private Q_SLOTS:
         }
         QVERIFY(f.engine().check().clean());
         qInfo("model-based: %d sequences, %lld operations", sequences, static_cast<long long>(operations));
+    }
+
+    void lockedReadOnlyAndTruncatedDatabasesGiveClearErrors()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        for (int i = 0; i < 30; ++i)
+            f.create("/ed-fi/schools", Fixture::school(6000 + i));
+        const QString db = QString::fromStdString(f.databasePath());
+        const QByteArray school = QByteArray::fromStdString(
+            Json{{"method", "POST"}, {"path", "/ed-fi/schools"}, {"body", Fixture::school(6999)}}.dump() + "\n");
+
+        // Another program holds the write lock longer than the busy timeout and the retries.
+        {
+            SQLite::Database holder(f.databasePath(), SQLite::OPEN_READWRITE);
+            holder.exec("BEGIN EXCLUSIVE");
+            CliRun locked = runCli({"--db", db, "requests"}, school);
+            QCOMPARE(locked.exitCode, 0);
+            QCOMPARE(locked.responses.at(0)["status"].get<int>(), 503);
+            QVERIFY(locked.responses.at(0)["body"]["detail"].get<std::string>().find("locked") != std::string::npos);
+            holder.exec("ROLLBACK");
+        }
+        QVERIFY(checkDatabase(f.databasePath(), f.model()).clean());
+        QCOMPARE(scalar(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'School'"), 30);
+
+        // A read-only file: one clear line, exit 2, nothing touched; writable again, all is there.
+        QFile::setPermissions(db, QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther);
+        CliRun readOnly = runCli({"--db", db, "requests"}, school);
+        QCOMPARE(readOnly.exitCode, 2);
+        QVERIFY2(readOnly.stderrText.contains("read-only"), qPrintable(readOnly.stderrText));
+        QFile::setPermissions(db, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther);
+        QVERIFY(checkDatabase(f.databasePath(), f.model()).clean());
+        QCOMPARE(scalar(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'School'"), 30);
+
+        // A truncated copy (a half-finished download, a full USB stick): check says so, the
+        // original is untouched, and a request answers 500 naming the damage instead of crashing.
+        QTemporaryDir dir;
+        const QString truncated = dir.filePath("truncated.db");
+        f.database().connection().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        QVERIFY(QFile::copy(db, truncated));
+        {
+            QFile file(truncated);
+            QVERIFY(file.resize(file.size() / 2));
+        }
+        CliRun checked = runCli({"--db", truncated, "check"}, "");
+        QVERIFY(checked.exitCode == 1 || checked.exitCode == 2); // found damaged, or refused at opening
+        QVERIFY2(checked.stdoutText.contains("integrity_check") || checked.stderrText.contains("malformed"),
+                 qPrintable(checked.stdoutText + checked.stderrText));
+        QVERIFY(checked.stderrText.isEmpty() || checked.stderrText.contains(truncated));
+        CliRun read = runCli({"--db", truncated, "requests"}, "{\"method\":\"GET\",\"path\":\"/ed-fi/schools?limit=500\"}\n");
+        QVERIFY2(read.exitCode == 0 || read.exitCode == 2, qPrintable(read.stderrText));
+        if (read.exitCode == 0)
+            QVERIFY(read.responses.at(0)["status"].get<int>() == 200 || read.responses.at(0)["status"].get<int>() == 500);
+        QVERIFY(checkDatabase(f.databasePath(), f.model()).clean());
     }
 
     void fullDiskRefusesCleanlyAndKeepsWhatWasCommitted()
