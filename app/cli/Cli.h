@@ -17,6 +17,8 @@ struct CliContext
     std::unique_ptr<steward::Model> loadModel() const;
     std::unique_ptr<steward::Database> openDatabase() const;
     std::string resolvedDatabasePath() const;
+    // Both of the above, for the commands that need a model and a writer database.
+    bool openModelAndDatabase(std::unique_ptr<steward::Model> &model, std::unique_ptr<steward::Database> &database) const;
 };
 
 constexpr int kExitOk = 0;

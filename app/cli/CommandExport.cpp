@@ -123,11 +123,9 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
     if (all && !options.changedSinceBatch.empty())
         return usageError("export", "--all and --changed-since exclude each other");
 
-    std::unique_ptr<Model> model = context.loadModel();
-    if (!model)
-        return kExitUsage;
-    std::unique_ptr<Database> database = context.openDatabase();
-    if (!database)
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Database> database;
+    if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
 
     const bool interactive = isatty(STDERR_FILENO) == 1;

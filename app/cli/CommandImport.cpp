@@ -88,11 +88,9 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
     }
     if (options.paths.empty())
         return usageError("import", "no FILE or DIR to import");
-    std::unique_ptr<Model> model = context.loadModel();
-    if (!model)
-        return kExitUsage;
-    std::unique_ptr<Database> database = context.openDatabase();
-    if (!database)
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Database> database;
+    if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
     Engine engine(*model, *database);
     options.actor = currentOsUser();

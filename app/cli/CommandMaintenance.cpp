@@ -52,11 +52,9 @@ int commandCheck(const CliContext &context, const std::vector<std::string> &args
         else
             return usageError("check", "unknown option '" + arg + "'");
     }
-    std::unique_ptr<Model> model = context.loadModel();
-    if (!model)
-        return kExitUsage;
-    std::unique_ptr<Database> database = context.openDatabase();
-    if (!database)
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Database> database;
+    if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
     Engine engine(*model, *database);
     const bool interactive = isatty(STDERR_FILENO) == 1;

@@ -125,11 +125,9 @@ int commandServe(const CliContext &context, const std::vector<std::string> &args
         return usageError("serve",
                           "--host takes an IP address such as 127.0.0.1, ::1 or 0.0.0.0, not '" + host + "'");
 
-    std::unique_ptr<Model> model = context.loadModel();
-    if (!model)
-        return kExitUsage;
-    std::unique_ptr<Database> database = context.openDatabase();
-    if (!database)
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Database> database;
+    if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
     Engine engine(*model, *database);
     ApiClients clients(database->connection());

@@ -91,11 +91,9 @@ void printPlan(const PushPlan &plan)
 
 int pushOrPull(const CliContext &context, const SyncArgs &args)
 {
-    std::unique_ptr<Model> model = context.loadModel();
-    if (!model)
-        return kExitUsage;
-    std::unique_ptr<Database> database = context.openDatabase();
-    if (!database)
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Database> database;
+    if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
     if (args.action == "push" && args.dryRun) {
         const PushReport report = planOnly(*database, *model, args.url, args.client);

@@ -66,6 +66,15 @@ std::unique_ptr<Database> CliContext::openDatabase() const
     }
 }
 
+bool CliContext::openModelAndDatabase(std::unique_ptr<Model> &model, std::unique_ptr<Database> &database) const
+{
+    model = loadModel();
+    if (!model)
+        return false;
+    database = openDatabase();
+    return database != nullptr;
+}
+
 int usageError(const std::string &command, const std::string &message)
 {
     std::cerr << "steward-cli: " << message << " (see steward-cli " << (command.empty() ? "" : command + " ")
