@@ -200,6 +200,36 @@ private Q_SLOTS:
                  scalar(c.toStdString(), "SELECT count(*) FROM documents"));
     }
 
+    void changesFeedPrintsAndFollows()
+    {
+        Fixture a;
+        a.seedDescriptors();
+        const std::string schoolId = a.create("/ed-fi/schools", Fixture::school(900));
+        const QString dbA = QString::fromStdString(a.databasePath());
+        const std::int64_t last = scalar(a.databasePath(), "SELECT max(seq) FROM changes");
+        CliRun all = runCli({"--db", dbA, "changes"}, "");
+        QCOMPARE(all.exitCode, 0);
+        QCOMPARE(all.responses.size(), static_cast<std::size_t>(last));
+        QCOMPARE(all.responses.back()["id"].get<std::string>(), schoolId);
+        QCOMPARE(all.responses.back()["op"].get<std::string>(), std::string("insert"));
+        CliRun since = runCli({"--db", dbA, "changes", "--since", QString::number(last - 1)}, "");
+        QCOMPARE(since.responses.size(), std::size_t(1));
+        QCOMPARE(runCli({"--db", dbA, "changes", "--since", "soon"}, "").exitCode, 2);
+
+        // --follow prints what another program commits while it runs.
+        QProcess follower;
+        follower.start(QStringLiteral(STEWARD_CLI_PATH), {"--db", dbA, "changes", "--since", QString::number(last), "--follow"});
+        QVERIFY(follower.waitForStarted());
+        QCOMPARE(a.call("DELETE", "/ed-fi/schools/" + schoolId).status, 204);
+        QTRY_VERIFY_WITH_TIMEOUT((follower.waitForReadyRead(100), follower.canReadLine()), 10000);
+        const Json line = Json::parse(follower.readLine().toStdString());
+        QCOMPARE(line["op"].get<std::string>(), std::string("delete"));
+        QCOMPARE(line["seq"].get<std::int64_t>(), last + 1);
+        follower.terminate();
+        QVERIFY(follower.waitForFinished(10000));
+        QCOMPARE(follower.exitCode(), 0);
+    }
+
     void wrongSecretOrUnreachableTargetIsAClearError()
     {
         const QString d = m_dir.filePath("d.db");
