@@ -20,6 +20,9 @@ struct ImportItem
     std::string resource;       // "ed-fi/schools" (project endpoint / resource endpoint)
     std::optional<Json> body;   // absent when error is set
     std::string error;          // what is wrong and where, e.g. "line 12: invalid JSON: ..."
+    // A document the input's format implies rather than carries (the school years of interchange
+    // XML, an enumeration there): stored when missing, a stored one is left as it is.
+    bool implied = false;
 };
 
 // A stream of import items; readers hold at most one item (or one line) in memory.
