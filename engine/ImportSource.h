@@ -42,7 +42,8 @@ public:
 // - "*.json" holding an array of such objects;
 // - per-resource files named by endpoint ("schools.ndjson": one body per line; "schools.json": an
 //   array of bodies; "tpdm.candidates.ndjson" names the project too);
-// - Ed-Fi interchange XML of descriptors ("*.xml");
+// - Ed-Fi interchange XML ("*.xml"): descriptors (DescriptorXml) or any other interchange
+//   (InterchangeXml), told apart by the root element;
 // - a directory: every file above in it (an exported batch directory is one), manifest.json skipped.
 // Returns null and sets error when the path cannot be opened at all.
 std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Model &model, std::string *error);
