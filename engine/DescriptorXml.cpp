@@ -1,5 +1,7 @@
 #include "DescriptorXml.h"
 
+#include "XmlText.h"
+
 #include <QFile>
 #include <QXmlStreamReader>
 
@@ -24,45 +26,6 @@ const std::set<QString> &knownUnstoredElements()
     return names;
 }
 
-bool isXmlSpace(QChar c)
-{
-    return c == QLatin1Char(' ') || c == QLatin1Char('\t') || c == QLatin1Char('\n') || c == QLatin1Char('\r');
-}
-
-// XML whitespace only: QString::trimmed would also strip no-break spaces, which are data.
-QString trimXmlSpace(const QString &text)
-{
-    qsizetype begin = 0;
-    qsizetype end = text.size();
-    while (begin < end && isXmlSpace(text[begin]))
-        ++begin;
-    while (end > begin && isXmlSpace(text[end - 1]))
-        --end;
-    return text.mid(begin, end - begin);
-}
-
-bool isLeapYear(int year)
-{
-    return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-}
-
-// The JSON form of a date (YYYY-MM-DD), a real calendar day.
-bool isIsoDate(const std::string &text)
-{
-    if (text.size() != 10 || text[4] != '-' || text[7] != '-')
-        return false;
-    for (std::size_t i = 0; i < text.size(); ++i)
-        if (i != 4 && i != 7 && (text[i] < '0' || text[i] > '9'))
-            return false;
-    const int year = std::stoi(text.substr(0, 4));
-    const int month = std::stoi(text.substr(5, 2));
-    const int day = std::stoi(text.substr(8, 2));
-    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (month < 1 || month > 12 || day < 1)
-        return false;
-    return day <= days[month - 1] + (month == 2 && isLeapYear(year) ? 1 : 0);
-}
-
 // "CodeValue" -> "codeValue": interchange element names are the JSON property names capitalized.
 std::string propertyName(const QString &element)
 {
@@ -79,12 +42,6 @@ std::string elementName(const std::string &property)
     if (!name.empty() && name[0] >= 'a' && name[0] <= 'z')
         name[0] = static_cast<char>(name[0] - 'a' + 'A');
     return name;
-}
-
-std::string quoted(const std::string &value)
-{
-    constexpr std::size_t kMaxShown = 60;
-    return "'" + (value.size() > kMaxShown ? value.substr(0, kMaxShown) + "..." : value) + "'";
 }
 
 class DescriptorXmlSource : public ImportSource

@@ -1,10 +1,12 @@
 #include "ImportSource.h"
 
 #include "DescriptorXml.h"
+#include "InterchangeXml.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QXmlStreamReader>
 
 #include <algorithm>
 
@@ -286,11 +288,31 @@ private:
     bool m_done = false;
 };
 
+// The local name of an XML file's root element; empty when none can be read (the reader then
+// reports why).
+QString xmlRootName(const std::string &path)
+{
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QXmlStreamReader xml(&file);
+    while (!xml.atEnd())
+        if (xml.readNext() == QXmlStreamReader::StartElement)
+            return xml.name().toString();
+    return {};
+}
+
 std::unique_ptr<ImportSource> openFile(const std::string &path, const Model &model, std::string *error)
 {
     const QString suffix = QFileInfo(QString::fromStdString(path)).suffix().toLower();
-    if (suffix == QLatin1String("xml"))
+    if (suffix == QLatin1String("xml")) {
+        // Descriptors have their own reader; every other interchange maps elements to resources.
+        const QString root = xmlRootName(path);
+        if (root.startsWith(QLatin1String("Interchange"))
+            && !root.startsWith(QLatin1String("InterchangeDescriptors")))
+            return openInterchangeXml(path, model, error);
         return openDescriptorXml(path, model, error);
+    }
     const std::string perResource = resourceFromFileName(path, model);
     if (suffix == QLatin1String("json")) {
         auto source = std::make_unique<ArraySource>(path, perResource);

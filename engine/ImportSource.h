@@ -20,6 +20,9 @@ struct ImportItem
     std::string resource;       // "ed-fi/schools" (project endpoint / resource endpoint)
     std::optional<Json> body;   // absent when error is set
     std::string error;          // what is wrong and where, e.g. "line 12: invalid JSON: ..."
+    // A document the input's format implies rather than carries (the school years of interchange
+    // XML, an enumeration there): stored when missing, a stored one is left as it is.
+    bool implied = false;
 };
 
 // A stream of import items; readers hold at most one item (or one line) in memory.
@@ -39,7 +42,8 @@ public:
 // - "*.json" holding an array of such objects;
 // - per-resource files named by endpoint ("schools.ndjson": one body per line; "schools.json": an
 //   array of bodies; "tpdm.candidates.ndjson" names the project too);
-// - Ed-Fi interchange XML of descriptors ("*.xml");
+// - Ed-Fi interchange XML ("*.xml"): descriptors (DescriptorXml) or any other interchange
+//   (InterchangeXml), told apart by the root element;
 // - a directory: every file above in it (an exported batch directory is one), manifest.json skipped.
 // Returns null and sets error when the path cannot be opened at all.
 std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Model &model, std::string *error);

@@ -8,6 +8,8 @@
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 
+#include <set>
+
 namespace steward {
 
 namespace {
@@ -32,9 +34,11 @@ public:
     {
         m_db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA temp_store=FILE;"
                   "CREATE TABLE items (rank INTEGER NOT NULL, seq INTEGER NOT NULL, file TEXT NOT NULL, "
-                  "line INTEGER NOT NULL, resource TEXT NOT NULL, body TEXT, error TEXT)");
+                  "line INTEGER NOT NULL, resource TEXT NOT NULL, body TEXT, error TEXT, "
+                  "implied INTEGER NOT NULL)");
         m_insert = std::make_unique<SQLite::Statement>(
-            m_db, "INSERT INTO items (rank, seq, file, line, resource, body, error) VALUES (?, ?, ?, ?, ?, ?, ?)");
+            m_db, "INSERT INTO items (rank, seq, file, line, resource, body, error, implied) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
         m_db.exec("BEGIN");
     }
     ~Spool()
@@ -58,6 +62,7 @@ public:
             m_insert->bind(7);
         else
             m_insert->bind(7, item.error);
+        m_insert->bind(8, item.implied ? 1 : 0);
         m_insert->exec();
         if (m_count % 50000 == 0) {
             m_db.exec("COMMIT");
@@ -123,6 +128,7 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
         return report;
     }
     Spool spool(spoolDir.filePath(QStringLiteral("spool.db")).toStdString());
+    std::set<std::string> impliedSeen; // "resource body": each implied document once per import
 
     // Phase 1: read every input, in whatever order it comes, into the spool keyed by load order.
     ImportProgress status;
@@ -158,6 +164,8 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
                     item.body->erase(field);
                 body = dumpJson(*item.body);
             }
+            if (item.implied && !impliedSeen.insert(item.resource + " " + body).second)
+                continue;
             spool.add(rank, item, body);
             ++status.items;
             status.bytesRead = before + source->bytesRead();
@@ -174,22 +182,32 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
     status.phase = "applying";
     status.itemsTotal = spool.count();
     status.items = 0;
-    std::vector<std::tuple<std::string, std::int64_t, std::string, std::string>> unresolved; // retried once more
+    // Retried once more: file, line, resource, body, implied.
+    using Pending = std::tuple<std::string, std::int64_t, std::string, std::string, bool>;
+    std::vector<Pending> unresolved;
     try {
-        SQLite::Statement items(spool.db(), "SELECT file, line, resource, body, error FROM items ORDER BY rank, seq");
+        SQLite::Statement items(spool.db(),
+                                "SELECT file, line, resource, body, error, implied FROM items ORDER BY rank, seq");
         engine.beginBatch();
         std::int64_t inChunk = 0;
         auto apply = [&](const std::string &file, std::int64_t line, const std::string &resource,
-                         const std::string &text, bool lastChance) {
+                         const std::string &text, bool lastChance, bool implied) {
             Request request;
             request.method = "POST";
             request.path = "/" + resource;
             request.body = Json::parse(text);
             request.actor = options.actor;
+            ImportCounts &counts = report.byResource[resource];
+            // A stored document with an implied one's identity stays as it is (a dry run answers
+            // 200 for an identity that is stored).
+            if (implied && engine.validate(request).status == 200) {
+                ++counts.unchanged;
+                ++report.totals.unchanged;
+                return;
+            }
             const Response response = engine.handle(request);
             if (engine.batchBroken())
                 throw std::runtime_error(response.body.value("detail", std::string("a write failed")));
-            ImportCounts &counts = report.byResource[resource];
             if (response.status == 201) {
                 ++counts.created;
                 ++report.totals.created;
@@ -205,7 +223,7 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
             } else if (response.status == 409 && !lastChance
                        && response.body.value("type", std::string()) == problem::kUnresolvedReference) {
                 // Its reference may be a document of the same resource later in the input.
-                unresolved.emplace_back(file, line, resource, text);
+                unresolved.emplace_back(file, line, resource, text, implied);
             } else {
                 addDraft(file, line, resource, response.body, text);
             }
@@ -219,7 +237,8 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
                                                                  + ": " + items.getColumn(4).getString()),
                          items.getColumn(3).isNull() ? std::string() : items.getColumn(3).getString());
             } else {
-                apply(file, line, resource, items.getColumn(3).getString(), false);
+                const bool implied = items.getColumn(5).getInt() != 0;
+                apply(file, line, resource, items.getColumn(3).getString(), false, implied);
             }
             ++status.items;
             if (++inChunk >= chunk) {
@@ -234,14 +253,14 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
         }
         // Second chance for references to documents that came later in the same layer.
         for (bool progressed = true; progressed && !unresolved.empty();) {
-            std::vector<std::tuple<std::string, std::int64_t, std::string, std::string>> pending;
+            std::vector<Pending> pending;
             pending.swap(unresolved);
-            for (const auto &[file, line, resource, text] : pending)
-                apply(file, line, resource, text, false);
+            for (const auto &[file, line, resource, text, implied] : pending)
+                apply(file, line, resource, text, false, implied);
             progressed = unresolved.size() < pending.size();
         }
-        for (const auto &[file, line, resource, text] : std::vector(unresolved))
-            apply(file, line, resource, text, true);
+        for (const auto &[file, line, resource, text, implied] : std::vector(unresolved))
+            apply(file, line, resource, text, true, implied);
         unresolved.clear();
         engine.commitBatch();
     } catch (const std::exception &e) {
