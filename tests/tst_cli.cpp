@@ -5,6 +5,7 @@
 #include <QCryptographicHash>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -74,6 +75,40 @@ private Q_SLOTS:
         CliRun help = runCli({"--help"}, "");
         QCOMPARE(help.exitCode, 0);
         QVERIFY(help.stdoutText.contains("requests"));
+    }
+
+    // The man pages are made from these texts (packaging/manpages.sh), so they must be complete:
+    // each command's --help explains every option its usage names and shows an example.
+    void everyCommandHelpExplainsItsOptionsAndHasAnExample()
+    {
+        const CliRun top = runCli({"--help"}, "");
+        QCOMPARE(top.exitCode, 0);
+        QStringList commands;
+        bool inCommands = false;
+        for (const QString &line : top.stdoutText.split('\n')) {
+            if (line.startsWith("Commands"))
+                inCommands = true;
+            else if (line.isEmpty())
+                inCommands = false;
+            else if (inCommands && line.startsWith("  "))
+                commands << line.trimmed().section(' ', 0, 0);
+        }
+        QVERIFY2(commands.size() >= 13, qPrintable(commands.join(' ')));
+        const QRegularExpression option("--[a-z][a-z-]*");
+        for (const QString &command : commands) {
+            const CliRun help = runCli({command, "--help"}, "");
+            QVERIFY2(help.exitCode == 0 && help.stdoutText.startsWith("Usage: steward-cli"),
+                     qPrintable(command));
+            // The usage block runs to the first blank line; the rest must explain what it names.
+            const QString usage = help.stdoutText.section("\n\n", 0, 0);
+            const QString rest = help.stdoutText.section("\n\n", 1);
+            QVERIFY2(rest.contains("Example"), qPrintable(command + " --help has no example"));
+            for (auto it = option.globalMatch(usage); it.hasNext();) {
+                const QString name = it.next().captured();
+                if (name != "--db" && name != "--schema") // explained by steward-cli --help
+                    QVERIFY2(rest.contains(name), qPrintable(command + " --help does not explain " + name));
+            }
+        }
     }
 
     void foreignNewerAndReadOnlyDatabasesAreLeftUntouched()

@@ -51,7 +51,11 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
                "  DIR        every such file in it (an exported batch directory is one)\n"
                "Each document is stored (created, updated, unchanged) or kept as a draft with the reason.\n"
                "Work is committed in chunks (default 10000 documents); Ctrl-C stops after the current chunk.\n"
-               "--report FILE writes {\"totals\":..,\"byResource\":..,\"drafts\":[..]} as JSON.\n"
+               "\n"
+               "  --report FILE             write the totals, counts per resource and the drafts as JSON\n"
+               "  --progress bar|json|none  progress on stderr (default: bar on a terminal, else none)\n"
+               "  --chunk N                 documents per transaction (default 10000)\n"
+               "\n"
                "Exit code 0 when all input was read and applied (drafts included), 1 when not.\n"
                "\n"
                "Example: steward-cli --db district.db import descriptors/ students.ndjson --report report.json\n";

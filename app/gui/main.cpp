@@ -11,13 +11,37 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
+
+namespace {
+
+// --help and --version print and exit; they must work without a display (a terminal over ssh, the
+// build that writes the man page from --help), and QApplication aborts when it finds none.
+bool onlyPrints(int argc, char *argv[])
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "--help" || arg == "-h" || arg == "-?" || arg == "--help-all" || arg == "--version" ||
+            arg == "-v")
+            return true;
+    }
+    return false;
+}
+
+} // namespace
 
 int main(int argc, char *argv[])
 {
-    QApplication app(argc, argv);
+    std::unique_ptr<QCoreApplication> app;
+    if (onlyPrints(argc, argv))
+        app = std::make_unique<QCoreApplication>(argc, argv);
+    else
+        app = std::make_unique<QApplication>(argc, argv);
     QCoreApplication::setOrganizationName(QStringLiteral("steward"));
     QCoreApplication::setApplicationName(QStringLiteral("steward"));
     QCoreApplication::setApplicationVersion(QStringLiteral(STEWARD_VERSION));
+    // Wayland compositors match the window to the installed desktop entry (and its icon) by this.
+    QGuiApplication::setDesktopFileName(QStringLiteral(STEWARD_APP_ID));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -39,7 +63,12 @@ int main(int argc, char *argv[])
                                           QStringLiteral("Load the sample district into an empty database at start."));
     parser.addOption(screenshotOption);
     parser.addOption(sampleOption);
-    parser.process(app);
+    parser.process(*app);
+    if (qobject_cast<QApplication *>(app.get()) == nullptr) {
+        // "--help" or "--version" was only an option's value (--db --help): no window without QApplication.
+        std::fprintf(stderr, "steward: --help and --version cannot be option values\n");
+        return 2;
+    }
 
     const QString databasePath = parser.isSet(dbOption) ? parser.value(dbOption)
                                                         : QString::fromStdString(steward::defaultDatabasePath());
@@ -75,5 +104,5 @@ int main(int argc, char *argv[])
             QCoreApplication::exit(saved ? 0 : 1);
         });
     }
-    return app.exec();
+    return app->exec();
 }
