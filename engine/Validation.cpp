@@ -65,23 +65,25 @@ bool validDate(int year, int month, int day)
     return day <= limit;
 }
 
+// PCRE2 (QRegularExpression), not std::regex: libstdc++'s matcher recurses once per character of a
+// repetition, so a time with a megabyte of fractional-second digits overflowed the stack.
 bool checkFormat(const std::string &format, const std::string &value)
 {
-    static const std::regex date(R"(^(\d{4})-(\d{2})-(\d{2})$)");
-    static const std::regex dateTime(
-        R"(^(\d{4})-(\d{2})-(\d{2})[Tt ]([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)?$)");
-    static const std::regex time(R"(^([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)?$)");
-    std::smatch match;
-    if (format == "date") {
-        return std::regex_match(value, match, date)
-               && validDate(std::stoi(match[1]), std::stoi(match[2]), std::stoi(match[3]));
-    }
-    if (format == "date-time") {
-        return std::regex_match(value, match, dateTime)
-               && validDate(std::stoi(match[1]), std::stoi(match[2]), std::stoi(match[3]));
+    static const QString dateText = QStringLiteral(R"((\d{4})-(\d{2})-(\d{2}))");
+    static const QString timeText = QStringLiteral(R"(([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(\.\d+)?)")
+                                    + QStringLiteral(R"(([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)?)");
+    static const QRegularExpression date(QRegularExpression::anchoredPattern(dateText));
+    static const QRegularExpression dateTime(
+        QRegularExpression::anchoredPattern(dateText + QStringLiteral("[Tt ]") + timeText));
+    static const QRegularExpression time(QRegularExpression::anchoredPattern(timeText));
+    if (format == "date" || format == "date-time") {
+        const QRegularExpression &regex = format == "date" ? date : dateTime;
+        const QRegularExpressionMatch match = regex.match(QString::fromStdString(value));
+        return match.hasMatch()
+               && validDate(match.captured(1).toInt(), match.captured(2).toInt(), match.captured(3).toInt());
     }
     if (format == "time")
-        return std::regex_match(value, time);
+        return time.match(QString::fromStdString(value)).hasMatch();
     return true; // formats Ed-Fi does not use are not enforced
 }
 
