@@ -84,7 +84,14 @@ std::string elementName(const std::string &property)
 std::string quoted(const std::string &value)
 {
     constexpr std::size_t kMaxShown = 60;
-    return "'" + (value.size() > kMaxShown ? value.substr(0, kMaxShown) + "..." : value) + "'";
+    if (value.size() <= kMaxShown)
+        return "'" + value + "'";
+    // Cut before a UTF-8 continuation byte never splits a character (a split one made the
+    // message invalid UTF-8, which the draft and report writers cannot store).
+    std::size_t cut = kMaxShown;
+    while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xc0) == 0x80)
+        --cut;
+    return "'" + value.substr(0, cut) + "...'";
 }
 
 class DescriptorXmlSource : public ImportSource
@@ -359,7 +366,11 @@ private:
             }
             // Leading and trailing whitespace is layout, not data (and Ed-Fi's patterns reject it).
             const std::string value = trimXmlSpace(text).toStdString();
-            if (schemaIt->value("format", "") == "date" && !isIsoDate(value)) {
+            // Compared as JSON: Json::value threw type_error for a property schema that is not an
+            // object (JSON Schema allows 'true') or a 'format' that is not a string.
+            const bool isDate =
+                schemaIt->is_object() && schemaIt->contains("format") && (*schemaIt)["format"] == "date";
+            if (isDate && !isIsoDate(value)) {
                 problems.push_back(fieldText + " " + quoted(value) + " is not a date (YYYY-MM-DD)");
                 continue;
             }
