@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Steward builds and tests with. Safe to run again.
+# Installs the Debian packages Steward builds and tests with (clang, libFuzzer and llvm-symbolizer
+# for scripts/fuzz.sh). Safe to run again.
 set -euo pipefail
 
 packages=(
@@ -9,6 +10,7 @@ packages=(
   qt6-base-dev qt6-httpserver-dev qt6-websockets-dev libgl-dev
   qtkeychain-qt6-dev
   fonts-dejavu-core
+  clang-14 libclang-rt-14-dev llvm-14
 )
 
 missing=()
