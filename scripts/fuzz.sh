@@ -31,6 +31,11 @@ export QT_QPA_PLATFORM=offscreen
 run="$build/fuzz-run"
 rm -rf "$run"
 mkdir -p "$run"
+# The harnesses write their inputs to files (the import readers take paths): in memory when
+# possible, and removed afterwards even when a crashed harness could not clean up.
+scratch="$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/steward-fuzz.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR="$scratch"
 failed=()
 summary=()
 for h in "${harnesses[@]}"; do
