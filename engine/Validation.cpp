@@ -140,6 +140,33 @@ std::optional<std::pair<JsonPath, JsonPath>> splitAtLastArray(const JsonPath &pa
     return std::make_pair(JsonPath(arrayText), JsonPath(relativeText));
 }
 
+// JSON Schema patterns are ECMA-262, where '$' (without the multiline flag) matches only at the end
+// of the text; PCRE's also matches before a final newline, which let "Ninth grade\n" past Ed-Fi's
+// no-trailing-white-space pattern. Each '$' outside a character class becomes '\z'.
+QString ecmaPattern(const std::string &pattern)
+{
+    std::string out;
+    bool inClass = false;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        const char c = pattern[i];
+        if (c == '\\' && i + 1 < pattern.size()) {
+            out += c;
+            out += pattern[++i];
+            continue;
+        }
+        if (inClass && c == ']')
+            inClass = false;
+        else if (!inClass && c == '[')
+            inClass = true;
+        else if (!inClass && c == '$') {
+            out += "\\z";
+            continue;
+        }
+        out += c;
+    }
+    return QString::fromStdString(out);
+}
+
 const Json *schemaForPath(const Json &root, const JsonPath &path)
 {
     const Json *node = &root;
@@ -186,7 +213,7 @@ struct DocumentValidator::Cache
         std::lock_guard<std::mutex> lock(regexMutex);
         auto it = regexes.find(pattern);
         if (it == regexes.end())
-            it = regexes.emplace(pattern, QRegularExpression(QString::fromStdString(pattern))).first;
+            it = regexes.emplace(pattern, QRegularExpression(ecmaPattern(pattern))).first;
         return it->second;
     }
 };

@@ -60,6 +60,7 @@ private Q_SLOTS:
     void pageTokenWalksWholeCollection();
     void validationStagesInOrder();
     void overpostingAndNulls();
+    void patternsEndAtTheEndOfTheText();
     void descriptorsCaseInsensitive();
     void abstractReferenceAndEndpoint();
     void subclassIdentityConflict();
@@ -421,6 +422,25 @@ void TestProtocol::overpostingAndNulls()
     Json nullName = Fixture::school(4);
     nullName["nameOfInstitution"] = nullptr;
     QCOMPARE(f.call("POST", "/ed-fi/schools", nullName).status, 400);
+}
+
+void TestProtocol::patternsEndAtTheEndOfTheText()
+{
+    // Ed-Fi's ^(?!\s).*(?<!\s)$ refuses leading and trailing white space; PCRE's '$' also matched
+    // before a final newline, so a value ending in "\n" was stored.
+    Fixture f;
+    auto post = [&f](const std::string &codeValue) {
+        return f.call("POST", "/ed-fi/gradeLevelDescriptors",
+                      Json{{"namespace", "uri://ed-fi.org/GradeLevelDescriptor"},
+                           {"codeValue", codeValue},
+                           {"shortDescription", "Ninth grade"}});
+    };
+    for (const char *codeValue : {"Ninth grade\n", "Ninth grade ", "\nNinth grade", "Ninth grade\n\n"}) {
+        const Response r = post(codeValue);
+        QCOMPARE(r.status, 400);
+        QVERIFY(r.body["validationErrors"].contains("$.codeValue"));
+    }
+    QCOMPARE(post("Ninth grade").status, 201);
 }
 
 void TestProtocol::descriptorsCaseInsensitive()
