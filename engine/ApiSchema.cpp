@@ -244,6 +244,11 @@ std::unique_ptr<ResourceSchema> readResource(const SchemaReader &reader, const J
                 reader.fail(pairPath, "needs 'identityJsonPath' and 'referenceJsonPath'");
             reference.paths.push_back({reader.jsonPath(pair["identityJsonPath"], memberPath(pairPath, "identityJsonPath")),
                                        reader.jsonPath(pair["referenceJsonPath"], memberPath(pairPath, "referenceJsonPath"))});
+            // The reference object is found from the steps before the last; "$" has none (and
+            // made referenceObjectPath index before the start).
+            if (reference.paths.back().referencePath.steps().empty())
+                reader.fail(memberPath(pairPath, "referenceJsonPath"),
+                            "a reference path needs at least one property");
         }
         reference.objectPath = referenceObjectPath(reference.paths);
         resource->references.push_back(std::move(reference));
@@ -305,8 +310,12 @@ std::unique_ptr<ResourceSchema> readResource(const SchemaReader &reader, const J
     }
 
     resource->jsonSchema = reader.object(node, path, "jsonSchemaForInsert");
-    if (resource->jsonSchema.value("type", "") != "object")
+    // Compared as JSON: Json::value("type", "") threw type_error when 'type' was not a string.
+    auto typeIt = resource->jsonSchema.find("type");
+    if (typeIt == resource->jsonSchema.end() || *typeIt != "object")
         reader.fail(memberPath(path, "jsonSchemaForInsert"), "expected a JSON Schema of type 'object'");
+    // Extensions merge under 'properties', which threw type_error when it was not an object.
+    reader.optionalObject(resource->jsonSchema, memberPath(path, "jsonSchemaForInsert"), "properties");
     return resource;
 }
 
@@ -341,7 +350,11 @@ void mergeExtension(ResourceSchema &core, const ResourceSchema &extension, const
     Json &ext = coreProperties["_ext"];
     if (!ext.is_object())
         ext = Json{{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}};
-    ext["properties"][projectEndpoint] = extSchema;
+    Json &merged = ext["properties"];
+    if (!merged.is_null() && !merged.is_object())
+        reader.fail(path, "cannot merge into " + core.resourceName
+                              + ": its schema's '_ext.properties' is not an object");
+    merged[projectEndpoint] = extSchema;
     for (DescriptorMapping descriptor : extension.descriptors) {
         descriptor.path = extensionPath(descriptor.path, projectEndpoint);
         core.descriptors.push_back(std::move(descriptor));
@@ -361,8 +374,6 @@ void mergeExtension(ResourceSchema &core, const ResourceSchema &extension, const
     for (const EqualityConstraint &c : extension.equalityConstraints)
         core.equalityConstraints.push_back(
             {extensionPath(c.source, projectEndpoint), extensionPath(c.target, projectEndpoint)});
-    (void)reader;
-    (void)path;
 }
 
 std::string readFile(const std::string &path)
@@ -480,7 +491,7 @@ void Model::addDocument(const std::string &file, const Json &document)
         for (auto it = resources.begin(); it != resources.end(); ++it) {
             const std::string here = memberPath(resourcesPath, it.key());
             std::unique_ptr<ResourceSchema> resource = readResource(reader, it.value(), here, it.key(), project.get());
-            if (it.value().value("isResourceExtension", false)) {
+            if (reader.boolean(it.value(), here, "isResourceExtension", false)) {
                 extensions.push_back(std::move(resource));
                 extensionPaths.push_back(here);
                 continue;
@@ -513,6 +524,12 @@ void Model::link()
             m_byName[{project->projectName, resource->resourceName}] = resource.get();
     for (const auto &project : m_projects) {
         for (auto &[key, resource] : project->resources) {
+            // A name must say which of the two it is; a resource that is its own superclass made
+            // identity calculation (IdentityCalculator::carriesDescriptor) recurse without end.
+            if (project->abstractResources.count(resource->resourceName))
+                throw SchemaLoadError(project->sourceFile, "$.resourceSchemas." + resource->endpointName,
+                                      "'" + resource->resourceName
+                                          + "' names both a resource and an abstract resource");
             if (resource->isSubclass) {
                 const Project *superProject = nullptr;
                 for (const auto &p : m_projects)

@@ -316,7 +316,11 @@ private:
             }
             // Leading and trailing whitespace is layout, not data (and Ed-Fi's patterns reject it).
             const std::string value = trimXmlSpace(text).toStdString();
-            if (schemaIt->value("format", "") == "date" && !isIsoDate(value)) {
+            // Compared as JSON: Json::value threw type_error for a property schema that is not an
+            // object (JSON Schema allows 'true') or a 'format' that is not a string.
+            const bool isDate =
+                schemaIt->is_object() && schemaIt->contains("format") && (*schemaIt)["format"] == "date";
+            if (isDate && !isIsoDate(value)) {
                 problems.push_back(fieldText + " " + quoted(value) + " is not a date (YYYY-MM-DD)");
                 continue;
             }

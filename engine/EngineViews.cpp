@@ -224,7 +224,9 @@ std::int64_t Engine::keepDraft(const std::string &project, const std::string &re
     const std::string now = nowUtc();
     SQLite::Statement update(db, "UPDATE drafts SET problem = ?, updated_at = ? WHERE project = ? AND resource = ? "
                                  "AND text_hash = ? AND target_id IS NULL");
-    update.bind(1, problemBody.dump());
+    // dumpJson, not dump(): problems quote input (values, file names) that need not be valid UTF-8,
+    // and dump() threw on it, which stopped the import that was keeping the draft.
+    update.bind(1, dumpJson(problemBody));
     update.bind(2, now);
     update.bind(3, project);
     update.bind(4, resource);
@@ -244,7 +246,7 @@ std::int64_t Engine::keepDraft(const std::string &project, const std::string &re
         insert.bind(1, project);
         insert.bind(2, resource);
         insert.bind(3, text);
-        insert.bind(4, problemBody.dump());
+        insert.bind(4, dumpJson(problemBody));
         insert.bind(5, now);
         insert.bind(6, now);
         insert.bind(7, actor.empty() ? currentOsUser() : actor);
@@ -268,7 +270,7 @@ std::int64_t Engine::saveDraft(const ResourceSchema &resource, const std::string
         SQLite::Statement update(db, "UPDATE drafts SET body_text = ?, problem = ?, target_id = ?, updated_at = ? "
                                      "WHERE draft_id = ?");
         update.bind(1, text);
-        update.bind(2, problemBody.dump());
+        update.bind(2, dumpJson(problemBody));
         if (targetId.empty())
             update.bind(3);
         else
@@ -288,7 +290,7 @@ std::int64_t Engine::saveDraft(const ResourceSchema &resource, const std::string
         else
             insert.bind(3, targetId);
         insert.bind(4, text);
-        insert.bind(5, problemBody.dump());
+        insert.bind(5, dumpJson(problemBody));
         insert.bind(6, now);
         insert.bind(7, now);
         insert.bind(8, actor.empty() ? currentOsUser() : actor);

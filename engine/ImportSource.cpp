@@ -175,7 +175,10 @@ public:
         m_total = static_cast<std::uint64_t>(file.size());
         JsonParseLimits limits;
         limits.maxBytes = 256u * 1024 * 1024;
-        const QByteArray bytes = file.read(static_cast<qint64>(limits.maxBytes) + 1);
+        // One byte past what the file holds (up to the cap) shows whether it is over the limit;
+        // read(cap) itself made every .json file, however small, allocate 256 MB.
+        const qint64 cap = static_cast<qint64>(limits.maxBytes) + 1;
+        const QByteArray bytes = file.read(file.size() > 0 ? std::min(file.size() + 1, cap) : cap);
         JsonParseResult parsed = parseJson(std::string_view(bytes.constData(), bytes.size()), limits);
         if (!parsed.value) {
             m_error = parsed.error + (bytes.size() > static_cast<qsizetype>(limits.maxBytes)

@@ -1,5 +1,7 @@
 #include "Json.h"
 
+#include <QString>
+
 namespace steward {
 
 namespace {
@@ -30,13 +32,18 @@ JsonParseResult parseJson(std::string_view text, const JsonParseLimits &limits)
         result.value = Json::parse(text.begin(), text.end(), depthGuard, true, false);
     } catch (const DepthExceeded &) {
         result.error = "JSON nests deeper than " + std::to_string(maxDepth) + " levels";
-    } catch (const Json::parse_error &e) {
-        // nlohmann's message already names the byte position and the offending token.
+    } catch (const Json::exception &e) {
+        // Syntax errors (parse_error) and numbers beyond a double (out_of_range 406: "1e999") alike;
+        // the latter escaped before and ended steward-cli. nlohmann's message names the byte
+        // position or the offending token; only its "[json.exception.x.n] " tag is dropped.
         std::string message = e.what();
-        const std::string prefix = "[json.exception.parse_error.101] ";
-        if (message.rfind(prefix, 0) == 0)
-            message = message.substr(prefix.size());
-        result.error = "invalid JSON: " + message;
+        const std::size_t tagEnd = message.find("] ");
+        if (message.rfind("[json.exception.", 0) == 0 && tagEnd != std::string::npos)
+            message = message.substr(tagEnd + 2);
+        // The message quotes the bytes last read, which may be the very invalid UTF-8 it reports;
+        // those became a draft's problem and the import report, whose dump() then threw.
+        const QString text = QString::fromUtf8(message.data(), static_cast<qsizetype>(message.size()));
+        result.error = "invalid JSON: " + text.toStdString();
     }
     return result;
 }

@@ -65,23 +65,25 @@ bool validDate(int year, int month, int day)
     return day <= limit;
 }
 
+// PCRE2 (QRegularExpression), not std::regex: libstdc++'s matcher recurses once per character of a
+// repetition, so a time with a megabyte of fractional-second digits overflowed the stack.
 bool checkFormat(const std::string &format, const std::string &value)
 {
-    static const std::regex date(R"(^(\d{4})-(\d{2})-(\d{2})$)");
-    static const std::regex dateTime(
-        R"(^(\d{4})-(\d{2})-(\d{2})[Tt ]([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)?$)");
-    static const std::regex time(R"(^([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)?$)");
-    std::smatch match;
-    if (format == "date") {
-        return std::regex_match(value, match, date)
-               && validDate(std::stoi(match[1]), std::stoi(match[2]), std::stoi(match[3]));
-    }
-    if (format == "date-time") {
-        return std::regex_match(value, match, dateTime)
-               && validDate(std::stoi(match[1]), std::stoi(match[2]), std::stoi(match[3]));
+    static const QString dateText = QStringLiteral(R"((\d{4})-(\d{2})-(\d{2}))");
+    static const QString timeText = QStringLiteral(R"(([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(\.\d+)?)")
+                                    + QStringLiteral(R"(([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)?)");
+    static const QRegularExpression date(QRegularExpression::anchoredPattern(dateText));
+    static const QRegularExpression dateTime(
+        QRegularExpression::anchoredPattern(dateText + QStringLiteral("[Tt ]") + timeText));
+    static const QRegularExpression time(QRegularExpression::anchoredPattern(timeText));
+    if (format == "date" || format == "date-time") {
+        const QRegularExpression &regex = format == "date" ? date : dateTime;
+        const QRegularExpressionMatch match = regex.match(QString::fromStdString(value));
+        return match.hasMatch()
+               && validDate(match.captured(1).toInt(), match.captured(2).toInt(), match.captured(3).toInt());
     }
     if (format == "time")
-        return std::regex_match(value, time);
+        return time.match(QString::fromStdString(value)).hasMatch();
     return true; // formats Ed-Fi does not use are not enforced
 }
 
@@ -138,6 +140,33 @@ std::optional<std::pair<JsonPath, JsonPath>> splitAtLastArray(const JsonPath &pa
     return std::make_pair(JsonPath(arrayText), JsonPath(relativeText));
 }
 
+// JSON Schema patterns are ECMA-262, where '$' (without the multiline flag) matches only at the end
+// of the text; PCRE's also matches before a final newline, which let "Ninth grade\n" past Ed-Fi's
+// no-trailing-white-space pattern. Each '$' outside a character class becomes '\z'.
+QString ecmaPattern(const std::string &pattern)
+{
+    std::string out;
+    bool inClass = false;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        const char c = pattern[i];
+        if (c == '\\' && i + 1 < pattern.size()) {
+            out += c;
+            out += pattern[++i];
+            continue;
+        }
+        if (inClass && c == ']')
+            inClass = false;
+        else if (!inClass && c == '[')
+            inClass = true;
+        else if (!inClass && c == '$') {
+            out += "\\z";
+            continue;
+        }
+        out += c;
+    }
+    return QString::fromStdString(out);
+}
+
 const Json *schemaForPath(const Json &root, const JsonPath &path)
 {
     const Json *node = &root;
@@ -184,7 +213,7 @@ struct DocumentValidator::Cache
         std::lock_guard<std::mutex> lock(regexMutex);
         auto it = regexes.find(pattern);
         if (it == regexes.end())
-            it = regexes.emplace(pattern, QRegularExpression(QString::fromStdString(pattern))).first;
+            it = regexes.emplace(pattern, QRegularExpression(ecmaPattern(pattern))).first;
         return it->second;
     }
 };

@@ -47,7 +47,14 @@ bool isIsoDate(const std::string &text)
 std::string quoted(const std::string &value)
 {
     constexpr std::size_t kMaxShown = 60;
-    return "'" + (value.size() > kMaxShown ? value.substr(0, kMaxShown) + "..." : value) + "'";
+    if (value.size() <= kMaxShown)
+        return "'" + value + "'";
+    // Cut before a UTF-8 continuation byte never splits a character (a split one made the
+    // message invalid UTF-8, which the draft and report writers cannot store).
+    std::size_t cut = kMaxShown;
+    while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xc0) == 0x80)
+        --cut;
+    return "'" + value.substr(0, cut) + "...'";
 }
 
 } // namespace steward

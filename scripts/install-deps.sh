@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Steward builds and tests with. Safe to run again.
+# Installs the Debian packages Steward builds and tests with (clang, libFuzzer and llvm-symbolizer
+# for scripts/fuzz.sh). Safe to run again.
 set -euo pipefail
 
 packages=(
@@ -12,6 +13,8 @@ packages=(
   # Packaging: dpkg-shlibdeps for the .deb's Depends, PNG icons rendered from the SVG, and the
   # validators tst_package runs on the desktop entry and AppStream metadata.
   dpkg-dev file librsvg2-bin desktop-file-utils appstream
+  # Fuzzing (scripts/fuzz.sh): clang with libFuzzer and the sanitizers, llvm-symbolizer.
+  clang-14 libclang-rt-14-dev llvm-14
 )
 
 missing=()

@@ -40,10 +40,18 @@ private Q_SLOTS:
         input += "{\"method\":\"GET\",\"path\":\"/ed-fi/schools\",\"body\":\"\xff\xfe\"}\n"; // invalid UTF-8
         input += "{\"method\":\"POST\",\"path\":\"/ed-fi/schools\",\"body\":" + QByteArray(129, '[') + QByteArray(129, ']') + "}\n";
         input += "{\"method\":\"POST\",\"path\":\"/ed-fi/schools\",\"body\":\"" + QByteArray(9 * 1024 * 1024, 'a') + "\"}\n";
+        // Lone surrogates in \u escapes, invalid UTF-8 and a number beyond a double, each in a
+        // POST body that would otherwise be a valid Student.
+        const QByteArray student = "{\"method\":\"POST\",\"path\":\"/ed-fi/students\",\"body\":{\"studentUniqueId\":\"1\","
+                                   "\"lastSurname\":\"Woods\",\"birthDate\":\"2010-01-13\",\"firstName\":";
+        input += student + "\"Lisa\\ud800\"}}\n";
+        input += student + "\"\\udc00Lisa\"}}\n";
+        input += student + "\"Lis\xc3\x28\"}}\n";
+        input += student + "\"Lisa\",\"multipleBirthStatus\":1e999}}\n";
         input += "{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}";      // last line without newline
         CliRun run = runCli({"--db", dir.filePath("b.db"), "requests"}, input);
         QCOMPARE(run.exitCode, 0);
-        const std::vector<int> expected = {400, 400, 400, 404, 405, 400, 400, 400, 200};
+        const std::vector<int> expected = {400, 400, 400, 404, 405, 400, 400, 400, 400, 400, 400, 400, 200};
         QCOMPARE(run.responses.size(), expected.size());
         for (std::size_t i = 0; i < expected.size(); ++i) {
             QCOMPARE(run.responses[i]["status"].get<int>(), expected[i]);
@@ -55,6 +63,10 @@ private Q_SLOTS:
         QVERIFY(run.responses[5]["body"]["detail"].get<std::string>().find("UTF-8") != std::string::npos);
         QVERIFY(run.responses[6]["body"]["detail"].get<std::string>().find("128") != std::string::npos);
         QVERIFY(run.responses[7]["body"]["detail"].get<std::string>().find("limit") != std::string::npos);
+        for (std::size_t i : {8, 9})
+            QVERIFY(run.responses[i]["body"]["detail"].get<std::string>().find("surrogate") != std::string::npos);
+        QVERIFY(run.responses[10]["body"]["detail"].get<std::string>().find("UTF-8") != std::string::npos);
+        QVERIFY(run.responses[11]["body"]["detail"].get<std::string>().find("number overflow") != std::string::npos);
         SQLite::Database db(dir.filePath("b.db").toStdString());
         QCOMPARE(db.execAndGet("SELECT count(*) FROM documents").getInt(), 0);
     }

@@ -293,6 +293,21 @@ private Q_SLOTS:
         QVERIFY2(items[2].error.empty(), items[2].error.c_str());
     }
 
+    void longValuesAreCutBetweenCharacters()
+    {
+        // Values are shown cut to 60 bytes; a cut inside 'é' made the error invalid UTF-8, which
+        // the draft and report writers could not store (fuzz_descriptor_xml's UTF-8 check catches it).
+        const std::string value = std::string(59, 'a') + "\xc3\xa9\xc3\xa9";
+        const std::vector<ImportItem> items = readText(std::string(kHeader) + "  <GradeLevelDescriptor>\n"
+                                                       "    <CodeValue>A</CodeValue><ShortDescription>A</ShortDescription>\n"
+                                                       "    <EffectiveBeginDate>" + value + "</EffectiveBeginDate>\n"
+                                                       "    <Namespace>uri://ed-fi.org/GradeLevelDescriptor</Namespace>\n"
+                                                       "  </GradeLevelDescriptor>\n" + kFooter);
+        QCOMPARE(items.size(), std::size_t(1));
+        ERROR_CONTAINS(items[0], "'" + std::string(59, 'a') + "...' is not a date");
+        QVERIFY_THROWS_NO_EXCEPTION((void)Json(items[0].error).dump());
+    }
+
     void malformedXml()
     {
         std::string path;

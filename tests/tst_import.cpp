@@ -248,9 +248,23 @@ private Q_SLOTS:
         QFile file(reportPath);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const Json report = Json::parse(file.readAll().toStdString());
+        file.close();
         QCOMPARE(report["totals"]["created"].get<int>(), 1);
         QCOMPARE(report["totals"]["drafts"].get<int>(), 1);
         QCOMPARE(report["drafts"][0]["line"].get<int>(), 2);
+        // A line with invalid UTF-8 is a draft; its parse error quoted the bad bytes, on which the
+        // draft and report writers threw and steward-cli aborted (found by fuzz_import_ndjson).
+        {
+            std::ofstream out(dir.filePath("utf8.ndjson").toStdString(), std::ios::binary);
+            out << "{\"resource\":\"ed-fi/schools\",\"body\":{\"nameOfInstitution\":\"\xc3\x28\"}}\n";
+        }
+        CliRun bad = runCli({"--db", db, "import", dir.filePath("utf8.ndjson"), "--report", reportPath}, "");
+        QCOMPARE(bad.exitCode, 0);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const Json badReport = Json::parse(file.readAll().toStdString());
+        file.close();
+        QCOMPARE(badReport["totals"]["drafts"].get<int>(), 1);
+        QVERIFY(badReport["drafts"][0]["problem"]["detail"].get<std::string>().find("UTF-8") != std::string::npos);
         QCOMPARE(runCli({"--db", db, "import", dir.filePath("missing.ndjson")}, "").exitCode, 1);
         QCOMPARE(runCli({"--db", db, "import"}, "").exitCode, 2);
         QCOMPARE(runCli({"--db", db, "import", "--chunk", "0", dir.filePath("in.ndjson")}, "").exitCode, 2);

@@ -36,6 +36,27 @@ private Q_SLOTS:
                 || r.error.find("invalid") != std::string::npos);
         QVERIFY(parseJson("{\"a\":\"caf\xc3\xa9\"}").value);
     }
+    void numberOverflowAndLoneSurrogates()
+    {
+        // A number beyond a double threw out_of_range past parseJson (found by fuzz_validator).
+        JsonParseResult overflow = parseJson("[1e999]");
+        QVERIFY(!overflow.value);
+        QVERIFY2(overflow.error.find("number overflow") != std::string::npos, overflow.error.c_str());
+        QVERIFY(overflow.error.find("[json.exception") == std::string::npos);
+        for (const char *text : {R"(["\ud800"])", R"(["\udc00"])", R"(["\ud800x"])", R"(["\ud800\u0041"])"}) {
+            JsonParseResult lone = parseJson(text);
+            QVERIFY2(!lone.value, text);
+            QVERIFY2(lone.error.find("surrogate") != std::string::npos, lone.error.c_str());
+        }
+        QCOMPARE(parseJson(R"(["\ud83d\ude00"])").value->at(0).get<std::string>(), std::string("\xf0\x9f\x98\x80"));
+    }
+    void errorsAreValidUtf8()
+    {
+        // The message quotes the bytes last read; invalid ones made the import report's dump() throw.
+        JsonParseResult r = parseJson(std::string("{\"a\":\"\xc3\x28\"}"));
+        QVERIFY(!r.value);
+        QVERIFY_THROWS_NO_EXCEPTION((void)Json(r.error).dump());
+    }
     void dumpNeverThrows()
     {
         Json j = std::string("\xff");

@@ -126,6 +126,52 @@ private Q_SLOTS:
                  loadError(badSchema).c_str());
     }
 
+    // Inputs the fuzz harness fuzz_apischema found ending the loader (or later the engine) with
+    // something other than a SchemaLoadError; fuzz/regressions/fuzz_apischema keeps them too.
+    void oddSchemasAreLoadErrors()
+    {
+        Json typeNotAString = minimalProject("single");
+        typeNotAString["projectSchema"]["resourceSchemas"]["gadgets"]["jsonSchemaForInsert"]["type"] = 5;
+        QVERIFY(loadError(typeNotAString).find("expected a JSON Schema of type 'object'") != std::string::npos);
+
+        Json pathWithoutSteps = minimalProject("single");
+        pathWithoutSteps["projectSchema"]["resourceSchemas"]["gadgets"]["documentPathsMapping"]["Thing"]
+                        ["referenceJsonPaths"][0]["referenceJsonPath"] = "$";
+        QVERIFY2(loadError(pathWithoutSteps).find("referenceJsonPath: a reference path needs at least one property")
+                     != std::string::npos,
+                 loadError(pathWithoutSteps).c_str());
+
+        Json propertiesNotAnObject = minimalProject("single");
+        propertiesNotAnObject["projectSchema"]["resourceSchemas"]["gadgets"]["jsonSchemaForInsert"]["properties"] =
+            Json::array();
+        QVERIFY(loadError(propertiesNotAnObject).find("jsonSchemaForInsert.properties: expected an object")
+                != std::string::npos);
+
+        Json ownSuperclass = minimalProject("single");
+        ownSuperclass["projectSchema"]["resourceSchemas"]["widgets"]["resourceName"] = "Thing";
+        QVERIFY2(loadError(ownSuperclass).find("'Thing' names both a resource and an abstract resource")
+                     != std::string::npos,
+                 loadError(ownSuperclass).c_str());
+
+        // isResourceExtension null reads as false, like every other optional flag.
+        Json extensionNull = minimalProject("single");
+        extensionNull["projectSchema"]["resourceSchemas"]["gadgets"]["isResourceExtension"] = nullptr;
+        QCOMPARE(loadError(extensionNull), std::string("no error"));
+
+        Json core = minimalProject("single");
+        core["projectSchema"]["resourceSchemas"]["gadgets"]["jsonSchemaForInsert"]["properties"]["_ext"] =
+            Json{{"type", "object"}, {"properties", 7}};
+        const Json extension = Json::parse(R"({"projectSchema":{"projectName":"Ext","projectEndpointName":"ext",
+          "isExtensionProject":true,"resourceSchemas":{"gadgets":{"resourceName":"Gadget","isResourceExtension":true,
+          "documentPathsMapping":{},"jsonSchemaForInsert":{"type":"object","properties":{"_ext":{}}}}}}})");
+        try {
+            Model::loadDocuments({{"core.json", core}, {"ext.json", extension}});
+            QFAIL("merged into '_ext.properties' that is not an object");
+        } catch (const SchemaLoadError &e) {
+            QVERIFY2(std::string(e.what()).find("cannot merge into Gadget") != std::string::npos, e.what());
+        }
+    }
+
     void unreadableAndMalformedFiles()
     {
         QTemporaryDir dir;

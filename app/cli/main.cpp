@@ -86,7 +86,8 @@ int usageError(const std::string &command, const std::string &message)
 bool writeReportFile(const std::string &path, const Json &report)
 {
     QSaveFile file(QString::fromStdString(path));
-    const std::string text = report.dump(2) + "\n";
+    // Reports quote input (file names, values) that need not be valid UTF-8; dump() threw on it.
+    const std::string text = report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
     if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0
         || !file.commit()) {
         std::cerr << "steward-cli: cannot write the report " << path << ": " << file.errorString().toStdString()
