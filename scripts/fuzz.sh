@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 root="$PWD"
 build="$root/build-fuzz"
-harnesses=(fuzz_request_line fuzz_validator fuzz_apischema fuzz_import_ndjson fuzz_import_json fuzz_descriptor_xml)
+harnesses=(fuzz_request_line fuzz_validator fuzz_apischema fuzz_import_ndjson fuzz_import_json fuzz_descriptor_xml
+           fuzz_interchange_xml)
 
 cxx="${CXX_FUZZ:-$(command -v clang++-14 || command -v clang++ || true)}"
 if [ -z "$cxx" ]; then
@@ -36,15 +37,15 @@ mkdir -p "$run"
 scratch="$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/steward-fuzz.XXXXXX")"
 trap 'rm -rf "$scratch"' EXIT
 export TMPDIR="$scratch"
-failed=()
-summary=()
-for h in "${harnesses[@]}"; do
+# One harness: replay its kept inputs, then fuzz it; leaves "$out/summary" (and "$out/failed").
+fuzz_one() {
+  local h="$1" bin out dict status execs artifacts
   bin="$build/fuzz/$h"
   out="$run/$h"
   mkdir -p "$out/corpus"
   cp -R "fuzz/corpus/$h/." "$out/corpus/"
   dict="fuzz/dicts/json.dict"
-  [ "$h" = fuzz_descriptor_xml ] && dict="fuzz/dicts/xml.dict"
+  [ "$h" = fuzz_descriptor_xml ] || [ "$h" = fuzz_interchange_xml ] && dict="fuzz/dicts/xml.dict"
 
   # Kept crashing inputs first: each must still pass under the sanitizers. Given as files, libFuzzer
   # runs each once and writes nothing back into the repository.
@@ -54,9 +55,9 @@ for h in "${harnesses[@]}"; do
     if ! "$bin" "${regressions[@]}" >"$out/regressions.log" 2>&1; then
       tail -n 40 "$out/regressions.log"
       echo "fuzz.sh: $h: a kept regression input fails again (log: $out/regressions.log)"
-      failed+=("$h")
-      summary+=("$h: regression replay FAILED")
-      continue
+      touch "$out/failed"
+      echo "$h: regression replay FAILED" >"$out/summary"
+      return 1
     fi
   fi
 
@@ -69,11 +70,31 @@ for h in "${harnesses[@]}"; do
     tail -n 60 "$out/fuzz.log"
     artifacts="$(find "$out" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | tr '\n' ' ')"
     echo "fuzz.sh: $h FOUND A PROBLEM (exit $status); input: ${artifacts:-see $out/fuzz.log}"
-    failed+=("$h")
-    summary+=("$h: ${execs:-?} executions, FINDING ${artifacts}")
+    touch "$out/failed"
+    echo "$h: ${execs:-?} executions, FINDING ${artifacts}" >"$out/summary"
   else
-    summary+=("$h: ${execs:-?} executions, no findings")
+    echo "$h: ${execs:-?} executions, no findings" >"$out/summary"
   fi
+}
+
+# As many harnesses at once as there are cores: CI's minute per harness then costs less wall time.
+at_once="${STEWARD_FUZZ_JOBS:-$(nproc)}"
+running=()
+for h in "${harnesses[@]}"; do
+  fuzz_one "$h" >"$run/$h.out" 2>&1 &
+  running+=("$!")
+  if [ ${#running[@]} -ge "$at_once" ]; then
+    wait "${running[0]}" || true
+    running=("${running[@]:1}")
+  fi
+done
+wait || true
+failed=()
+summary=()
+for h in "${harnesses[@]}"; do
+  cat "$run/$h.out"
+  summary+=("$(cat "$run/$h/summary" 2>/dev/null || echo "$h: no result")")
+  [ -e "$run/$h/failed" ] || [ ! -e "$run/$h/summary" ] && failed+=("$h")
 done
 
 echo "fuzz.sh: ${seconds}s per harness"
