@@ -9,7 +9,7 @@ seconds="${1:-60}"
 root="$PWD"
 build="$root/build-fuzz"
 harnesses=(fuzz_request_line fuzz_validator fuzz_apischema fuzz_import_ndjson fuzz_import_json fuzz_descriptor_xml
-           fuzz_interchange_xml)
+           fuzz_interchange_xml fuzz_http_front)
 
 cxx="${CXX_FUZZ:-$(command -v clang++-14 || command -v clang++ || true)}"
 if [ -z "$cxx" ]; then
@@ -46,6 +46,7 @@ fuzz_one() {
   cp -R "fuzz/corpus/$h/." "$out/corpus/"
   dict="fuzz/dicts/json.dict"
   [ "$h" = fuzz_descriptor_xml ] || [ "$h" = fuzz_interchange_xml ] && dict="fuzz/dicts/xml.dict"
+  [ "$h" = fuzz_http_front ] && dict="fuzz/dicts/http.dict"
 
   # Kept crashing inputs first: each must still pass under the sanitizers. Given as files, libFuzzer
   # runs each once and writes nothing back into the repository.
