@@ -69,13 +69,7 @@ bool RemoteApi::connect(std::string *error)
         return false;
     }
     // Ed-Fi APIs describe themselves at their root; use the addresses they give when they do.
-    RemoteResponse discovery;
-    for (int attempt = 0;; ++attempt) {
-        discovery = sendOnce("GET", m_dataBase, {}, {}, false);
-        if (!discovery.transient() || attempt >= m_options.retries)
-            break;
-        m_sleep(m_options.firstBackoffMs << attempt);
-    }
+    const RemoteResponse discovery = sendWithRetries("GET", m_dataBase, {}, {}, false);
     if (discovery.status == 0) {
         *error = m_options.url + ": " + discovery.describe();
         return false;
@@ -101,14 +95,8 @@ bool RemoteApi::fetchToken(std::string *error)
     form.addQueryItem(QStringLiteral("grant_type"), QStringLiteral("client_credentials"));
     form.addQueryItem(QStringLiteral("client_id"), QString::fromStdString(m_options.client));
     form.addQueryItem(QStringLiteral("client_secret"), QString::fromStdString(m_options.secret));
-    RemoteResponse answer;
-    for (int attempt = 0;; ++attempt) {
-        answer = sendOnce("POST", m_tokenUrl, form.toString(QUrl::FullyEncoded).toUtf8(),
-                          "application/x-www-form-urlencoded", false);
-        if (!answer.transient() || attempt >= m_options.retries)
-            break;
-        m_sleep(m_options.firstBackoffMs << attempt);
-    }
+    const RemoteResponse answer = sendWithRetries("POST", m_tokenUrl, form.toString(QUrl::FullyEncoded).toUtf8(),
+                                                  "application/x-www-form-urlencoded", false);
     const Json token = answer.json();
     if (answer.status != 200 || !token.is_object() || !token.contains("access_token")
         || !token["access_token"].is_string()) {
@@ -118,6 +106,17 @@ bool RemoteApi::fetchToken(std::string *error)
     }
     m_token = QByteArray::fromStdString(token["access_token"].get<std::string>());
     return true;
+}
+
+RemoteResponse RemoteApi::sendWithRetries(const std::string &method, const QUrl &url, const QByteArray &body,
+                                          const QByteArray &contentType, bool withToken)
+{
+    for (int attempt = 0;; ++attempt) {
+        RemoteResponse response = sendOnce(method, url, body, contentType, withToken);
+        if (!response.transient() || attempt >= m_options.retries)
+            return response;
+        m_sleep(m_options.firstBackoffMs << attempt);
+    }
 }
 
 RemoteResponse RemoteApi::send(const std::string &method, const std::string &pathAndQuery, const QByteArray &body)

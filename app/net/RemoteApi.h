@@ -58,6 +58,9 @@ public:
 private:
     RemoteResponse sendOnce(const std::string &method, const QUrl &url, const QByteArray &body,
                             const QByteArray &contentType, bool withToken);
+    // sendOnce, again with backoff while the answer is transient (discovery and token requests).
+    RemoteResponse sendWithRetries(const std::string &method, const QUrl &url, const QByteArray &body,
+                                   const QByteArray &contentType, bool withToken);
     bool fetchToken(std::string *error);
 
     RemoteOptions m_options;

@@ -39,7 +39,7 @@ public:
                 for (std::int64_t offset = 0;; offset += kPageSize) {
                     if (progress && !progress(status)) {
                         m_report.outcome.cancelled = true;
-                        return finish();
+                        return m_report;
                     }
                     const std::string page = endpointPath(*resource) + "?offset=" + std::to_string(offset)
                                              + "&limit=" + std::to_string(kPageSize);
@@ -50,7 +50,7 @@ public:
                     if (response.status != 200 || !items.is_array()) {
                         m_report.outcome.error = "the pull stopped at " + m_remote.url() + page + ": "
                                                  + response.describe();
-                        return finish();
+                        return m_report;
                     }
                     ++m_report.pages;
                     std::vector<Pending> pending;
@@ -75,11 +75,11 @@ public:
         } catch (const std::exception &e) {
             m_engine.rollbackBatch();
             m_report.outcome.error = std::string("the pull stopped: ") + e.what() + "; pages stored before stay";
-            return finish();
+            return m_report;
         }
         m_report.outcome.completed = true;
         m_state.markPulled(m_target.targetId);
-        return finish();
+        return m_report;
     }
 
 private:
@@ -142,8 +142,6 @@ private:
         if (!remoteIds.empty())
             m_state.setRemoteIds(m_target.targetId, remoteIds);
     }
-
-    PullReport finish() { return m_report; }
 
     Engine &m_engine;
     SyncState m_state;
@@ -244,14 +242,19 @@ PushReport runPush(Database &database, const Model &model, RemoteApi &remote, co
         }
         const std::string path = endpointPath(*item.resource);
         const QByteArray body = QByteArray::fromStdString(dumpJson(item.body));
+        // An upsert by natural key; the target's id for the document is kept for later PUTs and DELETEs.
+        auto postAndRemember = [&](RemoteResponse &answer) {
+            answer = remote.send("POST", path, body);
+            const bool accepted = answer.status == 200 || answer.status == 201;
+            if (accepted && !answer.header("location").empty())
+                state.setRemoteId(target.targetId, item.id, idFromLocation(answer.header("location")));
+            return accepted;
+        };
         RemoteResponse answer;
         bool done = false;
         switch (item.operation) {
         case PushItem::Operation::Upsert:
-            answer = remote.send("POST", path, body);
-            done = answer.status == 200 || answer.status == 201;
-            if (done && !answer.header("location").empty())
-                state.setRemoteId(target.targetId, item.id, idFromLocation(answer.header("location")));
+            done = postAndRemember(answer);
             break;
         case PushItem::Operation::KeyChange: {
             RemoteResponse lookupFailure;
@@ -262,10 +265,7 @@ PushReport runPush(Database &database, const Model &model, RemoteApi &remote, co
                 answer = lookupFailure;
             } else {
                 // The target never had it under its old key: create it under the new one.
-                answer = remote.send("POST", path, body);
-                done = answer.status == 200 || answer.status == 201;
-                if (done && !answer.header("location").empty())
-                    state.setRemoteId(target.targetId, item.id, idFromLocation(answer.header("location")));
+                done = postAndRemember(answer);
             }
             break;
         }
