@@ -147,6 +147,34 @@ CREATE TABLE sync_failures (
     PRIMARY KEY (target_id, id)
 ) WITHOUT ROWID;
 )SQL",
+    // Version 5: data quality. Business-rule results, one row per failing document and rule, kept
+    // so the app, readiness and the results grid read them without re-running the rules; each
+    // pack remembers the change-log position it has checked up to, so a re-run takes only what
+    // changed since.
+    R"SQL(
+CREATE TABLE rule_runs (
+    pack_id     TEXT PRIMARY KEY,
+    pack_hash   TEXT NOT NULL,
+    seq_to      INTEGER NOT NULL,
+    finished_at TEXT NOT NULL
+);
+
+CREATE TABLE rule_results (
+    result_id   INTEGER PRIMARY KEY,
+    pack_id     TEXT NOT NULL,
+    rule_id     TEXT NOT NULL,
+    severity    TEXT NOT NULL CHECK (severity IN ('fatal', 'warning', 'info')),
+    project     TEXT NOT NULL,
+    resource    TEXT NOT NULL,
+    doc_id      TEXT NOT NULL,
+    natural_key TEXT NOT NULL,
+    message     TEXT NOT NULL,
+    found_at    TEXT NOT NULL,
+    UNIQUE (pack_id, rule_id, doc_id)
+);
+CREATE INDEX rule_results_by_document ON rule_results(doc_id);
+CREATE INDEX rule_results_by_resource ON rule_results(project, resource, severity);
+)SQL",
 };
 
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,
