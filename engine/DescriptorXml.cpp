@@ -1,9 +1,7 @@
 #include "DescriptorXml.h"
 
+#include "XmlInterchangeSource.h"
 #include "XmlText.h"
-
-#include <QFile>
-#include <QXmlStreamReader>
 
 #include <algorithm>
 #include <map>
@@ -44,167 +42,26 @@ std::string elementName(const std::string &property)
     return name;
 }
 
-class DescriptorXmlSource : public ImportSource
+class DescriptorXmlSource : public XmlInterchangeSource
 {
 public:
-    DescriptorXmlSource(std::string path, const Model &model)
-        : m_path(std::move(path))
-        , m_model(model)
-        , m_file(QString::fromStdString(m_path))
-    {
-        // Interchange files carry the data standard's version in their namespace: http://ed-fi.org/5.1.0.
-        for (const auto &project : model.projects())
-            if (!project->isExtensionProject && !project->projectVersion.empty())
-                m_expectedNamespaces.push_back(QStringLiteral("http://ed-fi.org/")
-                                               + QString::fromStdString(project->projectVersion));
-    }
-
-    // Opens only to find out whether the file is readable; the file is reopened on the first
-    // next(), so a directory of many files does not hold them all open at once.
-    bool open(std::string *error)
-    {
-        if (!m_file.open(QIODevice::ReadOnly)) {
-            *error = m_path + ": cannot be read: " + m_file.errorString().toStdString();
-            return false;
-        }
-        m_size = static_cast<std::uint64_t>(m_file.size());
-        m_file.close();
-        return true;
-    }
-
-    bool next(ImportItem &item) override
-    {
-        item = ImportItem{};
-        item.file = m_path;
-        if (m_state == State::Done)
-            return false;
-        if (m_state == State::Start) {
-            if (!m_file.open(QIODevice::ReadOnly)) {
-                item.error = m_path + ": cannot be read: " + m_file.errorString().toStdString();
-                finish();
-                return true;
-            }
-            m_size = static_cast<std::uint64_t>(m_file.size());
-            m_xml.setDevice(&m_file);
-            if (readRoot(item))
-                return true;
-        }
-        while (m_state == State::InRoot) {
-            switch (m_xml.readNext()) {
-            case QXmlStreamReader::StartElement:
-                readDescriptor(item);
-                return true;
-            case QXmlStreamReader::EndElement:
-                m_state = State::AfterRoot;
-                break;
-            case QXmlStreamReader::Characters:
-                if (!m_xml.isWhitespace()) {
-                    item.line = m_xml.lineNumber();
-                    item.error = where(item.line, m_rootName) + "text outside any descriptor element: "
-                                 + quoted(trimXmlSpace(m_xml.text().toString()).toStdString());
-                    return true;
-                }
-                break;
-            case QXmlStreamReader::Invalid:
-                malformed(item, {}, 0);
-                return true;
-            default:
-                break; // comments, processing instructions
-            }
-        }
-        if (m_state == State::AfterRoot) {
-            // Reading on to the end finds anything malformed after the root, such as a second root.
-            while (!m_xml.atEnd())
-                m_xml.readNext();
-            if (m_xml.hasError()) {
-                malformed(item, {}, 0);
-                return true;
-            }
-            finish();
-        }
-        return false;
-    }
-
-    std::uint64_t bytesRead() const override
-    {
-        if (m_state == State::Done)
-            return m_size;
-        return m_file.isOpen() ? static_cast<std::uint64_t>(m_file.pos()) : 0;
-    }
-    std::uint64_t bytesTotal() const override { return m_size; }
+    using XmlInterchangeSource::XmlInterchangeSource;
 
 private:
-    enum class State { Start, InRoot, AfterRoot, Done };
+    std::string expectedRoot() const override { return "<InterchangeDescriptors>"; }
 
-    std::string where(std::int64_t line, const QString &element) const
+    std::string refuseRoot() const override
     {
-        return m_path + ":" + std::to_string(line) + ": <" + element.toStdString() + ">: ";
+        // Other interchanges hold no descriptors; one item says so instead of one per element.
+        if (!m_rootName.startsWith(QLatin1String("InterchangeDescriptors")))
+            return "not a descriptor interchange (expected <InterchangeDescriptors>); the file is not read";
+        return {};
     }
 
-    void finish()
+    bool readTopElement(ImportItem &item) override
     {
-        m_state = State::Done;
-        m_xml.setDevice(nullptr);
-        m_file.close();
-    }
-
-    // QXmlStreamReader cannot go on after a well-formedness error, so this ends the file.
-    void malformed(ImportItem &item, const QString &element, std::int64_t elementLine)
-    {
-        item.body.reset();
-        item.line = m_xml.lineNumber();
-        std::string reason = m_xml.errorString().toStdString();
-        if (!reason.empty() && reason.back() == '.')
-            reason.pop_back(); // more text follows
-        item.error = m_path + ":" + std::to_string(item.line) + ": malformed XML: " + reason;
-        if (!element.isEmpty())
-            item.error += " (in <" + element.toStdString() + "> that starts on line " + std::to_string(elementLine) + ")";
-        item.error += "; the rest of the file is not read";
-        finish();
-    }
-
-    // True when the root itself is reported (and the file ends).
-    bool readRoot(ImportItem &item)
-    {
-        while (m_xml.readNext() != QXmlStreamReader::StartElement) {
-            if (m_xml.hasError()) {
-                malformed(item, {}, 0);
-                return true;
-            }
-            if (m_xml.atEnd()) {
-                item.error = m_path + ": no root element; the file holds no XML document";
-                finish();
-                return true;
-            }
-        }
-        m_rootName = m_xml.name().toString();
-        m_rootNamespace = m_xml.namespaceUri().toString();
-        item.line = m_xml.lineNumber();
-        if (!m_rootName.startsWith(QLatin1String("Interchange"))) {
-            item.error = where(item.line, m_rootName)
-                         + "the root element is not an Ed-Fi interchange (expected <InterchangeDescriptors>)";
-            finish();
-            return true;
-        }
-        if (!m_rootName.startsWith(QLatin1String("InterchangeDescriptors"))) {
-            // Other interchanges hold no descriptors; one item says so instead of one per element.
-            item.error = where(item.line, m_rootName)
-                         + "not a descriptor interchange (expected <InterchangeDescriptors>); the file is not read";
-            finish();
-            return true;
-        }
-        if (!m_expectedNamespaces.empty()
-            && std::find(m_expectedNamespaces.begin(), m_expectedNamespaces.end(), m_rootNamespace)
-                   == m_expectedNamespaces.end()) {
-            item.error = where(item.line, m_rootName) + "XML namespace "
-                         + (m_rootNamespace.isEmpty() ? std::string("(none)") : quoted(m_rootNamespace.toStdString()))
-                         + ", expected " + quoted(m_expectedNamespaces.front().toStdString()) + " for "
-                         + m_model.describe() + "; the file is not read";
-            finish();
-            return true;
-        }
-        m_state = State::InRoot;
-        return false;
+        readDescriptor(item);
+        return true;
     }
 
     // The descriptor resource named like the element, preferring the core project when an
@@ -355,15 +212,6 @@ private:
         item.body = std::move(body);
     }
 
-    std::string m_path;
-    const Model &m_model;
-    QFile m_file;
-    QXmlStreamReader m_xml;
-    State m_state = State::Start;
-    std::uint64_t m_size = 0;
-    QString m_rootName;
-    QString m_rootNamespace;
-    std::vector<QString> m_expectedNamespaces;
     std::map<QString, const ResourceSchema *> m_resources; // element name -> descriptor, or null
 };
 

@@ -1,5 +1,6 @@
 #include "InterchangeXml.h"
 
+#include "XmlInterchangeSource.h"
 #include "XmlText.h"
 
 #include <QFile>
@@ -613,179 +614,42 @@ private:
     std::vector<std::pair<const ResourceSchema *, int>> m_schoolYears;
 };
 
-class InterchangeXmlSource : public ImportSource
+class InterchangeXmlSource : public XmlInterchangeSource
 {
 public:
-    InterchangeXmlSource(std::string path, const Model &model)
-        : m_path(std::move(path)), m_model(model), m_file(QString::fromStdString(m_path))
+    using XmlInterchangeSource::XmlInterchangeSource;
+
+private:
+    std::string expectedRoot() const override { return "<Interchange...>"; }
+
+    void rootAccepted() override
     {
-        // Interchange files carry the data standard's version in their namespace: http://ed-fi.org/5.1.0.
-        for (const auto &project : model.projects())
-            if (!project->isExtensionProject && !project->projectVersion.empty())
-                m_expectedNamespaces.push_back(QStringLiteral("http://ed-fi.org/") +
-                                               QString::fromStdString(project->projectVersion));
+        m_mapper = std::make_unique<Mapper>(m_model, m_rootNamespace);
+        m_mapper->setIds(&m_ids);
+        collectIds();
     }
 
-    // Opens only to find out whether the file is readable; the file is reopened on the first
-    // next(), so a directory of many files does not hold them all open at once.
-    bool open(std::string *error)
+    bool readTopElement(ImportItem &item) override
     {
-        if (!m_file.open(QIODevice::ReadOnly)) {
-            *error = m_path + ": cannot be read: " + m_file.errorString().toStdString();
+        if (!readElement(item))
             return false;
-        }
-        m_size = static_cast<std::uint64_t>(m_file.size());
-        m_file.close();
+        queueSchoolYears(item);
         return true;
     }
 
-    bool next(ImportItem &item) override
+    bool takeQueued(ImportItem &item) override
     {
-        item = ImportItem{};
-        item.file = m_path;
-        if (!m_queue.empty()) {
-            item = std::move(m_queue.front());
-            m_queue.pop_front();
-            return true;
-        }
-        if (m_state == State::Done)
+        if (m_queue.empty())
             return false;
-        if (m_state == State::Start) {
-            if (!m_file.open(QIODevice::ReadOnly)) {
-                item.error = m_path + ": cannot be read: " + m_file.errorString().toStdString();
-                finish();
-                return true;
-            }
-            m_size = static_cast<std::uint64_t>(m_file.size());
-            m_xml.setDevice(&m_file);
-            if (readRoot(item))
-                return true;
-            collectIds();
-        }
-        while (m_state == State::InRoot) {
-            switch (m_xml.readNext()) {
-            case QXmlStreamReader::StartElement:
-                if (readElement(item)) {
-                    queueSchoolYears(item);
-                    return true;
-                }
-                break;
-            case QXmlStreamReader::EndElement:
-                m_state = State::AfterRoot;
-                break;
-            case QXmlStreamReader::Characters:
-                if (!m_xml.isWhitespace()) {
-                    item.line = m_xml.lineNumber();
-                    item.error = where(item.line, m_rootName) + "text outside any element: " +
-                                 quoted(trimXmlSpace(m_xml.text().toString()).toStdString());
-                    return true;
-                }
-                break;
-            case QXmlStreamReader::Invalid:
-                malformed(item, {}, 0);
-                return true;
-            default:
-                break; // comments, processing instructions
-            }
-        }
-        if (m_state == State::AfterRoot) {
-            // Reading on to the end finds anything malformed after the root, such as a second root.
-            while (!m_xml.atEnd())
-                m_xml.readNext();
-            if (m_xml.hasError()) {
-                malformed(item, {}, 0);
-                return true;
-            }
-            finish();
-        }
-        return false;
+        item = std::move(m_queue.front());
+        m_queue.pop_front();
+        return true;
     }
 
-    std::uint64_t bytesRead() const override
+    void released() override
     {
-        if (m_state == State::Done)
-            return m_size;
-        return m_file.isOpen() ? static_cast<std::uint64_t>(m_file.pos()) : 0;
-    }
-    std::uint64_t bytesTotal() const override { return m_size; }
-
-private:
-    enum class State
-    {
-        Start,
-        InRoot,
-        AfterRoot,
-        Done
-    };
-
-    std::string where(std::int64_t line, const QString &element) const
-    {
-        return m_path + ":" + std::to_string(line) + ": <" + element.toStdString() + ">: ";
-    }
-
-    void finish()
-    {
-        m_state = State::Done;
-        m_xml.setDevice(nullptr);
-        m_file.close();
         m_ids.clear();
         m_mapper.reset();
-    }
-
-    // QXmlStreamReader cannot go on after a well-formedness error, so this ends the file.
-    void malformed(ImportItem &item, const QString &element, std::int64_t elementLine)
-    {
-        item.body.reset();
-        item.line = m_xml.lineNumber();
-        std::string reason = m_xml.errorString().toStdString();
-        if (!reason.empty() && reason.back() == '.')
-            reason.pop_back(); // more text follows
-        item.error = m_path + ":" + std::to_string(item.line) + ": malformed XML: " + reason;
-        if (!element.isEmpty())
-            item.error += " (in <" + element.toStdString() + "> that starts on line " +
-                          std::to_string(elementLine) + ")";
-        item.error += "; the rest of the file is not read";
-        finish();
-    }
-
-    // True when the root itself is reported (and the file ends).
-    bool readRoot(ImportItem &item)
-    {
-        while (m_xml.readNext() != QXmlStreamReader::StartElement) {
-            if (m_xml.hasError()) {
-                malformed(item, {}, 0);
-                return true;
-            }
-            if (m_xml.atEnd()) {
-                item.error = m_path + ": no root element; the file holds no XML document";
-                finish();
-                return true;
-            }
-        }
-        m_rootName = m_xml.name().toString();
-        m_rootNamespace = m_xml.namespaceUri().toString();
-        item.line = m_xml.lineNumber();
-        if (!m_rootName.startsWith(QLatin1String("Interchange"))) {
-            item.error = where(item.line, m_rootName) +
-                         "the root element is not an Ed-Fi interchange (expected <Interchange...>)";
-            finish();
-            return true;
-        }
-        if (!m_expectedNamespaces.empty() &&
-            std::find(m_expectedNamespaces.begin(), m_expectedNamespaces.end(), m_rootNamespace) ==
-                m_expectedNamespaces.end()) {
-            item.error =
-                where(item.line, m_rootName) + "XML namespace " +
-                (m_rootNamespace.isEmpty() ? std::string("(none)") : quoted(m_rootNamespace.toStdString())) +
-                ", expected " + quoted(m_expectedNamespaces.front().toStdString()) + " for " +
-                m_model.describe() + "; the file is not read";
-            finish();
-            return true;
-        }
-        m_mapper = std::make_unique<Mapper>(m_model, m_rootNamespace);
-        m_mapper->setIds(&m_ids);
-        m_state = State::InRoot;
-        return false;
     }
 
     // Reads the element the reader is on, children included, within the caps. False when the XML
@@ -972,15 +836,6 @@ private:
         return true;
     }
 
-    std::string m_path;
-    const Model &m_model;
-    QFile m_file;
-    QXmlStreamReader m_xml;
-    State m_state = State::Start;
-    std::uint64_t m_size = 0;
-    QString m_rootName;
-    QString m_rootNamespace;
-    std::vector<QString> m_expectedNamespaces;
     std::unordered_map<QString, IdEntry> m_ids;
     std::unique_ptr<Mapper> m_mapper;
     std::deque<ImportItem> m_queue;     // items ready before the reader moves on
