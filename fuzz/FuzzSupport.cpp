@@ -104,6 +104,20 @@ std::string_view bytesOf(const std::uint8_t *data, std::size_t size)
     return std::string_view(reinterpret_cast<const char *>(data), size);
 }
 
+void importAsFolder(const std::string &folder, const std::vector<std::string> &fileNames,
+                    const std::uint8_t *data, std::size_t size)
+{
+    const std::string dir = scratchDir() + "/" + folder;
+    QDir().mkpath(QString::fromStdString(dir));
+    for (const std::string &name : fileNames)
+        writeFile(dir + "/" + name, bytesOf(data, size));
+    std::string error;
+    std::unique_ptr<ImportSource> source = openImportSource(dir, starterModel(), &error);
+    if (!source)
+        fail("the folder could not be opened: " + error);
+    readAll(*source, size);
+}
+
 std::size_t readAll(ImportSource &source, std::size_t inputBytes)
 {
     // Every item consumes at least one byte of some file (a line, an array element, an element);

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace steward::fuzz {
 
@@ -30,6 +31,10 @@ std::string_view bytesOf(const std::uint8_t *data, std::size_t size);
 // error (never both, never neither), bodies and errors are valid UTF-8, the item count is bounded
 // by the input, and progress never passes the total. Returns the number of items.
 std::size_t readAll(ImportSource &source, std::size_t inputBytes);
+// Writes the input under every file name into scratchDir()/folder, opens that folder through
+// openImportSource on the starter model and reads it all (readAll).
+void importAsFolder(const std::string &folder, const std::vector<std::string> &fileNames,
+                    const std::uint8_t *data, std::size_t size);
 
 // The replay program names the input it is running, so a finding says which file it was.
 void setCurrentInput(const std::string &path);

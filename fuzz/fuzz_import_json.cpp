@@ -7,24 +7,10 @@
 // the total (see fuzz::readAll).
 #include "FuzzSupport.h"
 
-#include <QDir>
-
 using namespace steward;
 
 STEWARD_FUZZ_TARGET(fuzz_import_json, data, size)
 {
-    static const std::string dir = [] {
-        const std::string path = fuzz::scratchDir() + "/json";
-        QDir().mkpath(QString::fromStdString(path));
-        return path;
-    }();
-    const std::string_view bytes = fuzz::bytesOf(data, size);
-    fuzz::writeFile(dir + "/import.json", bytes);
-    fuzz::writeFile(dir + "/schools.json", bytes);
-    std::string error;
-    std::unique_ptr<ImportSource> source = openImportSource(dir, fuzz::starterModel(), &error);
-    if (!source)
-        fuzz::fail("the folder could not be opened: " + error);
-    fuzz::readAll(*source, size);
+    fuzz::importAsFolder("json", {"import.json", "schools.json"}, data, size);
     return 0;
 }

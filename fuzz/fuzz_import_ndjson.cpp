@@ -7,24 +7,10 @@
 // the total (see fuzz::readAll).
 #include "FuzzSupport.h"
 
-#include <QDir>
-
 using namespace steward;
 
 STEWARD_FUZZ_TARGET(fuzz_import_ndjson, data, size)
 {
-    static const std::string dir = [] {
-        const std::string path = fuzz::scratchDir() + "/ndjson";
-        QDir().mkpath(QString::fromStdString(path));
-        return path;
-    }();
-    const std::string_view bytes = fuzz::bytesOf(data, size);
-    fuzz::writeFile(dir + "/import.ndjson", bytes);
-    fuzz::writeFile(dir + "/ed-fi.schools.jsonl", bytes);
-    std::string error;
-    std::unique_ptr<ImportSource> source = openImportSource(dir, fuzz::starterModel(), &error);
-    if (!source)
-        fuzz::fail("the folder could not be opened: " + error);
-    fuzz::readAll(*source, size);
+    fuzz::importAsFolder("ndjson", {"import.ndjson", "ed-fi.schools.jsonl"}, data, size);
     return 0;
 }
