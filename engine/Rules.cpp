@@ -360,8 +360,9 @@ const char *actionName(int action)
 // What the authorizer and the progress handler of the rule connection know about the rule at hand.
 struct Guard
 {
-    std::set<std::string> views; // lower-cased names of the rule views
-    std::string refusal;         // the first thing refused, for the error
+    std::set<std::string> views;     // lower-cased names of the rule views
+    std::set<std::string> viewsRead; // those the statement being prepared reads
+    std::string refusal;             // the first thing refused, for the error
     std::chrono::steady_clock::time_point deadline;
     bool timedOut = false;
 };
@@ -387,12 +388,16 @@ int authorizeRule(void *context, int action, const char *a, const char *b, const
     }
     case SQLITE_READ: {
         // Base tables only through a rule view: SQLite names the view in the last argument.
-        if (view && guard.views.count(toLower(view)) > 0)
+        if (view && guard.views.count(toLower(view)) > 0) {
+            guard.viewsRead.insert(toLower(view));
             return SQLITE_OK;
+        }
         const std::string table = a ? a : "";
         // The view's own columns, as the outer query names them.
-        if (database && std::string(database) == "temp" && guard.views.count(toLower(table)) > 0)
+        if (database && std::string(database) == "temp" && guard.views.count(toLower(table)) > 0) {
+            guard.viewsRead.insert(toLower(table));
             return SQLITE_OK;
+        }
         // json_each / json_tree over _body are table-valued functions, not stored data.
         if (table == "json_each" || table == "json_tree")
             return SQLITE_OK;
@@ -487,6 +492,8 @@ private:
     RuleRunOptions m_options;
     std::unique_ptr<Database> m_reader;
     std::vector<RuleView> m_views;
+    std::map<std::string, const ResourceSchema *> m_resourceOfView;  // lower-cased view name → resource
+    std::map<std::string, std::set<const ResourceSchema *>> m_reads; // rule id → the resources its SQL reads
     Guard m_guard;
     std::unordered_map<std::string, DocumentInfo> m_documents; // every document a rule checked
 };
@@ -507,6 +514,7 @@ void RuleRunner::createViews()
     for (const RuleView &view : m_views) {
         setViewScope(view, false);
         m_guard.views.insert(toLower(view.name));
+        m_resourceOfView[toLower(view.name)] = view.resource;
     }
 }
 
@@ -533,7 +541,12 @@ sqlite3_stmt *RuleRunner::prepareRule(const Rule &rule)
     int rc = SQLITE_OK;
     {
         GuardScope guard(db, m_guard, m_options.ruleTimeLimit);
+        m_guard.viewsRead.clear();
         rc = sqlite3_prepare_v2(db, rule.sql.c_str(), static_cast<int>(rule.sql.size()), &statement, &tail);
+        // What the authorizer saw the statement read: its resources are implied dependencies.
+        std::set<const ResourceSchema *> &reads = m_reads[rule.id];
+        for (const std::string &name : m_guard.viewsRead)
+            reads.insert(m_resourceOfView.at(name));
     }
     if (rc != SQLITE_OK) {
         const std::string error = sqlite3_errmsg(db);
@@ -748,8 +761,14 @@ RuleRunReport RuleRunner::run()
             RuleOutcome outcome;
             outcome.rule = &rule;
             const std::pair<std::string, std::string> own{rule.schema->projectName(), rule.schema->resourceName};
+            // Declared dependencies, and every other resource the SQL reads (seen by the authorizer):
+            // a change there can change the outcome for documents of the rule's resource that did not change.
+            std::set<const ResourceSchema *> dependencies(rule.dependsOnSchemas.begin(), rule.dependsOnSchemas.end());
+            for (const ResourceSchema *read : m_reads[rule.id])
+                if (read != rule.schema)
+                    dependencies.insert(read);
             bool dependencyChanged = false;
-            for (const ResourceSchema *dependency : rule.dependsOnSchemas)
+            for (const ResourceSchema *dependency : dependencies)
                 dependencyChanged = dependencyChanged
                                     || touchedResources.count({dependency->projectName(), dependency->resourceName});
             auto changed = changedByResource.find(own);

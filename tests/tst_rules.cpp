@@ -175,6 +175,7 @@ private Q_SLOTS:
     void incrementalChecksOnlyChanged();
     void deletedDocumentLosesResults();
     void dependsOnReRunsInFull();
+    void readViewsAreDependencies();
     void changedPackReRunsEverything();
     void cancelWritesNothing();
     void cliRulesRunJson();
@@ -553,6 +554,25 @@ void TestRules::dependsOnReRunsInFull()
     }
     QCOMPARE(world.failing("ENR-001"), (std::set<std::string>{world.enrollmentId}));
     QCOMPARE(report.documentsChecked, std::int64_t(2)); // the session and the one enrollment
+}
+
+// A rule that reads another resource's view without declaring it still re-checks in full when that
+// resource changes: the authorizer saw it read the view.
+void TestRules::readViewsAreDependencies()
+{
+    World world;
+    const std::string sql = "SELECT id, studentUniqueId FROM students WHERE studentUniqueId NOT IN"
+                            " (SELECT studentReference_studentUniqueId FROM studentSchoolAssociations)";
+    const RulePack pack = parseRulePack("district.json", packText(sql, {{"message", "{studentUniqueId}"}}),
+                                        world.fixture.model());
+    QVERIFY(pack.rules[0].dependsOn.empty());
+    world.run(pack);
+    QVERIFY(world.failing("EVIL-1").empty());
+    QCOMPARE(world.fixture.call("DELETE", "/ed-fi/studentSectionAssociations/" + world.studentSectionId).status, 204);
+    QCOMPARE(world.fixture.call("DELETE", "/ed-fi/studentSchoolAssociations/" + world.enrollmentId).status, 204);
+    const RuleRunReport report = world.run(pack);
+    QCOMPARE(report.rules[0].mode, std::string("full"));
+    QCOMPARE(world.failing("EVIL-1"), (std::set<std::string>{world.studentId}));
 }
 
 void TestRules::changedPackReRunsEverything()
