@@ -457,6 +457,13 @@ struct RuleOutcome
     std::map<std::string, std::string> found; // failing document → message
 };
 
+struct DocumentSet
+{
+    bool listed = false;
+    std::vector<std::string> ids;
+    std::unordered_set<std::string> lookup;
+};
+
 struct DocumentInfo
 {
     std::string project;
@@ -496,6 +503,7 @@ private:
     std::map<std::string, std::set<const ResourceSchema *>> m_reads; // rule id → the resources its SQL reads
     Guard m_guard;
     std::unordered_map<std::string, DocumentInfo> m_documents; // every document a rule checked
+    std::map<const ResourceSchema *, DocumentSet> m_everyDocument;   // per resource, for full-mode rules
 };
 
 const RuleView &RuleRunner::viewOf(const ResourceSchema *resource) const
@@ -509,6 +517,8 @@ const RuleView &RuleRunner::viewOf(const ResourceSchema *resource) const
 void RuleRunner::createViews()
 {
     SQLite::Database &db = m_reader->connection();
+    // The scope table, materialized CTEs and sorts in memory, as on the writer.
+    db.exec("PRAGMA temp_store=MEMORY");
     db.exec(std::string("CREATE TEMP TABLE ") + kScopeTable + " (doc_id TEXT PRIMARY KEY) WITHOUT ROWID");
     m_views = ruleViews(m_model);
     for (const RuleView &view : m_views) {
@@ -599,9 +609,11 @@ void RuleRunner::runRule(RuleOutcome &outcome, bool filtered, const std::vector<
     SQLite::Database &db = m_reader->connection();
     const RuleView &view = viewOf(rule.schema);
 
-    // What this run judges: every document of the resource, or the changed ones still there.
-    std::unordered_set<std::string> checkable;
-    {
+    // What this run judges: every document of the resource (listed once per run and resource), or
+    // the changed ones still there.
+    DocumentSet changedSet;
+    DocumentSet &judged = filtered ? changedSet : m_everyDocument[rule.schema];
+    if (filtered || !judged.listed) {
         db.exec(std::string("DELETE FROM temp.") + kScopeTable);
         if (filtered) {
             SQLite::Statement insert(db, std::string("INSERT OR IGNORE INTO temp.") + kScopeTable + " VALUES (?)");
@@ -623,10 +635,13 @@ void RuleRunner::runRule(RuleOutcome &outcome, bool filtered, const std::vector<
             auto [it, inserted] = m_documents.try_emplace(id);
             if (inserted)
                 it->second = {rule.schema->projectName(), rule.schema->resourceName, documents.getColumn(1).getString()};
-            outcome.checked.push_back(id);
-            checkable.insert(std::move(id));
+            judged.ids.push_back(id);
+            judged.lookup.insert(std::move(id));
         }
+        judged.listed = true;
     }
+    outcome.checked = judged.ids;
+    const std::unordered_set<std::string> &checkable = judged.lookup;
     if (filtered)
         setViewScope(view, true);
 
