@@ -365,6 +365,16 @@ struct Guard
     std::string refusal;             // the first thing refused, for the error
     std::chrono::steady_clock::time_point deadline;
     bool timedOut = false;
+    // The caller's progress callback, asked inside long rules too so Cancel does not wait for one.
+    const std::function<bool(int, int)> *progress = nullptr;
+    int done = 0;
+    int total = 0;
+    bool cancelled = false;
+};
+
+// Thrown out of a rule that was stopped by the caller; the run ends with nothing written.
+struct RunCancelled
+{
 };
 
 int authorizeRule(void *context, int action, const char *a, const char *b, const char *database, const char *view)
@@ -420,6 +430,10 @@ int progressCheck(void *context)
         guard.timedOut = true;
         return 1;
     }
+    if (guard.progress && *guard.progress && !(*guard.progress)(guard.done, guard.total)) {
+        guard.cancelled = true;
+        return 1;
+    }
     return 0;
 }
 
@@ -433,6 +447,7 @@ public:
     {
         guard.refusal.clear();
         guard.timedOut = false;
+        guard.cancelled = false;
         guard.deadline = std::chrono::steady_clock::now() + limit;
         sqlite3_set_authorizer(m_db, authorizeRule, &guard);
         sqlite3_progress_handler(m_db, 20000, progressCheck, &guard);
@@ -686,6 +701,8 @@ void RuleRunner::runRule(RuleOutcome &outcome, bool filtered, const std::vector<
                             "returned id \"" + strayId + "\", which is not a " + rule.resource
                                 + " the rule was checking (the SELECT must return ids from the "
                                 + view.name + " view)");
+    if (m_guard.cancelled)
+        throw RunCancelled();
     if (m_guard.timedOut)
         throw RulePackError(m_pack.file, rule.id,
                             "stopped after " + std::to_string(m_options.ruleTimeLimit.count())
@@ -772,6 +789,9 @@ RuleRunReport RuleRunner::run()
                 report.cancelled = true;
                 return report;
             }
+            m_guard.progress = &m_options.progress;
+            m_guard.done = done;
+            m_guard.total = total;
             ++done;
             RuleOutcome outcome;
             outcome.rule = &rule;
@@ -799,8 +819,13 @@ RuleRunReport RuleRunner::run()
             stats.mode = outcome.mode;
             if (outcome.mode != "skipped") {
                 const auto started = std::chrono::steady_clock::now();
-                runRule(outcome, outcome.mode == "changed",
-                        outcome.mode == "changed" ? changed->second : std::vector<std::string>());
+                try {
+                    runRule(outcome, outcome.mode == "changed",
+                            outcome.mode == "changed" ? changed->second : std::vector<std::string>());
+                } catch (const RunCancelled &) {
+                    report.cancelled = true;
+                    return report;
+                }
                 stats.milliseconds =
                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
                 stats.checked = static_cast<std::int64_t>(outcome.checked.size());

@@ -615,6 +615,21 @@ void TestRules::cancelWritesNothing()
     QVERIFY(report.cancelled);
     QCOMPARE(world.scalar("SELECT count(*) FROM rule_results") + world.scalar("SELECT count(*) FROM rule_runs"),
              std::int64_t(0));
+
+    // Cancel reaches into a rule that would otherwise run to its time limit.
+    const RulePack slow = parseRulePack(
+        "slow.json",
+        packText("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT s.id FROM students s, n"
+                 " WHERE n.x < 0"),
+        world.fixture.model());
+    int asked = 0;
+    RuleRunOptions stopInside;
+    stopInside.progress = [&asked](int, int) { return ++asked < 5; };
+    const auto started = std::chrono::steady_clock::now();
+    QVERIFY(world.run(slow, stopInside).cancelled);
+    QVERIFY(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
+    QCOMPARE(asked, 5);
+    QCOMPARE(world.scalar("SELECT count(*) FROM rule_runs"), std::int64_t(0));
 }
 
 void TestRules::cliRulesRunJson()
