@@ -35,7 +35,7 @@ const char *const kUsage =
     "  restore --from FILE  replace the database's content with a backup\n"
     "  serve [--port N]    answer Ed-Fi API requests over HTTP (OAuth2 client credentials)\n"
     "  clients add NAME    create a client for serve (also: clients list, clients remove NAME)\n"
-    "  rules run|list|results  run business-rule packs over the stored documents; their results\n"
+    "  rules run|list|results  check business rules (rule packs) and list what fails them\n"
     "\n"
     "Example: echo '{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}' | steward-cli requests\n";
 
