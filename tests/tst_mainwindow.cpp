@@ -365,6 +365,24 @@ private Q_SLOTS:
         QVERIFY2(Prompt::lastText().contains("aliases"), qPrintable(Prompt::lastText()));
     }
 
+    void runRulesFromTheToolsMenu()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("rules.db"), {}, &error);
+        AppSession *raw = session.get();
+        post(*raw, "/ed-fi/staffs", steward::Json{{"staffUniqueId", "T-9"}, {"firstName", "Grace"}, {"lastSurname", "Hopper"}});
+        MainWindow window(std::move(session));
+        window.show();
+        QSignalSpy changed(&window, &MainWindow::ruleResultsChanged);
+        Prompt::setNextAnswer(QMessageBox::Ok);
+        window.runRules();
+        QCOMPARE(changed.count(), 1);
+        QVERIFY2(Prompt::lastText().contains("0 fatal, 0 warning, 1 info"), qPrintable(Prompt::lastText()));
+        QVERIFY2(Prompt::lastText().contains("STF-001 Staff T-9"), qPrintable(Prompt::lastText()));
+        QCOMPARE(raw->database().connection().execAndGet("SELECT count(*) FROM rule_results").getInt(), 1);
+    }
+
     void screenshotOfTheFirstRun()
     {
         QTemporaryDir home;

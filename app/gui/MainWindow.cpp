@@ -9,6 +9,7 @@
 #include "Progress.h"
 #include "ReferencesPane.h"
 #include "ResourceTreeModel.h"
+#include "Rules.h"
 #include "SampleDistrict.h"
 #include "SyncDialog.h"
 
@@ -160,6 +161,7 @@ void MainWindow::buildMenus()
     tools->addSeparator();
     tools->addAction(tr("S&ync with an Ed-Fi API…"), QKeySequence(tr("Ctrl+Shift+Y")), this, &MainWindow::openSyncDialog);
     tools->addAction(tr("&Check database"), this, &MainWindow::checkDatabase);
+    tools->addAction(tr("Run &rules"), this, &MainWindow::runRules);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Steward"), this, [this] {
@@ -865,4 +867,69 @@ void MainWindow::closeEvent(QCloseEvent *event)
     }
     saveLayout();
     event->accept();
+}
+
+namespace {
+
+// What the worker hands back: the report, or why the pack could not run.
+struct RulesOutcome
+{
+    steward::RuleRunReport report;
+    QString error;
+};
+
+} // namespace
+
+void MainWindow::runRules()
+{
+    const steward::Model *model = &m_session->model();
+    steward::Database *database = &m_session->database();
+    const RulesOutcome outcome = runWithProgress<RulesOutcome>(
+        this, tr("Running the starter rules…"), [model, database](const std::function<bool(int, int)> &progress) {
+            RulesOutcome result;
+            try {
+                const steward::RulePack pack = steward::loadStarterRulePack(*model);
+                steward::RuleRunOptions options;
+                options.progress = progress;
+                result.report = steward::runRules(pack, *model, *database, options);
+            } catch (const std::exception &e) {
+                result.error = QString::fromStdString(e.what());
+            }
+            return result;
+        });
+    if (!outcome.error.isEmpty()) {
+        Prompt::inform(this, tr("Run rules"), tr("The rules could not run:\n%1").arg(outcome.error));
+        return;
+    }
+    const steward::RuleRunReport &report = outcome.report;
+    if (report.cancelled) {
+        statusBar()->showMessage(tr("Rules stopped; nothing stored."), 8000);
+        return;
+    }
+    auto total = [&report](const char *severity) {
+        auto it = report.totalsBySeverity.find(severity);
+        return it == report.totalsBySeverity.end() ? qint64(0) : qint64(it->second);
+    };
+    QString text = tr("%1 rules run over %2 documents (%3).\n%4 new, %5 resolved.\n\nNow: %6 fatal, %7 warning, %8 info.")
+                       .arg(report.rulesRun)
+                       .arg(report.documentsChecked)
+                       .arg(report.fullRun ? tr("everything") : tr("changed since the last run"))
+                       .arg(report.added)
+                       .arg(report.removed)
+                       .arg(total("fatal"))
+                       .arg(total("warning"))
+                       .arg(total("info"));
+    steward::RuleResultFilter filter;
+    filter.packId = report.packId;
+    filter.limit = 10;
+    const std::vector<steward::RuleResult> first = steward::readRuleResults(m_session->database().connection(), filter);
+    if (!first.empty())
+        text += tr("\n\nFirst results:");
+    for (const steward::RuleResult &result : first)
+        text += QStringLiteral("\n• %1 %2 %3 %4: %5")
+                    .arg(QString::fromStdString(result.severity), QString::fromStdString(result.ruleId),
+                         QString::fromStdString(result.resource), QString::fromStdString(result.naturalKey),
+                         QString::fromStdString(result.message));
+    Q_EMIT ruleResultsChanged();
+    Prompt::inform(this, tr("Run rules"), text);
 }

@@ -78,11 +78,15 @@ public Q_SLOTS:
     void importFilesDialog();
     void openSyncDialog();
     void checkDatabase();
+    // Tools > Run rules: the starter rule pack on a worker thread, then a summary.
+    void runRules();
     void exportBatchDialog();
     void refreshCounts();
 
 Q_SIGNALS:
     void countsRefreshed();
+    // rule_results changed (Tools > Run rules), for views that list them.
+    void ruleResultsChanged();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
