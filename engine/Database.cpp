@@ -388,12 +388,18 @@ void ImmediateTransaction::commit()
 
 DeferredTransaction::DeferredTransaction(SQLite::Database &db)
     : m_db(db)
+    // Inside an open transaction (a batch of requests that reads its own writes, as merge and
+    // identity changes do) the reads already see one consistent state; a nested BEGIN would throw.
+    , m_owns(sqlite3_get_autocommit(db.getHandle()) != 0)
 {
-    m_db.exec("BEGIN DEFERRED");
+    if (m_owns)
+        m_db.exec("BEGIN DEFERRED");
 }
 
 DeferredTransaction::~DeferredTransaction()
 {
+    if (!m_owns)
+        return;
     try {
         m_db.exec("COMMIT");
     } catch (...) {

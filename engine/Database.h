@@ -92,7 +92,8 @@ private:
     bool m_open = true;
 };
 
-// BEGIN DEFERRED for short consistent reads: a snapshot over several statements.
+// BEGIN DEFERRED for short consistent reads: a snapshot over several statements (joins the
+// connection's transaction when one is already open).
 class DeferredTransaction
 {
 public:
@@ -103,6 +104,7 @@ public:
 
 private:
     SQLite::Database &m_db;
+    bool m_owns; // false when the connection was already in a transaction
 };
 
 bool isBusyError(const SQLite::Exception &e);
