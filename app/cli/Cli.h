@@ -52,3 +52,6 @@ int commandStatus(const CliContext &context, const std::vector<std::string> &arg
 // and false (the caller then sends nothing and exits 1).
 bool checkReadinessBeforeSending(const std::string &command, steward::Database &database,
                                  const steward::Model &model, const std::vector<std::string> &resources, bool strict);
+int commandDuplicates(const CliContext &context, const std::vector<std::string> &args);
+int commandMerge(const CliContext &context, const std::vector<std::string> &args);
+int commandChangeIdentity(const CliContext &context, const std::vector<std::string> &args);

@@ -36,6 +36,9 @@ const char *const kUsage =
     "  serve [--port N]    answer Ed-Fi API requests over HTTP (OAuth2 client credentials)\n"
     "  clients add NAME    create a client for serve (also: clients list, clients remove NAME)\n"
     "  status [--strict]   per resource: documents, drafts, rule results, unsent changes; ready to submit?\n"
+    "  duplicates          list likely duplicate students/staff (also: duplicates distinct ID1 ID2)\n"
+    "  merge --keep ID --drop ID   merge two documents: referrers move to the kept one\n"
+    "  change-identity ID --set FIELD=VALUE   change identifying values; referrers follow\n"
     "\n"
     "Example: echo '{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}' | steward-cli requests\n";
 
@@ -151,6 +154,7 @@ int main(int argc, char *argv[])
         {"check", commandCheck},       {"backup", commandBackup},           {"restore", commandRestore},
         {"serve", commandServe},       {"clients", commandClients},
         {"status", commandStatus},
+        {"duplicates", commandDuplicates}, {"merge", commandMerge}, {"change-identity", commandChangeIdentity},
     };
     auto it = commands.find(command);
     if (it == commands.end())
