@@ -206,7 +206,7 @@ public:
             } else if (referrerSchema->allowIdentityUpdates) {
                 if (!send("PUT", *referrerSchema, referrer->id, moved,
                           {"update", referrer->project, referrer->resource, referrer->id, movedKey, fields,
-                           follows + "; its identity changes and what references it follows"}))
+                           follows + " (identity change)"}))
                     return false;
             } else {
                 if (!moveInto(*referrer, *referrerSchema, moved, false,

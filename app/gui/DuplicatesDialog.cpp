@@ -111,9 +111,11 @@ void DuplicatesDialog::reload()
                                   c.swapped ? tr("  (names swapped)") : QString()));
     m_summary->setText(m_candidates.empty()
                            ? tr("No likely duplicates: no two students or staff born the same day have nearly the same name.")
-                           : tr("%n pair(s) born the same day with nearly the same name. Decide for each: different "
-                                "people, or one person to merge (everything that references the other moves over).",
-                                nullptr, static_cast<int>(m_candidates.size())));
+                           : (m_candidates.size() == 1 ? tr("One pair born the same day with nearly the same name.")
+                                                           : tr("%1 pairs born the same day with nearly the same name.")
+                                                                 .arg(m_candidates.size()))
+                                 + tr(" Decide for each: different people, or one person to merge (everything that "
+                                      "references the other moves over)."));
     if (!m_candidates.empty())
         m_pairs->setCurrentRow(0);
     else
@@ -197,9 +199,8 @@ void DuplicatesDialog::merge(bool keepLeft)
         return;
     }
     if (Prompt::ask(this, tr("Merge"),
-                    tr("Merge %1 into %2? These %n step(s) run in one transaction:\n\n%3", nullptr,
-                       static_cast<int>(preview.steps.size()))
-                        .arg(dropKey, keepKey, stepsText(preview)),
+                    tr("Merge %1 into %2? These %3 steps run in one transaction:\n\n%4")
+                        .arg(dropKey, keepKey, QString::number(preview.steps.size()), stepsText(preview)),
                     QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel)
         != QMessageBox::Yes)
         return;

@@ -102,8 +102,7 @@ void IdentityChangeDialog::preview()
         return;
     }
     m_previewed = result.steps;
-    lines << QString() << tr("%n step(s), in one transaction. Apply writes exactly these.", nullptr,
-                             static_cast<int>(result.steps.size()));
+    lines << QString() << tr("%1 steps, in one transaction. Apply writes exactly these.").arg(result.steps.size());
     m_steps->setPlainText(lines.join(QLatin1Char('\n')));
     m_apply->setEnabled(true);
 }

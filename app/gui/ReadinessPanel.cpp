@@ -11,6 +11,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+
 namespace {
 
 struct ReadinessOutcome
@@ -154,6 +156,7 @@ ReadinessPanel::ReadinessPanel(AppSession &session, QWidget *parent)
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setAlternatingRowColors(true);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     layout->addWidget(m_banner);
     layout->addWidget(m_view, 1);
 
@@ -195,7 +198,13 @@ void ReadinessPanel::showReport(const steward::ReadinessReport &report, const QS
         m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fff4e0; border: 1px solid #e0b060; }"));
         return;
     }
-    m_model->setReport(report);
+    // What blocks submission first, so the steward sees it without scrolling past the descriptors.
+    steward::ReadinessReport ordered = report;
+    std::stable_sort(ordered.resources.begin(), ordered.resources.end(),
+                     [](const steward::ResourceReadiness &a, const steward::ResourceReadiness &b) {
+                         return (a.drafts + a.fatal > 0) > (b.drafts + b.fatal > 0);
+                     });
+    m_model->setReport(ordered);
     m_view->resizeColumnsToContents();
     m_banner->setText(report.ready ? tr("Ready to submit")
                                    : tr("Not ready: %1").arg(reasonsText(report)));
