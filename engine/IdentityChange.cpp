@@ -134,6 +134,9 @@ public:
                             + std::to_string(response.status) + "): " + detail,
                         response.body);
         }
+        if (method == "POST" && response.status != 201) // 200 would be an upsert of something already there
+            return fail("create " + step.resource + " " + step.naturalKey
+                        + ": a document with this identity already exists; nothing was written");
         if (createdId != nullptr)
             for (const auto &[name, value] : response.headers)
                 if (name == "Location")
@@ -165,6 +168,15 @@ public:
         const Json oldBody = Json::parse(old.body);
         const std::string oldKey = naturalKey(resource, oldBody);
         const std::string newKey = naturalKey(resource, newBody);
+        // Referrers of this document may also reference the documents moving further up (a Session
+        // references its School directly and through its GradingPeriods, which must agree), so each
+        // referrer is rewritten for every move in progress at once.
+        m_moves.push_back({&resource, oldBody, newBody});
+        struct PopMove
+        {
+            std::vector<Move> &moves;
+            ~PopMove() { moves.pop_back(); }
+        } popMove{m_moves};
         if (!targetExists) {
             IdentityStep create{"create", resource.projectName(), resource.resourceName, "", newKey, {}, why};
             differingFields(oldBody, newBody, "", create.fields);
@@ -181,7 +193,10 @@ public:
                 return fail("the " + referrer->resource + " " + referrer->id + " that references " + old.resource
                             + " " + oldKey + " is not in the loaded model; nothing was written");
             const Json referrerBody = Json::parse(referrer->body);
-            const Json moved = m_engine.redirectReferences(*referrerSchema, referrerBody, resource, oldBody, newBody);
+            Json moved = referrerBody;
+            for (const Move &move : m_moves)
+                moved = m_engine.redirectReferences(*referrerSchema, std::move(moved), *move.resource, move.oldBody,
+                                                    move.newBody);
             if (moved == referrerBody)
                 continue; // it points at old through something this cannot rewrite; the delete names it
             const std::string referrerKey = naturalKey(*referrerSchema, referrerBody);
@@ -244,8 +259,16 @@ public:
     }
 
 private:
+    struct Move
+    {
+        const ResourceSchema *resource;
+        Json oldBody;
+        Json newBody;
+    };
+
     Engine &m_engine;
     const Model &m_model;
+    std::vector<Move> m_moves; // the documents being moved, outermost first
     IdentityCalculator m_identity;
     std::string m_actor;
     IdentityChangeResult m_result;
