@@ -1,8 +1,12 @@
 #include "IdentityChange.h"
 
 #include "Identity.h"
+#include "LoadOrder.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 #include <cstdlib>
 
 namespace steward {
@@ -90,6 +94,7 @@ public:
     Planner(Engine &engine, const std::string &actor)
         : m_engine(engine)
         , m_model(engine.model())
+        , m_loadOrder(engine.model())
         , m_identity(engine.model())
         , m_actor(actor)
     {
@@ -157,81 +162,98 @@ public:
         }
     }
 
-    // Moves everything that references old to newBody's identity, then deletes old. When the target
-    // does not exist yet it is created first from newBody.
-    bool moveInto(const StoredDocument &old, const ResourceSchema &resource, const Json &newBody, bool targetExists,
-                  const std::string &why, int depth, std::string *createdId = nullptr)
+    // Moves the document (and everything whose identity depends on it) to finalBody's identity, in
+    // two phases. Planning: every document that references a document whose identity changes joins
+    // the set, and its final body is its stored body with every such reference rewritten; repeated
+    // until nothing changes, so a document referencing several moving ones (a Session: its School
+    // and that School's GradingPeriods) is rewritten once for all of them. Writing, in load order:
+    // each document is updated in place (its identity unchanged, or its resource allows identity
+    // updates), recreated (POST now, DELETE at the end), or, when its final identity already
+    // exists, merged into that one (DELETE at the end); the deletes run in reverse load order.
+    // merge: the final identity is another document's, which stays.
+    bool move(const StoredDocument &root, const ResourceSchema &resource, const Json &finalBody, bool merge,
+              std::string *resultId)
     {
-        if (depth > kMaxDepth)
-            return fail("references of references go deeper than " + std::to_string(kMaxDepth)
-                        + " levels below " + old.resource + " " + old.id + "; nothing was written");
-        const Json oldBody = Json::parse(old.body);
-        const std::string oldKey = naturalKey(resource, oldBody);
-        const std::string newKey = naturalKey(resource, newBody);
-        // Referrers of this document may also reference the documents moving further up (a Session
-        // references its School directly and through its GradingPeriods, which must agree), so each
-        // referrer is rewritten for every move in progress at once.
-        m_moves.push_back({&resource, oldBody, newBody});
-        struct PopMove
-        {
-            std::vector<Move> &moves;
-            ~PopMove() { moves.pop_back(); }
-        } popMove{m_moves};
-        if (!targetExists) {
-            IdentityStep create{"create", resource.projectName(), resource.resourceName, "", newKey, {}, why};
-            differingFields(oldBody, newBody, "", create.fields);
-            if (!send("POST", resource, "", newBody, create, createdId))
+        if (!plan(root, resource, finalBody))
+            return false;
+        const Item &first = m_items.front();
+        const std::string rootOld = naturalKey(resource, first.oldBody);
+        const std::string rootNew = naturalKey(resource, first.finalBody);
+        const std::string follows = "follows " + resource.resourceName + " " + rootOld + " -> " + rootNew;
+
+        std::vector<std::size_t> order(m_items.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::stable_sort(order.begin(), order.end(),
+                         [this](std::size_t a, std::size_t b) { return m_items[a].layer < m_items[b].layer; });
+        std::vector<std::size_t> deletes;
+        for (std::size_t index : order) {
+            const Item &item = m_items[index];
+            const bool isRoot = index == 0;
+            std::optional<StoredDocument> current = m_engine.document(item.id);
+            if (!current)
+                return fail("the " + item.schema->resourceName + " " + item.id
+                            + " disappeared during the change; nothing was written");
+            const Json currentBody = Json::parse(current->body);
+            const std::string finalKey = naturalKey(*item.schema, item.finalBody);
+            std::vector<std::string> fields;
+            differingFields(item.oldBody, item.finalBody, "", fields);
+            const std::string why = isRoot ? (merge ? "merged into " + finalKey : "identity change from " + rootOld)
+                                           : follows;
+            if (referentialId(*item.schema, currentBody) == referentialId(*item.schema, item.finalBody)) {
+                if (isRoot && resultId != nullptr)
+                    *resultId = item.id;
+                if (currentBody != item.finalBody) {
+                    if (!send("PUT", *item.schema, item.id, item.finalBody,
+                              {"update", current->project, current->resource, item.id, finalKey, fields, why}))
+                        return false;
+                } else if (currentBody != item.oldBody) {
+                    // The engine's cascade from an identity update earlier in the run already wrote it.
+                    m_result.steps.push_back({"update", current->project, current->resource, item.id, finalKey,
+                                              fields, why + " (written by the cascade)"});
+                }
+                continue;
+            }
+            std::optional<StoredDocument> existing = m_engine.documentByIdentity(*item.schema, item.finalBody);
+            if (existing && existing->id != item.id) {
+                if (isRoot && !merge)
+                    return fail("a " + existing->resource + " with the identity " + finalKey + " already exists (id "
+                                + existing->id + "); merge the two instead");
+                if (existing->resource != item.schema->resourceName || existing->project != item.schema->projectName())
+                    return fail("moving " + item.schema->resourceName + " " + naturalKey(*item.schema, item.oldBody)
+                                + " would give it the identity of " + existing->resource + " " + existing->id
+                                + "; nothing was written");
+                deletes.push_back(index); // one of the two is enough: the same school, the same day
+                continue;
+            }
+            if (item.schema->allowIdentityUpdates) {
+                if (isRoot && resultId != nullptr)
+                    *resultId = item.id;
+                if (!send("PUT", *item.schema, item.id, item.finalBody,
+                          {"update", current->project, current->resource, item.id, finalKey, fields,
+                           why + (isRoot ? "" : " (identity change)")}))
+                    return false;
+                continue;
+            }
+            if (!send("POST", *item.schema, "", item.finalBody,
+                      {"create", current->project, current->resource, "", finalKey, fields,
+                       (isRoot ? "replaces " + rootOld : "replaces " + naturalKey(*item.schema, item.oldBody) + " ("
+                                                             + follows + ")")},
+                      isRoot ? resultId : nullptr))
+                return false;
+            deletes.push_back(index);
+        }
+        for (auto it = deletes.rbegin(); it != deletes.rend(); ++it) {
+            const Item &item = m_items[*it];
+            const std::string finalKey = naturalKey(*item.schema, item.finalBody);
+            const bool merged = *it == 0 ? merge : m_mergedAway.count(*it) > 0;
+            if (!send("DELETE", *item.schema, item.id, nullptr,
+                      {"delete", item.schema->projectName(), item.schema->resourceName, item.id,
+                       naturalKey(*item.schema, item.oldBody), {},
+                       (merged ? "merged into " : "replaced by ") + finalKey}))
                 return false;
         }
-        for (const std::string &referrerId : referrerIds(old.id)) {
-            // An earlier step (a cascade, or a merge of another referrer) may have changed or removed it.
-            std::optional<StoredDocument> referrer = m_engine.document(referrerId);
-            if (!referrer)
-                continue;
-            const ResourceSchema *referrerSchema = m_model.findByName(referrer->project, referrer->resource);
-            if (referrerSchema == nullptr)
-                return fail("the " + referrer->resource + " " + referrer->id + " that references " + old.resource
-                            + " " + oldKey + " is not in the loaded model; nothing was written");
-            const Json referrerBody = Json::parse(referrer->body);
-            Json moved = referrerBody;
-            for (const Move &move : m_moves)
-                moved = m_engine.redirectReferences(*referrerSchema, std::move(moved), *move.resource, move.oldBody,
-                                                    move.newBody);
-            if (moved == referrerBody)
-                continue; // it points at old through something this cannot rewrite; the delete names it
-            const std::string referrerKey = naturalKey(*referrerSchema, referrerBody);
-            const std::string movedKey = naturalKey(*referrerSchema, moved);
-            const std::string follows = "follows " + resource.resourceName + " " + oldKey + " -> " + newKey;
-            std::vector<std::string> fields;
-            differingFields(referrerBody, moved, "", fields);
-            if (referentialId(*referrerSchema, referrerBody) == referentialId(*referrerSchema, moved)) {
-                if (!send("PUT", *referrerSchema, referrer->id, moved,
-                          {"update", referrer->project, referrer->resource, referrer->id, movedKey, fields, follows}))
-                    return false;
-            } else if (std::optional<StoredDocument> existing = m_engine.documentByIdentity(*referrerSchema, moved)) {
-                if (existing->resource != referrerSchema->resourceName || existing->project != referrerSchema->projectName())
-                    return fail("moving " + referrer->resource + " " + referrerKey + " would give it the identity of "
-                                + existing->resource + " " + existing->id + "; nothing was written");
-                // Both were enrolled in the same school on the same day: one enrollment is enough.
-                if (!moveInto(*referrer, *referrerSchema, Json::parse(existing->body), true,
-                              "merged into the existing " + referrerSchema->resourceName + " " + movedKey + " (" + follows
-                                  + ")",
-                              depth + 1))
-                    return false;
-            } else if (referrerSchema->allowIdentityUpdates) {
-                if (!send("PUT", *referrerSchema, referrer->id, moved,
-                          {"update", referrer->project, referrer->resource, referrer->id, movedKey, fields,
-                           follows + " (identity change)"}))
-                    return false;
-            } else {
-                if (!moveInto(*referrer, *referrerSchema, moved, false,
-                              "replaces " + referrerKey + " (" + follows + ")", depth + 1))
-                    return false;
-            }
-        }
-        const std::string deleteWhy = targetExists ? "merged into " + newKey : "replaced by " + newKey;
-        return send("DELETE", resource, old.id, nullptr,
-                    {"delete", old.project, old.resource, old.id, oldKey, {}, deleteWhy});
+        return true;
     }
 
     // Ends the batch: a preview or a failure rolls back; apply commits when the steps are the ones confirmed.
@@ -259,16 +281,97 @@ public:
     }
 
 private:
-    struct Move
+    struct Item
     {
-        const ResourceSchema *resource;
+        std::string id;
+        const ResourceSchema *schema = nullptr;
         Json oldBody;
-        Json newBody;
+        Json finalBody;
+        int layer = 0;
+        std::vector<std::size_t> references; // items it references whose identity changes
     };
+
+    bool identityChanges(const Item &item) const
+    {
+        return referentialId(*item.schema, item.oldBody) != referentialId(*item.schema, item.finalBody);
+    }
+
+    bool plan(const StoredDocument &root, const ResourceSchema &resource, const Json &finalBody)
+    {
+        m_items.clear();
+        m_mergedAway.clear();
+        std::map<std::string, std::size_t> indexOf;
+        auto add = [&](const StoredDocument &document, const ResourceSchema &schema) {
+            Item item;
+            item.id = document.id;
+            item.schema = &schema;
+            item.oldBody = Json::parse(document.body);
+            item.finalBody = item.oldBody;
+            item.layer = m_loadOrder.layerOf(&schema);
+            indexOf[item.id] = m_items.size();
+            m_items.push_back(std::move(item));
+        };
+        add(root, resource);
+        m_items[0].finalBody = finalBody;
+        std::set<std::size_t> expanded;
+        for (int round = 0;; ++round) {
+            if (round > kMaxDepth)
+                return fail("identity changes cascade deeper than " + std::to_string(kMaxDepth)
+                            + " levels; nothing was written");
+            bool changed = false;
+            for (std::size_t i = 0; i < m_items.size(); ++i) {
+                if (expanded.count(i) || !identityChanges(m_items[i]))
+                    continue;
+                expanded.insert(i);
+                for (const std::string &referrerId : referrerIds(m_items[i].id)) {
+                    auto known = indexOf.find(referrerId);
+                    if (known == indexOf.end()) {
+                        std::optional<StoredDocument> referrer = m_engine.document(referrerId);
+                        if (!referrer)
+                            continue;
+                        const ResourceSchema *schema = m_model.findByName(referrer->project, referrer->resource);
+                        if (schema == nullptr)
+                            return fail("the " + referrer->resource + " " + referrer->id + " that references "
+                                        + m_items[i].schema->resourceName + " " + m_items[i].id
+                                        + " is not in the loaded model; nothing was written");
+                        add(*referrer, *schema);
+                        known = indexOf.find(referrerId);
+                    }
+                    if (known->second != 0)
+                        m_items[known->second].references.push_back(i);
+                    changed = true;
+                }
+            }
+            for (std::size_t i = 1; i < m_items.size(); ++i) {
+                Item &item = m_items[i];
+                Json rewritten = item.oldBody;
+                for (std::size_t target : item.references)
+                    rewritten = m_engine.redirectReferences(*item.schema, std::move(rewritten),
+                                                            *m_items[target].schema, m_items[target].oldBody,
+                                                            m_items[target].finalBody);
+                if (rewritten != item.finalBody) {
+                    item.finalBody = std::move(rewritten);
+                    changed = true;
+                }
+            }
+            if (!changed)
+                break;
+        }
+        // Which referrers land on an identity that exists already (merged rather than recreated).
+        for (std::size_t i = 1; i < m_items.size(); ++i)
+            if (identityChanges(m_items[i]))
+                if (std::optional<StoredDocument> existing =
+                        m_engine.documentByIdentity(*m_items[i].schema, m_items[i].finalBody);
+                    existing && existing->id != m_items[i].id)
+                    m_mergedAway.insert(i);
+        return true;
+    }
 
     Engine &m_engine;
     const Model &m_model;
-    std::vector<Move> m_moves; // the documents being moved, outermost first
+    LoadOrder m_loadOrder;
+    std::vector<Item> m_items; // [0] is the document changed or merged away
+    std::set<std::size_t> m_mergedAway;
     IdentityCalculator m_identity;
     std::string m_actor;
     IdentityChangeResult m_result;
@@ -398,17 +501,7 @@ IdentityChangeResult changeIdentity(Engine &engine, const std::string &id,
         if (std::optional<StoredDocument> taken = engine.documentByIdentity(*schema, newBody))
             return planner.fail("a " + taken->resource + " with the identity " + newKey + " already exists (id "
                                 + taken->id + "); merge the two instead");
-        if (schema->allowIdentityUpdates) {
-            std::vector<std::string> fields;
-            differingFields(body, newBody, "", fields);
-            const std::int64_t referrers = engine.referrers(id, 1, 0).total;
-            result.resultId = id;
-            return planner.send("PUT", *schema, id, newBody,
-                                {"update", document->project, document->resource, id, newKey, fields,
-                                 "identity change from " + oldKey + " (the resource allows it; "
-                                     + std::to_string(referrers) + " referencing documents follow)"});
-        }
-        return planner.moveInto(*document, *schema, newBody, false, "replaces " + oldKey, 0, &result.resultId);
+        return planner.move(*document, *schema, newBody, false, &result.resultId);
     };
     bool ok = false;
     try {
@@ -446,8 +539,7 @@ IdentityChangeResult mergeDocuments(Engine &engine, const std::string &keepId, c
             return planner.fail(error);
         result.resultId = keepId;
         const Json keepBody = Json::parse(keep->body);
-        return planner.moveInto(*drop, *schema, keepBody, true,
-                                "merged into " + planner.naturalKey(*schema, keepBody), 0);
+        return planner.move(*drop, *schema, keepBody, true, nullptr);
     };
     bool ok = false;
     try {

@@ -331,6 +331,35 @@ private Q_SLOTS:
         verifyClean(f);
     }
 
+    void schoolIdentityChangeReachesEveryPath()
+    {
+        Fixture f;
+        loadDistrict(f);
+        const Json school = all(f, "schools").at(0);
+        const int oldId = school["schoolId"];
+        const std::int64_t documentsBefore =
+            f.database().connection().execAndGet("SELECT COUNT(*) FROM documents").getInt64();
+        // Sessions reference their School directly and through GradingPeriods, CourseOfferings through
+        // Course, School and Session, Sections through all of those: each is rewritten once, for all.
+        const IdentityChangeResult preview = changeIdentity(f.engine(), school["id"], {{"schoolId", "255909999"}}, false);
+        QVERIFY2(preview.ok, preview.error.c_str());
+        const IdentityChangeResult applied =
+            changeIdentity(f.engine(), school["id"], {{"schoolId", "255909999"}}, true, &preview.steps);
+        QVERIFY2(applied.ok, applied.error.c_str());
+        QVERIFY(applied.steps == preview.steps);
+        QCOMPARE(f.database().connection().execAndGet("SELECT COUNT(*) FROM documents").getInt64(), documentsBefore);
+        // No identity value or reference names the old school id any more (calendar codes may still
+        // contain it as text: they are names, not references).
+        SQLite::Statement stale(f.database().connection(),
+                                "SELECT COUNT(*) FROM documents WHERE body LIKE ? OR body LIKE ?");
+        stale.bind(1, "%\"schoolId\":" + std::to_string(oldId) + "%");
+        stale.bind(2, "%\"educationOrganizationId\":" + std::to_string(oldId) + "%");
+        QVERIFY(stale.executeStep());
+        QCOMPARE(stale.getColumn(0).getInt64(), 0);
+        QCOMPARE(bodyOf(f, "schools", applied.resultId)["schoolId"].get<int>(), 255909999);
+        verifyClean(f);
+    }
+
     void identityChangeRefusals()
     {
         Fixture f;
