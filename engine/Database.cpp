@@ -175,6 +175,20 @@ CREATE TABLE rule_results (
 CREATE INDEX rule_results_by_document ON rule_results(doc_id);
 CREATE INDEX rule_results_by_resource ON rule_results(project, resource, severity);
 )SQL",
+    // Version 6: duplicate candidates a steward looked at and decided are different people, so
+    // they are not offered again (ids ordered: id_a < id_b).
+    R"SQL(
+CREATE TABLE duplicate_decisions (
+    project    TEXT NOT NULL,
+    resource   TEXT NOT NULL,
+    id_a       TEXT NOT NULL,
+    id_b       TEXT NOT NULL,
+    decision   TEXT NOT NULL CHECK (decision IN ('distinct')),
+    decided_at TEXT NOT NULL,
+    actor      TEXT NOT NULL,
+    PRIMARY KEY (project, resource, id_a, id_b)
+) WITHOUT ROWID;
+)SQL",
 };
 
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,
@@ -388,12 +402,18 @@ void ImmediateTransaction::commit()
 
 DeferredTransaction::DeferredTransaction(SQLite::Database &db)
     : m_db(db)
+    // Inside an open transaction (a batch of requests that reads its own writes, as merge and
+    // identity changes do) the reads already see one consistent state; a nested BEGIN would throw.
+    , m_owns(sqlite3_get_autocommit(db.getHandle()) != 0)
 {
-    m_db.exec("BEGIN DEFERRED");
+    if (m_owns)
+        m_db.exec("BEGIN DEFERRED");
 }
 
 DeferredTransaction::~DeferredTransaction()
 {
+    if (!m_owns)
+        return;
     try {
         m_db.exec("COMMIT");
     } catch (...) {

@@ -40,7 +40,7 @@ class Database
 {
 public:
     static constexpr int kApplicationId = 0x53545744; // "STWD"
-    static constexpr int kSchemaVersion = 5;
+    static constexpr int kSchemaVersion = 6;
     // Per attempt; the engine tries 5 times with backoff, so a held lock is waited out ~11 s in all
     // before a 503 (at 5 s per attempt a steward stared at a frozen window for 25 s).
     static constexpr int kBusyTimeoutMs = 2000;
@@ -92,7 +92,8 @@ private:
     bool m_open = true;
 };
 
-// BEGIN DEFERRED for short consistent reads: a snapshot over several statements.
+// BEGIN DEFERRED for short consistent reads: a snapshot over several statements (joins the
+// connection's transaction when one is already open).
 class DeferredTransaction
 {
 public:
@@ -103,6 +104,7 @@ public:
 
 private:
     SQLite::Database &m_db;
+    bool m_owns; // false when the connection was already in a transaction
 };
 
 bool isBusyError(const SQLite::Exception &e);

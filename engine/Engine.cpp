@@ -763,10 +763,8 @@ std::optional<Response> Engine::cascadeIdentityChange(const ResourceSchema &reso
                              "Identity updates cascade deeper than 32 levels; nothing was written.");
     const Json oldBody = Json::parse(before.body);
     const Json newBody = Json::parse(after.body);
-    std::optional<DocumentIdentity> oldOwn = m_identity.documentIdentity(resource, oldBody);
-    if (!oldOwn)
+    if (!m_identity.documentIdentity(resource, oldBody))
         return std::nullopt;
-    std::optional<DocumentIdentity> oldSuper = m_identity.superclassIdentity(resource, *oldOwn);
 
     for (std::int64_t referrerKey : m_store.referencingDocKeys(after.docKey)) {
         std::optional<StoredDocument> referrer = m_store.findByKey(referrerKey);
@@ -775,30 +773,8 @@ std::optional<Response> Engine::cascadeIdentityChange(const ResourceSchema &reso
         const ResourceSchema *referrerSchema = m_model.findByName(referrer->project, referrer->resource);
         if (referrerSchema == nullptr)
             continue;
-        Json referrerBody = Json::parse(referrer->body);
-        for (const ReferenceMapping &reference : referrerSchema->references) {
-            const bool toSelf = reference.targetResourceName == resource.resourceName
-                                && reference.targetProjectName == resource.projectName();
-            const bool toSuper = resource.isSubclass && reference.targetResourceName == resource.superclassResourceName
-                                 && reference.targetProjectName == resource.superclassProjectName;
-            if (!toSelf && !toSuper)
-                continue;
-            const Uuid oldTarget = toSelf ? oldOwn->referentialId() : oldSuper->referentialId();
-            for (const JsonPath::Match &occurrence : reference.objectPath.select(referrerBody)) {
-                std::optional<DocumentIdentity> current =
-                    m_identity.referenceIdentity(reference, referrerBody, occurrence.indices);
-                if (!current || current->referentialId() != oldTarget)
-                    continue;
-                for (const ReferencePathPair &pair : reference.paths) {
-                    const JsonPath &source =
-                        toSuper && resource.subclassType != "association" && !resource.identityPaths.empty()
-                            ? resource.identityPaths.front()
-                            : pair.identityPath;
-                    if (const Json *value = source.resolve(newBody, {}))
-                        pair.referencePath.assign(referrerBody, occurrence.indices, *value);
-                }
-            }
-        }
+        const Json referrerBody =
+            redirectReferences(*referrerSchema, Json::parse(referrer->body), resource, oldBody, newBody);
         const StoredDocument referrerBefore = *referrer;
         std::optional<DocumentIdentity> newIdentity = m_identity.documentIdentity(*referrerSchema, referrerBody);
         if (!newIdentity)
@@ -833,6 +809,48 @@ std::optional<Response> Engine::cascadeIdentityChange(const ResourceSchema &reso
                 return failure;
     }
     return std::nullopt;
+}
+
+Json Engine::redirectReferences(const ResourceSchema &referrer, Json referrerBody, const ResourceSchema &resource,
+                                const Json &oldBody, const Json &newBody) const
+{
+    std::optional<DocumentIdentity> oldOwn = m_identity.documentIdentity(resource, oldBody);
+    if (!oldOwn)
+        return referrerBody;
+    std::optional<DocumentIdentity> oldSuper = m_identity.superclassIdentity(resource, *oldOwn);
+    for (const ReferenceMapping &reference : referrer.references) {
+        const bool toSelf = reference.targetResourceName == resource.resourceName
+                            && reference.targetProjectName == resource.projectName();
+        const bool toSuper = resource.isSubclass && reference.targetResourceName == resource.superclassResourceName
+                             && reference.targetProjectName == resource.superclassProjectName;
+        if (!toSelf && !toSuper)
+            continue;
+        const Uuid oldTarget = toSelf ? oldOwn->referentialId() : oldSuper->referentialId();
+        for (const JsonPath::Match &occurrence : reference.objectPath.select(referrerBody)) {
+            std::optional<DocumentIdentity> current =
+                m_identity.referenceIdentity(reference, referrerBody, occurrence.indices);
+            if (!current || current->referentialId() != oldTarget)
+                continue;
+            for (const ReferencePathPair &pair : reference.paths) {
+                const JsonPath &source =
+                    toSuper && resource.subclassType != "association" && !resource.identityPaths.empty()
+                        ? resource.identityPaths.front()
+                        : pair.identityPath;
+                if (const Json *value = source.resolve(newBody, {}))
+                    pair.referencePath.assign(referrerBody, occurrence.indices, *value);
+            }
+        }
+    }
+    return referrerBody;
+}
+
+std::optional<StoredDocument> Engine::documentByIdentity(const ResourceSchema &resource, const Json &body)
+{
+    std::optional<DocumentIdentity> identity = m_identity.documentIdentity(resource, body);
+    if (!identity)
+        return std::nullopt;
+    DeferredTransaction read(m_database.connection());
+    return m_store.findByReferentialId(identity->referentialId());
 }
 
 Response Engine::remove(const Target &target, const Request &request)

@@ -141,6 +141,15 @@ public:
 
     const Model &model() const { return m_model; }
 
+    // The referrer's body with every reference to the document whose body was oldBody (directly, or
+    // through its superclass identity) pointing at newBody's identity values instead; what an identity
+    // update cascades, and what merge and identity changes (engine/IdentityChange) write with PUTs.
+    Json redirectReferences(const ResourceSchema &referrer, Json referrerBody, const ResourceSchema &resource,
+                            const Json &oldBody, const Json &newBody) const;
+    // The stored document with the identity the body carries (of this resource or another that shares
+    // its referential id), if any; joins a batch's transaction.
+    std::optional<StoredDocument> documentByIdentity(const ResourceSchema &resource, const Json &body);
+
     // PRAGMA integrity_check and foreign_key_check, then Steward's own invariants for every
     // document: its referential id and aliases recompute from its body, its refs rows are exactly
     // what its body references (and all exist), and the change log's last entry is its current

@@ -43,6 +43,8 @@ std::string batchFileName(const Model &model, const ResourceSchema &resource)
     return (core ? std::string() : resource.project->projectEndpointName + ".") + resource.endpointName + ".ndjson";
 }
 
+} // namespace
+
 // "schools", "School", "ed-fi/schools" or "tpdm.candidates": every resource that answers to the name.
 std::vector<const ResourceSchema *> matchResources(const Model &model, const std::string &name)
 {
@@ -61,6 +63,8 @@ std::vector<const ResourceSchema *> matchResources(const Model &model, const std
     }
     return out;
 }
+
+namespace {
 
 std::string hex(const QByteArray &bytes)
 {

@@ -42,6 +42,10 @@ struct ExportResult
     std::string directory;     // the batch directory, absolute
 };
 
+// "schools", "School", "ed-fi/schools" or "tpdm.candidates": every resource that answers to the name
+// (export's --resource, and the readiness scope of status, export and push).
+std::vector<const ResourceSchema *> matchResources(const Model &model, const std::string &name);
+
 // Writes a validated batch in load order: one NDJSON file per resource (a body per line, named
 // "<endpoint>.ndjson" for the core project, "<project>.<endpoint>.ndjson" for extensions) and a
 // manifest.json (batch id, created, model, counts, load order, SHA-256 of every file, change-log

@@ -46,3 +46,13 @@ int commandRestore(const CliContext &context, const std::vector<std::string> &ar
 int commandClients(const CliContext &context, const std::vector<std::string> &args);
 int commandServe(const CliContext &context, const std::vector<std::string> &args);
 int commandRules(const CliContext &context, const std::vector<std::string> &args);
+int commandStatus(const CliContext &context, const std::vector<std::string> &args);
+
+// Readiness of what export / sync push is about to send (resources: its --resource names, empty for
+// all): ready → true; not ready → a warning on stderr and true, or with strict the refusal on stderr
+// and false (the caller then sends nothing and exits 1).
+bool checkReadinessBeforeSending(const std::string &command, steward::Database &database,
+                                 const steward::Model &model, const std::vector<std::string> &resources, bool strict);
+int commandDuplicates(const CliContext &context, const std::vector<std::string> &args);
+int commandMerge(const CliContext &context, const std::vector<std::string> &args);
+int commandChangeIdentity(const CliContext &context, const std::vector<std::string> &args);

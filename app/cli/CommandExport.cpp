@@ -67,7 +67,7 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
 {
     if (wantsHelp(args)) {
         std::cout << "Usage: steward-cli [--db PATH] [--schema PATH]... export --out DIR [--resource R]...\n"
-                     "                  [--changed-since BATCH | --all]\n"
+                     "                  [--changed-since BATCH | --all] [--strict]\n"
                      "\n"
                      "Writes a validated batch into DIR (new or empty): one NDJSON file per resource in load\n"
                      "order (\"schools.ndjson\"; \"tpdm.candidates.ndjson\" for an extension), a document body\n"
@@ -80,9 +80,12 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
                      "                         (\"School\") or \"ed-fi/schools\"; repeatable. Default: all\n"
                      "  --changed-since BATCH  only documents changed after the batch with this id was made\n"
                      "  --all                  every document (the default)\n"
+                     "  --strict               refuse (exit 1, nothing written) when the resources exported are\n"
+                     "                         not ready to submit (drafts or fatal rule results; see status).\n"
+                     "                         Without it, that is a warning on standard error.\n"
                      "\n"
                      "Prints the batch id on standard output and a summary on standard error. Exit status:\n"
-                     "0 written, 1 the export failed or was cancelled midway (nothing is left behind),\n"
+                     "0 written, 1 the export failed or was cancelled midway or --strict refused (nothing is left behind),\n"
                      "2 bad arguments, an unknown batch or resource, a non-empty DIR, or a database error.\n"
                      "\n"
                      "Example:\n"
@@ -92,6 +95,7 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
     }
     ExportOptions options;
     bool all = false;
+    bool strict = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &arg = args[i];
         std::string value;
@@ -114,6 +118,8 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
             options.changedSinceBatch = value;
         } else if (arg == "--all") {
             all = true;
+        } else if (arg == "--strict") {
+            strict = true;
         } else {
             return usageError("export", "unknown argument '" + arg + "'");
         }
@@ -127,6 +133,9 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
     std::unique_ptr<Database> database;
     if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
+
+    if (!checkReadinessBeforeSending("export", *database, *model, options.resources, strict))
+        return kExitFailed;
 
     const bool interactive = isatty(STDERR_FILENO) == 1;
     QElapsedTimer sinceShown;

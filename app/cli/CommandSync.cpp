@@ -24,7 +24,7 @@ void onInterrupt(int)
 
 const char *const kHelp =
     "Usage: steward-cli [--db PATH] [--schema PATH]... sync pull --from URL --client ID [OPTIONS]\n"
-    "       steward-cli [--db PATH] [--schema PATH]... sync push --to URL --client ID [--dry-run] [OPTIONS]\n"
+    "       steward-cli [--db PATH] [--schema PATH]... sync push --to URL --client ID [--dry-run] [--strict] [OPTIONS]\n"
     "       steward-cli [--db PATH] sync remember --url URL --client ID [--secret-env NAME]\n"
     "       steward-cli [--db PATH] sync status\n"
     "\n"
@@ -43,6 +43,8 @@ const char *const kHelp =
     "  --from URL, --to URL, --url URL   the Ed-Fi API's base URL (its discovery document's address)\n"
     "  --client ID         the client key the API issued; with its secret it buys an OAuth2 token.\n"
     "  --dry-run           (push) print the plan and send nothing.\n"
+    "  --strict            (push) refuse (exit 1, nothing sent) when the data is not ready to submit\n"
+    "                      (drafts or fatal rule results; see steward-cli status). Without it, a warning.\n"
     "  --secret-env NAME   the environment variable holding the client secret (default\n"
     "                      STEWARD_CLIENT_SECRET); when it is not set, the system keychain is asked.\n"
     "  --report FILE       write what happened as JSON.\n"
@@ -61,6 +63,7 @@ struct SyncArgs
     std::string reportPath;
     std::string progressMode = isatty(STDERR_FILENO) ? "bar" : "none";
     bool dryRun = false;
+    bool strict = false; // push: refuse when not ready to submit
 };
 
 bool showProgress(const std::string &mode, const SyncProgress &p)
@@ -98,6 +101,8 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
     std::unique_ptr<Database> database;
     if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
+    if (args.action == "push" && !checkReadinessBeforeSending("sync push", *database, *model, {}, args.strict))
+        return kExitFailed;
     if (args.action == "push" && args.dryRun) {
         const PushReport report = planOnly(*database, *model, args.url, args.client);
         printPlan(report.plan);
@@ -226,6 +231,8 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
         const std::string &arg = argv[i];
         if (arg == "--dry-run" && args.action == "push") {
             args.dryRun = true;
+        } else if (arg == "--strict" && args.action == "push") {
+            args.strict = true;
         } else if (auto it = valued.find(arg); it != valued.end()) {
             if (i + 1 >= argv.size())
                 return usageError("sync", arg + " needs a value");

@@ -36,6 +36,10 @@ const char *const kUsage =
     "  serve [--port N]    answer Ed-Fi API requests over HTTP (OAuth2 client credentials)\n"
     "  clients add NAME    create a client for serve (also: clients list, clients remove NAME)\n"
     "  rules run|list|results  check business rules (rule packs) and list what fails them\n"
+    "  status [--strict]   per resource: documents, drafts, rule results, unsent changes; ready to submit?\n"
+    "  duplicates          list likely duplicate students/staff (also: duplicates distinct ID1 ID2)\n"
+    "  merge --keep ID --drop ID   merge two documents: referrers move to the kept one\n"
+    "  change-identity ID --set FIELD=VALUE   change identifying values; referrers follow\n"
     "\n"
     "Example: echo '{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}' | steward-cli requests\n";
 
@@ -151,6 +155,8 @@ int main(int argc, char *argv[])
         {"check", commandCheck},       {"backup", commandBackup},           {"restore", commandRestore},
         {"serve", commandServe},       {"clients", commandClients},
         {"rules", commandRules},
+        {"status", commandStatus},
+        {"duplicates", commandDuplicates}, {"merge", commandMerge}, {"change-identity", commandChangeIdentity},
     };
     auto it = commands.find(command);
     if (it == commands.end())

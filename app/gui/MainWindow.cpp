@@ -12,6 +12,10 @@
 #include "Rules.h"
 #include "SampleDistrict.h"
 #include "SyncDialog.h"
+#include "ReadinessPanel.h"
+#include "DuplicatesDialog.h"
+#include "IdentityChangeDialog.h"
+#include <QDockWidget>
 
 #include <QAction>
 #include <QApplication>
@@ -143,6 +147,7 @@ void MainWindow::buildMenus()
     QAction *draftAction = edit->addAction(tr("Save as &draft"), QKeySequence(tr("Ctrl+Shift+S")), this,
                                            &MainWindow::saveDraft);
     m_deleteAction = edit->addAction(tr("&Delete document"), QKeySequence::Delete, this, &MainWindow::deleteDocument);
+    edit->addAction(tr("Change &identity…"), this, [this] { changeIdentityDialog(); });
     m_deleteAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     edit->addSeparator();
     edit->addAction(tr("&Filter documents"), QKeySequence::Find, this, [this] {
@@ -162,6 +167,8 @@ void MainWindow::buildMenus()
     tools->addAction(tr("S&ync with an Ed-Fi API…"), QKeySequence(tr("Ctrl+Shift+Y")), this, &MainWindow::openSyncDialog);
     tools->addAction(tr("&Check database"), this, &MainWindow::checkDatabase);
     tools->addAction(tr("Run &rules"), this, &MainWindow::runRules);
+    tools->addAction(tr("&Readiness dashboard"), QKeySequence(tr("Ctrl+Shift+R")), this, &MainWindow::showReadiness);
+    tools->addAction(tr("Find &duplicates…"), this, &MainWindow::openDuplicatesDialog);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Steward"), this, [this] {
@@ -188,6 +195,12 @@ void MainWindow::buildMenus()
 
 void MainWindow::rebuildForSession()
 {
+    if (m_readinessDock != nullptr) {
+        // The panel follows the session it was made for; a new database gets a new one.
+        delete m_readinessDock->widget();
+        m_readiness = new ReadinessPanel(*m_session, m_readinessDock);
+        m_readinessDock->setWidget(m_readiness);
+    }
     QWidget *old = centralWidget();
     m_currentResource = nullptr;
     m_history.clear();
@@ -744,6 +757,8 @@ void MainWindow::importFilesDialog()
 
 void MainWindow::exportBatchDialog()
 {
+    if (!confirmReadyToSubmit(this, *m_session, tr("Export")))
+        return;
     const QString dir = QFileDialog::getSaveFileName(this, tr("Export a validated batch to a new folder"),
                                                      QStringLiteral("batch"), QString(),
                                                      nullptr, QFileDialog::ShowDirsOnly);
@@ -932,4 +947,38 @@ void MainWindow::runRules()
                          QString::fromStdString(result.message));
     Q_EMIT ruleResultsChanged();
     Prompt::inform(this, tr("Run rules"), text);
+}
+
+void MainWindow::showReadiness()
+{
+    if (m_readinessDock == nullptr) {
+        m_readinessDock = new QDockWidget(tr("Readiness"), this);
+        m_readinessDock->setObjectName(QStringLiteral("readinessDock"));
+        m_readiness = new ReadinessPanel(*m_session, m_readinessDock);
+        m_readinessDock->setWidget(m_readiness);
+        addDockWidget(Qt::BottomDockWidgetArea, m_readinessDock);
+    }
+    m_readinessDock->show();
+    m_readinessDock->raise();
+    m_readiness->refresh();
+}
+
+void MainWindow::openDuplicatesDialog()
+{
+    DuplicatesDialog dialog(*m_session, this);
+    dialog.exec();
+}
+
+QString MainWindow::changeIdentityDialog(const QString &id)
+{
+    const QString documentId = id.isEmpty() ? m_editor->documentId() : id;
+    if (documentId.isEmpty()) {
+        Prompt::inform(this, tr("Change identity"), tr("Open a stored document first."));
+        return {};
+    }
+    IdentityChangeDialog dialog(*m_session, documentId, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return {};
+    navigateTo(dialog.resultId());
+    return dialog.resultId();
 }

@@ -20,6 +20,8 @@ class QTabWidget;
 class QTreeView;
 class QFrame;
 class ReferencesPane;
+class ReadinessPanel;
+class QDockWidget;
 class ResourceTreeModel;
 
 namespace steward {
@@ -58,6 +60,7 @@ public:
     QTableView *documentView() const { return m_documentView; }
     QTreeView *resourceView() const { return m_resourceView; }
     ReferencesPane *referencesPane() const { return m_references; }
+    ReadinessPanel *readinessPanel() const { return m_readiness; }
 
     bool selectResource(const steward::ResourceSchema *resource);
     // Opens a stored document: selects its resource, loads it into the editor and the references pane.
@@ -82,6 +85,10 @@ public Q_SLOTS:
     void runRules();
     void exportBatchDialog();
     void refreshCounts();
+    void showReadiness();
+    void openDuplicatesDialog();
+    // For the document open in the editor (or id); returns the id carrying the new identity, empty when cancelled.
+    QString changeIdentityDialog(const QString &id = {});
 
 Q_SIGNALS:
     void countsRefreshed();
@@ -132,4 +139,6 @@ private:
     int m_historyPosition = -1;
     bool m_countsPending = false;
     bool m_columnsFitted = false;
+    QDockWidget *m_readinessDock = nullptr;
+    ReadinessPanel *m_readiness = nullptr;
 };

@@ -1,4 +1,5 @@
 #include "SyncDialog.h"
+#include "ReadinessPanel.h"
 
 #include "AppSession.h"
 #include "Credentials.h"
@@ -170,6 +171,8 @@ void SyncDialog::push()
 {
     std::string url, client, secret;
     if (!readTarget(&url, &client, &secret))
+        return;
+    if (!confirmReadyToSubmit(this, m_session, tr("Push")))
         return;
     const steward::PushReport plan = steward::planOnly(m_session.database(), m_session.model(), url, client);
     if (plan.plan.items.empty()) {

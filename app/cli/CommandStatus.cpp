@@ -1,0 +1,157 @@
+#include "Cli.h"
+#include "Readiness.h"
+
+#include <SQLiteCpp/Exception.h>
+
+#include <cstdio>
+#include <iostream>
+
+using namespace steward;
+
+namespace {
+
+const char *const kHelp =
+    "Usage: steward-cli [--db PATH] [--schema PATH]... status [--resource R]... [--json] [--strict]\n"
+    "\n"
+    "Tells whether the data is ready to submit. For each resource: stored documents, drafts, business-rule\n"
+    "results (fatal, warning, info), documents changed since the newest export, and documents changed since\n"
+    "each sync target's last push. The verdict is \"Ready to submit\" when the scope holds no drafts and no\n"
+    "fatal results; otherwise \"Not ready:\" and why (\"12 drafts in Student\").\n"
+    "\n"
+    "Options:\n"
+    "  --resource R   only this resource: endpoint (\"students\"), resource name (\"Student\") or\n"
+    "                 \"ed-fi/students\"; repeatable. Default: every resource.\n"
+    "  --json         print the report as one JSON object instead of a table.\n"
+    "  --strict       exit 1 when not ready (for scripts and CI).\n"
+    "\n"
+    "export and sync push check the same verdict for what they send: they warn when not ready and,\n"
+    "with --strict, refuse. Exit status: 0 the report was printed (ready or not, without --strict),\n"
+    "1 not ready with --strict, 2 bad arguments or a database error.\n"
+    "\n"
+    "Example: steward-cli status --resource students --resource studentSchoolAssociations --strict\n";
+
+std::string padded(const std::string &text, std::size_t width, bool right)
+{
+    if (text.size() >= width)
+        return text;
+    const std::string fill(width - text.size(), ' ');
+    return right ? fill + text : text + fill;
+}
+
+void printTable(const ReadinessReport &report)
+{
+    for (std::size_t t = 0; t < report.targets.size(); ++t)
+        std::cout << "sync target " << t + 1 << ": " << report.targets[t].url << " (client "
+                  << report.targets[t].client << "), pushed up to change " << report.targets[t].pushCursor << "\n";
+    std::cout << (report.exported ? "newest export covers changes up to " + std::to_string(report.exportedUpTo)
+                                  : std::string("nothing exported yet"))
+              << "\n\n";
+    std::vector<std::string> header = {"resource", "documents", "drafts", "fatal", "warning", "info", "not exported"};
+    for (std::size_t t = 0; t < report.targets.size(); ++t)
+        header.push_back("not synced " + std::to_string(t + 1));
+    std::vector<std::vector<std::string>> rows;
+    for (const ResourceReadiness &r : report.resources) {
+        std::vector<std::string> row = {r.project + "/" + r.resource, std::to_string(r.documents),
+                                        std::to_string(r.drafts),     std::to_string(r.fatal),
+                                        std::to_string(r.warning),    std::to_string(r.info),
+                                        std::to_string(r.changesNotExported)};
+        for (std::int64_t count : r.changesNotSynced)
+            row.push_back(std::to_string(count));
+        rows.push_back(std::move(row));
+    }
+    std::vector<std::size_t> widths(header.size());
+    for (std::size_t c = 0; c < header.size(); ++c) {
+        widths[c] = header[c].size();
+        for (const std::vector<std::string> &row : rows)
+            widths[c] = std::max(widths[c], row[c].size());
+    }
+    auto printRow = [&](const std::vector<std::string> &row) {
+        for (std::size_t c = 0; c < row.size(); ++c)
+            std::cout << (c == 0 ? "" : "  ") << padded(row[c], widths[c], c > 0);
+        std::cout << "\n";
+    };
+    printRow(header);
+    for (const std::vector<std::string> &row : rows)
+        printRow(row);
+    if (rows.empty())
+        std::cout << "(no documents, drafts or results)\n";
+    std::cout << "\n" << report.verdictText() << "\n";
+}
+
+} // namespace
+
+bool checkReadinessBeforeSending(const std::string &command, Database &database, const Model &model,
+                                 const std::vector<std::string> &resources, bool strict)
+{
+    std::vector<const ResourceSchema *> scope;
+    std::string error;
+    // An unknown resource is the sending command's own usage error; it reports it itself.
+    if (!readinessScope(model, resources, scope, error))
+        return true;
+    ReadinessReport report;
+    try {
+        report = computeReadiness(database.connection(), scope);
+    } catch (const SQLite::Exception &e) {
+        std::cerr << "steward-cli: " << command << ": cannot read readiness from " << database.path() << ": "
+                  << e.what() << "\n";
+        return !strict;
+    }
+    if (report.ready)
+        return true;
+    if (strict) {
+        std::cerr << "steward-cli: " << command << " refused (--strict): " << report.verdictText()
+                  << " (see steward-cli status)\n";
+        return false;
+    }
+    std::cerr << "steward-cli: warning: " << report.verdictText() << "; " << command
+              << " goes on (--strict refuses; see steward-cli status)\n";
+    return true;
+}
+
+int commandStatus(const CliContext &context, const std::vector<std::string> &args)
+{
+    if (wantsHelp(args)) {
+        std::cout << kHelp;
+        return kExitOk;
+    }
+    std::vector<std::string> resources;
+    bool json = false;
+    bool strict = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string &arg = args[i];
+        if (arg == "--json") {
+            json = true;
+        } else if (arg == "--strict") {
+            strict = true;
+        } else if (arg == "--resource") {
+            if (i + 1 >= args.size() || args[i + 1].empty())
+                return usageError("status", "--resource needs a value");
+            resources.push_back(args[++i]);
+        } else if (arg.rfind("--resource=", 0) == 0 && arg.size() > 11) {
+            resources.push_back(arg.substr(11));
+        } else {
+            return usageError("status", "unknown argument '" + arg + "'");
+        }
+    }
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Database> database;
+    if (!context.openModelAndDatabase(model, database))
+        return kExitUsage;
+    std::vector<const ResourceSchema *> scope;
+    std::string error;
+    if (!readinessScope(*model, resources, scope, error))
+        return usageError("status", error);
+    ReadinessReport report;
+    try {
+        report = computeReadiness(database->connection(), scope);
+    } catch (const SQLite::Exception &e) {
+        std::cerr << "steward-cli: database error: " << database->path() << ": " << e.what() << "\n";
+        return kExitUsage;
+    }
+    if (json)
+        std::cout << report.toJson().dump(2) << "\n";
+    else
+        printTable(report);
+    std::cout << std::flush;
+    return strict && !report.ready ? kExitFailed : kExitOk;
+}

@@ -1,0 +1,183 @@
+#include "Readiness.h"
+
+#include "Database.h"
+#include "Exporter.h"
+
+#include <SQLiteCpp/Statement.h>
+
+#include <functional>
+#include <map>
+#include <set>
+#include <utility>
+
+namespace steward {
+
+namespace {
+
+using ResourceName = std::pair<std::string, std::string>; // project, resource
+
+std::string plural(std::int64_t count, const std::string &one, const std::string &many)
+{
+    return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+// Documents whose last change is after seq, per resource: one per document however many changes
+// it had, and a deleted document counts (the deletion is what has not left yet).
+void countChangedDocuments(SQLite::Database &db, std::int64_t afterSeq, const std::string &skipActor,
+                           const std::function<void(const ResourceName &, std::int64_t)> &add)
+{
+    SQLite::Statement query(db, "SELECT project, resource, COUNT(DISTINCT id) FROM changes "
+                                "WHERE seq > ? AND actor <> ? GROUP BY project, resource");
+    query.bind(1, static_cast<std::int64_t>(afterSeq));
+    query.bind(2, skipActor);
+    while (query.executeStep())
+        add({query.getColumn(0).getString(), query.getColumn(1).getString()}, query.getColumn(2).getInt64());
+}
+
+} // namespace
+
+std::string ReadinessReport::verdictText() const
+{
+    if (ready)
+        return "Ready to submit";
+    std::string text = "Not ready: ";
+    for (std::size_t i = 0; i < reasons.size(); ++i)
+        text += (i == 0 ? "" : ", ") + reasons[i];
+    return text;
+}
+
+Json ReadinessReport::toJson() const
+{
+    Json rows = Json::array();
+    for (const ResourceReadiness &r : resources) {
+        Json synced = Json::array();
+        for (std::size_t i = 0; i < targets.size() && i < r.changesNotSynced.size(); ++i)
+            synced.push_back({{"url", targets[i].url}, {"client", targets[i].client}, {"changes", r.changesNotSynced[i]}});
+        rows.push_back({{"project", r.project},
+                        {"resource", r.resource},
+                        {"documents", r.documents},
+                        {"drafts", r.drafts},
+                        {"fatal", r.fatal},
+                        {"warning", r.warning},
+                        {"info", r.info},
+                        {"changesNotExported", r.changesNotExported},
+                        {"changesNotSynced", synced}});
+    }
+    Json targetList = Json::array();
+    for (const ReadinessTarget &t : targets)
+        targetList.push_back({{"url", t.url}, {"client", t.client}, {"pushCursor", t.pushCursor}});
+    return {{"ready", ready},
+            {"verdict", verdictText()},
+            {"reasons", reasons},
+            {"scope", scope},
+            {"exported", exported},
+            {"exportedUpTo", exportedUpTo},
+            {"targets", targetList},
+            {"resources", rows}};
+}
+
+bool readinessScope(const Model &model, const std::vector<std::string> &names,
+                    std::vector<const ResourceSchema *> &scope, std::string &error)
+{
+    std::set<const ResourceSchema *> seen;
+    for (const std::string &name : names) {
+        const std::vector<const ResourceSchema *> matches = matchResources(model, name);
+        if (matches.empty()) {
+            error = "unknown resource '" + name + "': not an endpoint or resource name of " + model.describe();
+            return false;
+        }
+        for (const ResourceSchema *resource : matches)
+            if (seen.insert(resource).second)
+                scope.push_back(resource);
+    }
+    return true;
+}
+
+ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const ResourceSchema *> &scope)
+{
+    ReadinessReport report;
+    std::set<ResourceName> inScope;
+    for (const ResourceSchema *resource : scope) {
+        inScope.insert({resource->projectName(), resource->resourceName});
+        report.scope.push_back(resource->projectName() + "/" + resource->resourceName);
+    }
+    std::map<ResourceName, ResourceReadiness> rows;
+    auto row = [&](const ResourceName &name) -> ResourceReadiness * {
+        if (!inScope.empty() && !inScope.count(name))
+            return nullptr;
+        ResourceReadiness &r = rows[name];
+        r.project = name.first;
+        r.resource = name.second;
+        return &r;
+    };
+    for (const ResourceName &name : inScope)
+        row(name);
+
+    DeferredTransaction read(db);
+    {
+        SQLite::Statement query(db, "SELECT project, resource, COUNT(*) FROM documents GROUP BY project, resource");
+        while (query.executeStep())
+            if (ResourceReadiness *r = row({query.getColumn(0).getString(), query.getColumn(1).getString()}))
+                r->documents = query.getColumn(2).getInt64();
+    }
+    {
+        SQLite::Statement query(db, "SELECT project, resource, COUNT(*) FROM drafts GROUP BY project, resource");
+        while (query.executeStep())
+            if (ResourceReadiness *r = row({query.getColumn(0).getString(), query.getColumn(1).getString()}))
+                r->drafts = query.getColumn(2).getInt64();
+    }
+    {
+        SQLite::Statement query(db, "SELECT project, resource, severity, COUNT(*) FROM rule_results "
+                                    "GROUP BY project, resource, severity");
+        while (query.executeStep()) {
+            ResourceReadiness *r = row({query.getColumn(0).getString(), query.getColumn(1).getString()});
+            if (r == nullptr)
+                continue;
+            const std::string severity = query.getColumn(2).getString();
+            const std::int64_t count = query.getColumn(3).getInt64();
+            (severity == "fatal" ? r->fatal : severity == "warning" ? r->warning : r->info) += count;
+        }
+    }
+    {
+        SQLite::Statement query(db, "SELECT COUNT(*), COALESCE(MAX(seq_to), 0) FROM batches");
+        query.executeStep();
+        report.exported = query.getColumn(0).getInt64() > 0;
+        report.exportedUpTo = query.getColumn(1).getInt64();
+    }
+    // An actor no change can have: every change counts towards an export.
+    countChangedDocuments(db, report.exportedUpTo, std::string(), [&](const ResourceName &name, std::int64_t count) {
+        if (ResourceReadiness *r = row(name))
+            r->changesNotExported = count;
+    });
+    {
+        SQLite::Statement query(db, "SELECT target_id, url, client, push_cursor FROM sync_targets ORDER BY target_id");
+        while (query.executeStep())
+            report.targets.push_back({query.getColumn(0).getInt64(), query.getColumn(1).getString(),
+                                      query.getColumn(2).getString(), query.getColumn(3).getInt64()});
+    }
+    for (std::size_t t = 0; t < report.targets.size(); ++t) {
+        // What a pull from this target wrote is not pushed back to it (engine/Sync.cpp's actor).
+        countChangedDocuments(db, report.targets[t].pushCursor, "pull:" + report.targets[t].url,
+                              [&](const ResourceName &name, std::int64_t count) {
+                                  if (ResourceReadiness *r = row(name)) {
+                                      r->changesNotSynced.resize(report.targets.size(), 0);
+                                      r->changesNotSynced[t] = count;
+                                  }
+                              });
+    }
+
+    for (auto &[name, r] : rows) {
+        r.changesNotSynced.resize(report.targets.size(), 0);
+        report.resources.push_back(r);
+    }
+    for (const ResourceReadiness &r : report.resources)
+        if (r.drafts > 0)
+            report.reasons.push_back(plural(r.drafts, "draft", "drafts") + " in " + r.resource);
+    for (const ResourceReadiness &r : report.resources)
+        if (r.fatal > 0)
+            report.reasons.push_back(plural(r.fatal, "fatal result", "fatal results") + " in " + r.resource);
+    report.ready = report.reasons.empty();
+    return report;
+}
+
+} // namespace steward

@@ -1,0 +1,255 @@
+// The readiness dashboard, the Duplicates dialog and the Change identity dialog, offscreen.
+#include "AppSession.h"
+#include "DuplicatesDialog.h"
+#include "IdentityChangeDialog.h"
+#include "MainWindow.h"
+#include "ReadinessPanel.h"
+#include "SampleDistrict.h"
+#include "TestSupport.h"
+
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace steward;
+
+namespace {
+
+std::unique_ptr<AppSession> districtSession(const QTemporaryDir &dir)
+{
+    QString error;
+    std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("ready.db"), {}, &error);
+    if (!session)
+        return nullptr;
+    for (const Request &request : sampleDistrictRequests(2026, 2))
+        if (session->engine().handle(request).status >= 300)
+            return nullptr;
+    return session;
+}
+
+std::string createStudent(AppSession &session, const std::string &uid, const std::string &first,
+                          const std::string &last, const std::string &born)
+{
+    const Response response = session.request(
+        "POST", "/ed-fi/students", {{"studentUniqueId", uid}, {"firstName", first}, {"lastSurname", last}, {"birthDate", born}});
+    for (const auto &[name, value] : response.headers)
+        if (name == "Location")
+            return value.substr(value.rfind('/') + 1);
+    return {};
+}
+
+void verifyClean(AppSession &session)
+{
+    const IntegrityReport report = session.engine().check();
+    QVERIFY2(report.clean(), qPrintable(QString::fromStdString(report.toJson().dump())));
+}
+
+} // namespace
+
+class TestReadyGui : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("steward-tests"));
+    }
+
+    void readinessModelProtocol()
+    {
+        ReadinessModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        ReadinessReport report;
+        report.targets.push_back({1, "http://a.example", "c", 10});
+        ResourceReadiness school;
+        school.project = "Ed-Fi";
+        school.resource = "School";
+        school.documents = 2;
+        school.changesNotExported = 2;
+        school.changesNotSynced = {1};
+        ResourceReadiness student = school;
+        student.resource = "Student";
+        student.drafts = 3;
+        student.fatal = 1;
+        report.resources = {school, student};
+        model.setReport(report);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.columnCount(), ReadinessModel::FirstSyncColumn + 1);
+        QCOMPARE(model.data(model.index(1, ReadinessModel::ResourceColumn)).toString(), QStringLiteral("Student"));
+        QCOMPARE(model.data(model.index(1, ReadinessModel::DraftsColumn)).toLongLong(), 3);
+        QCOMPARE(model.data(model.index(0, ReadinessModel::FirstSyncColumn)).toLongLong(), 1);
+        QVERIFY(model.headerData(ReadinessModel::FirstSyncColumn, Qt::Horizontal).toString().contains("a.example"));
+        QVERIFY(model.data(model.index(1, ReadinessModel::FatalColumn), Qt::ForegroundRole).isValid());
+        QVERIFY(!model.data(model.index(0, ReadinessModel::FatalColumn), Qt::ForegroundRole).isValid());
+        model.setReport({});
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(model.columnCount(), ReadinessModel::FirstSyncColumn);
+    }
+
+    void dashboardFollowsTheSession()
+    {
+        QTemporaryDir dir;
+        std::unique_ptr<AppSession> session = districtSession(dir);
+        QVERIFY(session);
+        ReadinessPanel panel(*session);
+        QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy refreshed(&panel, &ReadinessPanel::refreshed);
+        panel.resize(760, 420);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QTRY_VERIFY(refreshed.count() >= 1);
+        QCOMPARE(panel.banner()->text(), QStringLiteral("Ready to submit"));
+        QVERIFY(panel.model()->rowCount() > 10);
+
+        const int before = refreshed.count();
+        session->saveDraft(*session->model().findByName("Ed-Fi", "Student"), QStringLiteral("{\"studentUniqueId\""),
+                           QString(), 0);
+        QTRY_VERIFY(refreshed.count() > before);
+        QCOMPARE(panel.banner()->text(), QStringLiteral("Not ready: 1 draft in Student"));
+        QImage shot = panel.grab().toImage();
+        QVERIFY(!shot.isNull());
+        shot.save(QDir::temp().filePath(QStringLiteral("steward-readiness.png"))); // for a look by eye
+    }
+
+    void exportAndPushAskWhenNotReady()
+    {
+        QTemporaryDir dir;
+        std::unique_ptr<AppSession> session = districtSession(dir);
+        QVERIFY(session);
+        AppSession *raw = session.get();
+        MainWindow window(std::move(session));
+        // Ready: nothing is asked.
+        Prompt::setNextAnswer(QMessageBox::NoButton);
+        const QString lastBefore = Prompt::lastText();
+        QVERIFY(confirmReadyToSubmit(&window, *raw, QStringLiteral("Export")));
+        QCOMPARE(Prompt::lastText(), lastBefore);
+
+        raw->saveDraft(*raw->model().findByName("Ed-Fi", "Student"), QStringLiteral("{"), QString(), 0);
+        Prompt::setNextAnswer(QMessageBox::Cancel);
+        QVERIFY(!confirmReadyToSubmit(&window, *raw, QStringLiteral("Push")));
+        QCOMPARE(Prompt::lastText(), QStringLiteral("Not ready to submit: 1 draft in Student.\n\nPush anyway?"));
+        Prompt::setNextAnswer(QMessageBox::Yes);
+        QVERIFY(confirmReadyToSubmit(&window, *raw, QStringLiteral("Export")));
+
+        // File > Export asks before anything else; Cancel ends it there.
+        Prompt::setNextAnswer(QMessageBox::Cancel);
+        window.exportBatchDialog();
+        QVERIFY(Prompt::lastText().endsWith(QStringLiteral("Export anyway?")));
+        QCOMPARE(raw->database().connection().execAndGet("SELECT COUNT(*) FROM batches").getInt64(), 0);
+    }
+
+    void duplicatesDialogMarksDistinctAndMerges()
+    {
+        QTemporaryDir dir;
+        std::unique_ptr<AppSession> session = districtSession(dir);
+        QVERIFY(session);
+        const std::string a = createStudent(*session, "G-1", "Lucía", "Gómez", "1993-07-07");
+        const std::string b = createStudent(*session, "G-2", "Lucia", "Gomez", "1993-07-07");
+        QVERIFY(!a.empty() && !b.empty());
+        DuplicatesDialog dialog(*session);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QCOMPARE(dialog.pairList()->count(), 1);
+        QVERIFY(dialog.pairList()->item(0)->text().contains("G-1"));
+        QTableWidget *fields = dialog.fieldTable();
+        bool firstNameHighlighted = false;
+        bool uniqueIdHighlighted = false;
+        bool birthDatePlain = false;
+        for (int row = 0; row < fields->rowCount(); ++row) {
+            const QString field = fields->item(row, 0)->text();
+            const bool highlighted = fields->item(row, 1)->background().style() != Qt::NoBrush;
+            firstNameHighlighted |= field == "firstName" && highlighted;
+            uniqueIdHighlighted |= field == "studentUniqueId" && highlighted;
+            birthDatePlain |= field == "birthDate" && !highlighted;
+        }
+        QVERIFY(firstNameHighlighted && uniqueIdHighlighted && birthDatePlain);
+        QImage shot = dialog.grab().toImage();
+        shot.save(QDir::temp().filePath(QStringLiteral("steward-duplicates.png")));
+
+        QTest::mouseClick(dialog.findChild<QPushButton *>(QStringLiteral("markDistinct")), Qt::LeftButton);
+        QCOMPARE(dialog.pairList()->count(), 0);
+
+        const std::string c = createStudent(*session, "G-3", "Lucia", "Gomes", "1993-07-07");
+        dialog.reload();
+        QCOMPARE(dialog.pairList()->count(), 2); // G-1 ~ G-3 and G-2 ~ G-3
+        dialog.pairList()->setCurrentRow(0);
+        const DuplicateCandidate pair = dialog.candidates().at(0);
+        QSignalSpy changed(session.get(), &AppSession::documentsChanged);
+        Prompt::setNextAnswer(QMessageBox::Cancel);
+        QTest::mouseClick(dialog.findChild<QPushButton *>(QStringLiteral("mergeLeft")), Qt::LeftButton);
+        QVERIFY(Prompt::lastText().contains("delete Student " + QString::fromStdString(pair.rightKey)));
+        QCOMPARE(changed.count(), 0);
+        QVERIFY(session->engine().document(pair.rightId).has_value());
+        Prompt::setNextAnswer(QMessageBox::Yes);
+        QTest::mouseClick(dialog.findChild<QPushButton *>(QStringLiteral("mergeLeft")), Qt::LeftButton);
+        QVERIFY(changed.count() > 0);
+        QVERIFY(!session->engine().document(pair.rightId).has_value());
+        QVERIFY(session->engine().document(pair.leftId).has_value());
+        verifyClean(*session);
+    }
+
+    void identityChangeDialogPreviewsThenApplies()
+    {
+        QTemporaryDir dir;
+        std::unique_ptr<AppSession> session = districtSession(dir);
+        QVERIFY(session);
+        const Json student = session->request("GET", "/ed-fi/students?limit=1").body.at(0);
+        const QString id = QString::fromStdString(student["id"].get<std::string>());
+        IdentityChangeDialog dialog(*session, id);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QLineEdit *uniqueId = dialog.field(QStringLiteral("studentUniqueId"));
+        QVERIFY(uniqueId != nullptr);
+        QCOMPARE(uniqueId->text(), QString::fromStdString(student["studentUniqueId"].get<std::string>()));
+        QVERIFY(!dialog.applyButton()->isEnabled());
+
+        uniqueId->setText(QStringLiteral("X-100"));
+        QTest::mouseClick(dialog.previewButton(), Qt::LeftButton);
+        QVERIFY2(dialog.stepsView()->toPlainText().contains("create Student X-100"),
+                 qPrintable(dialog.stepsView()->toPlainText()));
+        QVERIFY(dialog.stepsView()->toPlainText().contains("delete Student"));
+        QVERIFY(dialog.applyButton()->isEnabled());
+        QVERIFY(session->engine().document(id.toStdString()).has_value()); // the preview wrote nothing
+        QImage shot = dialog.grab().toImage();
+        shot.save(QDir::temp().filePath(QStringLiteral("steward-identity-change.png")));
+
+        // Editing after the preview: it has to be previewed again.
+        QTest::keyClick(uniqueId, Qt::Key_1);
+        QVERIFY(!dialog.applyButton()->isEnabled());
+        QTest::mouseClick(dialog.previewButton(), Qt::LeftButton);
+        QVERIFY(dialog.stepsView()->toPlainText().contains("create Student X-1001"));
+        QTest::mouseClick(dialog.applyButton(), Qt::LeftButton);
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        QVERIFY(!dialog.resultId().isEmpty());
+        QVERIFY(!session->engine().document(id.toStdString()).has_value());
+        const std::optional<StoredDocument> moved = session->engine().document(dialog.resultId().toStdString());
+        QVERIFY(moved.has_value());
+        QCOMPARE(QString::fromStdString(Json::parse(moved->body)["studentUniqueId"].get<std::string>()),
+                 QStringLiteral("X-1001"));
+        verifyClean(*session);
+
+        // A taken identity is refused in the preview, naming it.
+        const Json other = session->request("GET", "/ed-fi/students?limit=2").body.at(1);
+        IdentityChangeDialog second(*session, dialog.resultId());
+        second.field(QStringLiteral("studentUniqueId"))->setText(QString::fromStdString(other["studentUniqueId"].get<std::string>()));
+        second.preview();
+        QVERIFY(second.stepsView()->toPlainText().contains("already exists"));
+        QVERIFY(!second.applyButton()->isEnabled());
+    }
+};
+
+QTEST_MAIN(TestReadyGui)
+#include "tst_readygui.moc"
