@@ -8,6 +8,7 @@
 #include "Importer.h"
 #include "Progress.h"
 #include "ReferencesPane.h"
+#include "RootCausesPanel.h"
 #include "ResourceTreeModel.h"
 #include "SampleDistrict.h"
 #include "SyncDialog.h"
@@ -19,6 +20,7 @@
 #include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QDockWidget>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -160,6 +162,8 @@ void MainWindow::buildMenus()
     tools->addSeparator();
     tools->addAction(tr("S&ync with an Ed-Fi API…"), QKeySequence(tr("Ctrl+Shift+Y")), this, &MainWindow::openSyncDialog);
     tools->addAction(tr("&Check database"), this, &MainWindow::checkDatabase);
+    tools->addAction(tr("Root &causes of drafts (fix list)…"), QKeySequence(tr("Ctrl+Shift+R")), this,
+                     &MainWindow::showRootCauses);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Steward"), this, [this] {
@@ -186,6 +190,13 @@ void MainWindow::buildMenus()
 
 void MainWindow::rebuildForSession()
 {
+    // The fix list reads the previous session's model on its worker: it goes (waiting) before that session.
+    if (m_causesPanel != nullptr) {
+        delete m_causesPanel;
+        m_causesPanel = nullptr;
+        if (m_causesDock->isVisible())
+            showRootCauses();
+    }
     QWidget *old = centralWidget();
     m_currentResource = nullptr;
     m_history.clear();
@@ -865,4 +876,49 @@ void MainWindow::closeEvent(QCloseEvent *event)
     }
     saveLayout();
     event->accept();
+}
+
+void MainWindow::showRootCauses()
+{
+    if (m_causesDock == nullptr) {
+        m_causesDock = new QDockWidget(tr("Root causes of drafts"), this);
+        m_causesDock->setObjectName(QStringLiteral("rootCausesDock"));
+        addDockWidget(Qt::BottomDockWidgetArea, m_causesDock);
+        // Room for a screenful of causes and the details under them.
+        resizeDocks({m_causesDock}, {qMax(320, height() / 3)}, Qt::Vertical);
+    }
+    if (m_causesPanel == nullptr) {
+        m_causesPanel = new RootCausesPanel(m_session.get(), m_causesDock);
+        m_causesDock->setWidget(m_causesPanel);
+        connect(m_causesPanel, &RootCausesPanel::createDocumentRequested, this, &MainWindow::newDocumentWithValues);
+        connect(m_causesPanel, &RootCausesPanel::openDraftRequested, this, [this](qint64 draftId) {
+            if (!confirmDiscardEdits())
+                return;
+            m_editor->openDraft(draftId);
+            m_references->showDocument({});
+            updateActions();
+        });
+    }
+    m_causesDock->show();
+    m_causesDock->raise();
+    m_causesPanel->refresh();
+}
+
+void MainWindow::newDocumentWithValues(const QString &project, const QString &resource, const QString &valuesJson)
+{
+    const steward::ResourceSchema *schema = m_session->resourceByName(project.toStdString(), resource.toStdString());
+    if (schema == nullptr) {
+        // An abstract target no draft named a concrete resource for (EducationOrganization).
+        statusBar()->showMessage(tr("%1 is abstract: create one of its kinds (a School, a district, ...) with "
+                                    "these values: %2").arg(resource, valuesJson),
+                                 10000);
+        return;
+    }
+    if (!confirmDiscardEdits())
+        return;
+    selectResource(schema);
+    const steward::JsonParseResult values = steward::parseJson(valuesJson.toStdString());
+    m_editor->newDocument(schema, values.value ? *values.value : steward::Json());
+    m_references->showDocument({});
+    updateActions();
 }

@@ -19,8 +19,10 @@ class QTableView;
 class QTabWidget;
 class QTreeView;
 class QFrame;
+class QDockWidget;
 class ReferencesPane;
 class ResourceTreeModel;
+class RootCausesPanel;
 
 namespace steward {
 struct ResourceSchema;
@@ -65,6 +67,8 @@ public:
     void showSampleOffer(bool show);
     // Opens the first row of the documents table, if it has loaded.
     void openFirstDocument();
+    // Tools > Root causes: the fix list, created on first use (null before).
+    RootCausesPanel *rootCausesPanel() const { return m_causesPanel; }
 
 public Q_SLOTS:
     void newDocument();
@@ -80,6 +84,9 @@ public Q_SLOTS:
     void checkDatabase();
     void exportBatchDialog();
     void refreshCounts();
+    void showRootCauses();
+    // A new document of the resource with these values filled in (a root cause's identity).
+    void newDocumentWithValues(const QString &project, const QString &resource, const QString &valuesJson);
 
 Q_SIGNALS:
     void countsRefreshed();
@@ -128,4 +135,6 @@ private:
     int m_historyPosition = -1;
     bool m_countsPending = false;
     bool m_columnsFitted = false;
+    QDockWidget *m_causesDock = nullptr;
+    RootCausesPanel *m_causesPanel = nullptr;
 };
