@@ -476,7 +476,7 @@ RootCauseReport findRootCauses(const Model &model, SQLite::Database &db,
                 own.key = "passes-now:" + where;
                 own.detail = "nothing holds it back any more: revalidate drafts to store it";
             } else {
-                own.problem = "conflict";
+                own.problem = "refused";
                 own.problemType = node.storedProblemType;
                 own.key = "problem:" + where + ":" + node.storedProblemType;
                 own.detail = node.storedProblemTitle;

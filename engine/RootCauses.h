@@ -50,7 +50,8 @@ struct RootCause
     std::string resource;
     std::string naturalKey; // "255901044", the descriptor URI as first typed; empty for a draft problem
     Json identity;          // MissingDocument: the identity shaped like the document ({"schoolId": 255901044})
-    std::string problem;    // DraftProblem: "schema", "invalid-json", "unknown-resource", "passes-now", "conflict"
+    std::string problem;    // DraftProblem: "schema", "invalid-json", "unknown-resource", "passes-now",
+                         // "refused" (another stored problem: an identity conflict, a PUT target gone)
     std::string problemType; // DraftProblem: the problem-details type the drafts carry, when there is one
     std::string detail;     // "$.birthDate", the problem's title, ...
     std::int64_t direct = 0;  // drafts that point at it (or have the problem) themselves

@@ -95,6 +95,7 @@ private Q_SLOTS:
     void unknownDescriptorsAreGroupedWithSuggestions();
     void suggestionsRankCaseBeforeEditDistance();
     void draftsWithTheirOwnProblemsAreCounted();
+    void storedSinceMeansPassesNow();
     void cliPrintsRankedCausesAndJson();
 };
 
@@ -103,7 +104,7 @@ void TestRootCauses::missingSchoolBlocksItsWholeBranch()
     QTemporaryDir dir;
     Fixture fixture;
     const std::vector<Generated> district = generate(1000);
-    // The second school: the first keeps the district's other documents valid.
+    // The second school: the first keeps the rest of the district valid.
     const Generated removed = firstOf(district, "ed-fi/schools", 1);
     const std::string schoolId = identityValueText(removed.body["schoolId"]);
     std::vector<Generated> withoutSchool;
@@ -289,6 +290,37 @@ void TestRootCauses::draftsWithTheirOwnProblemsAreCounted()
     const std::vector<const RootCause *> fixList = report.fixList();
     QCOMPARE(fixList.size(), std::size_t(2));
     QVERIFY(fixList[0]->loadRank <= fixList[1]->loadRank);
+}
+
+void TestRootCauses::storedSinceMeansPassesNow()
+{
+    Fixture fixture;
+    fixture.seedDescriptors();
+    fixture.create("/ed-fi/schoolYearTypes", Fixture::schoolYear(2022));
+    const ResourceSchema &sessions = schemaOf(fixture.model(), "sessions");
+    // A School and an EducationOrganization reference to the same id are one cause.
+    const std::int64_t sessionDraft =
+        fixture.engine().saveDraft(sessions, dumpJson(Fixture::session(255901, 2022, "Fall")), "");
+    fixture.engine().saveDraft(schemaOf(fixture.model(), "courses"), dumpJson(Fixture::course("ALG-1", 255901)), "");
+    RootCauseReport before = findRootCauses(fixture.model(), fixture.database().connection());
+    QCOMPARE(before.causes.size(), std::size_t(1));
+    QCOMPARE(before.causes[0].kind, RootCause::Kind::MissingDocument);
+    QCOMPARE(before.causes[0].resource, std::string("School"));
+    QCOMPARE(before.causes[0].naturalKey, std::string("255901"));
+    QCOMPARE(before.causes[0].direct, std::int64_t(2));
+
+    // Stored since, not yet revalidated: the drafts would pass now, and say so.
+    fixture.create("/ed-fi/schools", Fixture::school(255901));
+    RootCauseReport after = findRootCauses(fixture.model(), fixture.database().connection());
+    QCOMPARE(after.causes.size(), std::size_t(2)); // one per resource
+    for (const RootCause &cause : after.causes) {
+        QCOMPARE(cause.kind, RootCause::Kind::DraftProblem);
+        QCOMPARE(cause.problem, std::string("passes-now"));
+        QCOMPARE(cause.blocked, std::int64_t(1));
+    }
+    const RootCause *session = after.causes[0].resource == "Session" ? &after.causes[0] : &after.causes[1];
+    QCOMPARE(session->directDraftIds, std::vector<std::int64_t>{sessionDraft});
+    QCOMPARE(fixture.engine().revalidateDrafts().promoted, 2);
 }
 
 void TestRootCauses::cliPrintsRankedCausesAndJson()
