@@ -120,7 +120,11 @@ MainWindow::MainWindow(std::unique_ptr<AppSession> session, QWidget *parent)
     restoreLayout();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The fix list's worker reads the session's model; it finishes before the session goes.
+    delete m_causesPanel;
+}
 
 void MainWindow::buildMenus()
 {
