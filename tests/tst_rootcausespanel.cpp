@@ -110,8 +110,10 @@ private Q_SLOTS:
         const QString screenshot = qEnvironmentVariable("STEWARD_SCREENSHOT_DIR");
         const QImage picture = panel->grab().toImage();
         QVERIFY(!picture.isNull());
-        if (!screenshot.isEmpty())
+        if (!screenshot.isEmpty()) {
             picture.save(screenshot + QStringLiteral("/rootcauses.png"));
+            window.grab().save(screenshot + QStringLiteral("/rootcauses-window.png"));
+        }
 
         // The descriptor row shows the closest stored value and why.
         activate(panel->view(), 0);

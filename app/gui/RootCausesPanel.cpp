@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QSplitter>
 #include <QTextBrowser>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -151,12 +152,16 @@ RootCausesPanel::RootCausesPanel(AppSession *session, QWidget *parent)
     m_view->setAlternatingRowColors(true);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->header()->setStretchLastSection(true);
-    m_view->setColumnWidth(RootCauseListModel::CauseColumn, 520);
+    m_view->setColumnWidth(RootCauseListModel::CauseColumn, 460);
     m_view->setColumnWidth(RootCauseListModel::BlockedColumn, 70);
-    layout->addWidget(m_view, 3);
-
+    // Side by side: the bottom dock is wide and short, and the details follow the selected row.
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_view);
     m_details->setOpenLinks(false);
-    layout->addWidget(m_details, 2);
+    split->addWidget(m_details);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
 
     connect(m_refreshButton, &QPushButton::clicked, this, &RootCausesPanel::refresh);
     connect(m_view, &QAbstractItemView::activated, this, [this](const QModelIndex &index) { activateRow(index.row()); });
