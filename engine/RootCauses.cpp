@@ -274,6 +274,7 @@ Json RootCause::toJson() const
         counts.push_back({{"project", c.project}, {"resource", c.resource}, {"drafts", c.drafts}});
     out["resources"] = counts;
     out["directDraftIds"] = directDraftIds;
+    out["blockedDraftIds"] = blockedDraftIds;
     return out;
 }
 
@@ -513,6 +514,7 @@ RootCauseReport findRootCauses(const Model &model, SQLite::Database &db,
             queue.pop_front();
             covered[index] = true;
             ++cause.blocked;
+            cause.blockedDraftIds.push_back(drafts[index].draftId);
             ++perResource[{drafts[index].project, drafts[index].resource}];
             for (std::size_t dependent : drafts[index].dependents)
                 if (seenBy[dependent] != causeIndex) {
@@ -520,6 +522,7 @@ RootCauseReport findRootCauses(const Model &model, SQLite::Database &db,
                     queue.push_back(dependent);
                 }
         }
+        std::sort(cause.blockedDraftIds.begin(), cause.blockedDraftIds.end());
         for (const auto &[name, count] : perResource)
             cause.resources.push_back({name.first, name.second, count});
         std::stable_sort(cause.resources.begin(), cause.resources.end(),

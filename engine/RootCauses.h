@@ -58,6 +58,7 @@ struct RootCause
     std::int64_t blocked = 0; // direct + every draft that waits on one of those, through drafts, once each
     std::vector<CauseResourceCount> resources; // blocked drafts per resource, most first
     std::vector<std::int64_t> directDraftIds;  // ascending
+    std::vector<std::int64_t> blockedDraftIds; // every draft counted in blocked, ascending
     std::vector<DescriptorSuggestion> suggestions; // UnknownDescriptor: the closest stored values, best first
     int loadRank = 0; // load-order rank of the root's resource (an abstract one: its earliest subclass)
 

@@ -176,7 +176,7 @@ void TestRootCauses::cycleOfDraftsEnds()
     Json school = firstOf(district, "ed-fi/schools").body;
     school["schoolId"] = 880001001;
     school["localEducationAgencyReference"] = {{"localEducationAgencyId", 880001}};
-    fixture.engine().saveDraft(schemaOf(fixture.model(), "schools"), dumpJson(school), "");
+    const std::int64_t schoolDraft = fixture.engine().saveDraft(schemaOf(fixture.model(), "schools"), dumpJson(school), "");
 
     const RootCauseReport report = findRootCauses(fixture.model(), fixture.database().connection());
     QCOMPARE(report.drafts, std::int64_t(3));
@@ -187,6 +187,7 @@ void TestRootCauses::cycleOfDraftsEnds()
     QCOMPARE(cycle.direct, std::int64_t(2));
     QCOMPARE(cycle.directDraftIds, (std::vector<std::int64_t>{firstDraft, secondDraft}));
     QVERIFY(cycle.detail.find(std::to_string(firstDraft)) != std::string::npos);
+    QCOMPARE(cycle.blockedDraftIds, (std::vector<std::int64_t>{firstDraft, secondDraft, schoolDraft}));
 }
 
 void TestRootCauses::unknownDescriptorsAreGroupedWithSuggestions()
@@ -356,6 +357,7 @@ void TestRootCauses::cliPrintsRankedCausesAndJson()
     QVERIFY(cause["resources"].is_array() && !cause["resources"].empty());
     QVERIFY(cause["resources"][0].contains("drafts"));
     QVERIFY(cause["directDraftIds"].is_array());
+    QCOMPARE(cause["blockedDraftIds"].size(), out["drafts"].get<std::size_t>());
 
     CliRun filtered = runCli({"--db", db, "causes", "--resource", "ed-fi/calendars"}, "");
     QCOMPARE(filtered.exitCode, 0);
