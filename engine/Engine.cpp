@@ -502,40 +502,21 @@ std::optional<Response> Engine::resolveReferences(const ResourceSchema &resource
 {
     ValidationErrors descriptorErrors;
     ValidationErrors referenceErrors;
-    for (const DescriptorMapping &descriptor : resource.descriptors) {
-        for (const JsonPath::Match &match : descriptor.path.select(body)) {
-            if (!match.value->is_string())
-                continue;
-            const std::string uri = match.value->get<std::string>();
-            const DocumentIdentity identity = IdentityCalculator::descriptorIdentity(
-                descriptor.descriptorProjectName, descriptor.descriptorResourceName, uri);
-            std::optional<AliasRow> alias = m_store.findAlias(identity.referentialId());
-            if (alias)
-                resolved.aliasKeys.insert(alias->aliasKey);
-            else
-                descriptorErrors[match.concretePath].push_back(descriptor.descriptorResourceName + " value '" + uri
-                                                               + "' does not exist.");
+    for (const BodyReference &found : m_identity.referencesIn(resource, body)) {
+        if (!found.identity) {
+            // Schema validation requires every identity member of a reference it declares; a partial
+            // reference can only come from a model whose schema does not say so.
+            referenceErrors[found.path].push_back("The reference to " + found.targetResource() + " is incomplete.");
+            continue;
         }
-    }
-    for (const ReferenceMapping &reference : resource.references) {
-        for (const JsonPath::Match &occurrence : reference.objectPath.select(body)) {
-            if (!occurrence.value->is_object())
-                continue;
-            std::optional<DocumentIdentity> identity = m_identity.referenceIdentity(reference, body, occurrence.indices);
-            if (!identity) {
-                // Schema validation requires every identity member of a reference it declares; a partial
-                // reference can only come from a model whose schema does not say so.
-                referenceErrors[occurrence.concretePath].push_back("The reference to " + reference.targetResourceName
-                                                                   + " is incomplete.");
-                continue;
-            }
-            std::optional<AliasRow> alias = m_store.findAlias(identity->referentialId());
-            if (alias)
-                resolved.aliasKeys.insert(alias->aliasKey);
-            else
-                referenceErrors[occurrence.concretePath].push_back("The referenced " + reference.targetResourceName
-                                                                   + " item does not exist.");
-        }
+        std::optional<AliasRow> alias = m_store.findAlias(found.identity->referentialId());
+        if (alias)
+            resolved.aliasKeys.insert(alias->aliasKey);
+        else if (found.isDescriptor())
+            descriptorErrors[found.path].push_back(found.targetResource() + " value '" + found.value->get<std::string>()
+                                                   + "' does not exist.");
+        else
+            referenceErrors[found.path].push_back("The referenced " + found.targetResource() + " item does not exist.");
     }
     if (!descriptorErrors.empty()) {
         ValidationErrors all = descriptorErrors;

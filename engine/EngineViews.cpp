@@ -87,33 +87,19 @@ std::vector<OutgoingReference> Engine::outgoingReferences(const std::string &id)
                 ref.storedResource = target->resource;
             }
     };
-    for (const ReferenceMapping &reference : resource->references) {
-        for (const JsonPath::Match &occurrence : reference.objectPath.select(body)) {
-            std::optional<DocumentIdentity> identity = m_identity.referenceIdentity(reference, body, occurrence.indices);
-            if (!identity)
+    // References first, then descriptors: the order the references pane shows them in.
+    const std::vector<BodyReference> found = m_identity.referencesIn(*resource, body);
+    for (bool descriptors : {false, true}) {
+        for (const BodyReference &item : found) {
+            if (item.isDescriptor() != descriptors || !item.identity)
                 continue;
             OutgoingReference ref;
-            ref.path = occurrence.concretePath;
-            ref.targetProject = reference.targetProjectName;
-            ref.targetResource = reference.targetResourceName;
-            ref.naturalKey = naturalKeyText(*occurrence.value);
-            resolve(ref, identity->referentialId());
-            out.push_back(std::move(ref));
-        }
-    }
-    for (const DescriptorMapping &descriptor : resource->descriptors) {
-        for (const JsonPath::Match &match : descriptor.path.select(body)) {
-            if (!match.value->is_string())
-                continue;
-            OutgoingReference ref;
-            ref.path = match.concretePath;
-            ref.targetProject = descriptor.descriptorProjectName;
-            ref.targetResource = descriptor.descriptorResourceName;
-            ref.isDescriptor = true;
-            ref.naturalKey = match.value->get<std::string>();
-            resolve(ref, IdentityCalculator::descriptorIdentity(descriptor.descriptorProjectName,
-                                                                descriptor.descriptorResourceName, ref.naturalKey)
-                             .referentialId());
+            ref.path = item.path;
+            ref.targetProject = item.targetProject();
+            ref.targetResource = item.targetResource();
+            ref.isDescriptor = item.isDescriptor();
+            ref.naturalKey = item.isDescriptor() ? item.value->get<std::string>() : naturalKeyText(*item.value);
+            resolve(ref, item.identity->referentialId());
             out.push_back(std::move(ref));
         }
     }

@@ -238,4 +238,47 @@ std::optional<DocumentIdentity> IdentityCalculator::referenceIdentity(const Refe
     return identity;
 }
 
+const std::string &BodyReference::targetProject() const
+{
+    return descriptor ? descriptor->descriptorProjectName : reference->targetProjectName;
+}
+
+const std::string &BodyReference::targetResource() const
+{
+    return descriptor ? descriptor->descriptorResourceName : reference->targetResourceName;
+}
+
+std::vector<BodyReference> IdentityCalculator::referencesIn(const ResourceSchema &resource, const Json &body) const
+{
+    std::vector<BodyReference> out;
+    for (const DescriptorMapping &descriptor : resource.descriptors) {
+        for (const JsonPath::Match &match : descriptor.path.select(body)) {
+            if (!match.value->is_string())
+                continue;
+            BodyReference found;
+            found.path = match.concretePath;
+            found.descriptor = &descriptor;
+            found.value = match.value;
+            found.indices = match.indices;
+            found.identity = descriptorIdentity(descriptor.descriptorProjectName, descriptor.descriptorResourceName,
+                                                match.value->get<std::string>());
+            out.push_back(std::move(found));
+        }
+    }
+    for (const ReferenceMapping &reference : resource.references) {
+        for (const JsonPath::Match &occurrence : reference.objectPath.select(body)) {
+            if (!occurrence.value->is_object())
+                continue;
+            BodyReference found;
+            found.path = occurrence.concretePath;
+            found.reference = &reference;
+            found.value = occurrence.value;
+            found.indices = occurrence.indices;
+            found.identity = referenceIdentity(reference, body, occurrence.indices);
+            out.push_back(std::move(found));
+        }
+    }
+    return out;
+}
+
 } // namespace steward

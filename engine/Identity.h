@@ -48,6 +48,23 @@ struct DocumentIdentity
 // (12.50 -> 12.5, 0.0 -> 0), booleans true/false.
 std::string identityValueText(const Json &value);
 
+// One reference or descriptor value a document body carries, as the model declares it. Found by
+// IdentityCalculator::referencesIn, which every reader of references shares (the write path's
+// resolution, the references pane, root causes of drafts).
+struct BodyReference
+{
+    std::string path;                              // "$.schoolReference", "$.gradeLevels[0].gradeLevelDescriptor"
+    const ReferenceMapping *reference = nullptr;   // set for a reference to a document
+    const DescriptorMapping *descriptor = nullptr; // set for a descriptor value
+    const Json *value = nullptr;                   // the reference object, or the descriptor URI string
+    std::vector<std::size_t> indices;              // the occurrence's [*] indices
+    std::optional<DocumentIdentity> identity;      // the target's identity; nullopt when the reference is partial
+
+    bool isDescriptor() const { return descriptor != nullptr; }
+    const std::string &targetProject() const;
+    const std::string &targetResource() const;
+};
+
 class IdentityCalculator
 {
 public:
@@ -64,6 +81,9 @@ public:
     // Identity of the target of one reference occurrence; [*] steps bound to indices.
     std::optional<DocumentIdentity> referenceIdentity(const ReferenceMapping &reference, const Json &body,
                                                       const std::vector<std::size_t> &indices) const;
+    // Every descriptor value (strings only), then every reference occurrence (objects only), in
+    // model order; the body must outlive the result.
+    std::vector<BodyReference> referencesIn(const ResourceSchema &resource, const Json &body) const;
     static DocumentIdentity descriptorIdentity(const std::string &projectName, const std::string &resourceName,
                                                const std::string &uri);
 

@@ -56,3 +56,4 @@ bool checkReadinessBeforeSending(const std::string &command, steward::Database &
 int commandDuplicates(const CliContext &context, const std::vector<std::string> &args);
 int commandMerge(const CliContext &context, const std::vector<std::string> &args);
 int commandChangeIdentity(const CliContext &context, const std::vector<std::string> &args);
+int commandCauses(const CliContext &context, const std::vector<std::string> &args);

@@ -40,6 +40,7 @@ const char *const kUsage =
     "  duplicates          list likely duplicate students/staff (also: duplicates distinct ID1 ID2)\n"
     "  merge --keep ID --drop ID   merge two documents: referrers move to the kept one\n"
     "  change-identity ID --set FIELD=VALUE   change identifying values; referrers follow\n"
+    "  causes [--json]     group drafts by root cause (missing document, unknown descriptor value)\n"
     "\n"
     "Example: echo '{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}' | steward-cli requests\n";
 
@@ -157,6 +158,7 @@ int main(int argc, char *argv[])
         {"rules", commandRules},
         {"status", commandStatus},
         {"duplicates", commandDuplicates}, {"merge", commandMerge}, {"change-identity", commandChangeIdentity},
+        {"causes", commandCauses},
     };
     auto it = commands.find(command);
     if (it == commands.end())

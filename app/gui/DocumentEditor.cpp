@@ -958,7 +958,7 @@ DocumentEditor::DocumentEditor(AppSession *session, QWidget *parent)
 
 DocumentEditor::~DocumentEditor() = default;
 
-void DocumentEditor::newDocument(const steward::ResourceSchema *resource)
+void DocumentEditor::newDocument(const steward::ResourceSchema *resource, const Json &prefill)
 {
     if (resource == nullptr) {
         clear();
@@ -968,7 +968,9 @@ void DocumentEditor::newDocument(const steward::ResourceSchema *resource)
     d->setResource(resource);
     d->documentId.clear();
     d->draftId = 0;
-    const Json skeleton = newDocumentSkeleton(resource->jsonSchema);
+    Json skeleton = newDocumentSkeleton(resource->jsonSchema);
+    if (prefill.is_object())
+        skeleton.merge_patch(prefill);
     d->baseline = skeleton;
     d->baselineText = formatDocumentJson(skeleton, resource);
     d->applyText(d->baselineText, Origin::None);

@@ -23,7 +23,8 @@ public:
     explicit DocumentEditor(AppSession *session, QWidget *parent = nullptr);
     ~DocumentEditor() override;
 
-    void newDocument(const steward::ResourceSchema *resource);
+    // prefill (an object, e.g. the identity of a missing document) is merged over the empty form.
+    void newDocument(const steward::ResourceSchema *resource, const steward::Json &prefill = steward::Json());
     void openDocument(const QString &id); // a stored document
     void openDraft(qint64 draftId);
     void clear();

@@ -8,6 +8,7 @@
 #include "Importer.h"
 #include "Progress.h"
 #include "ReferencesPane.h"
+#include "RootCausesPanel.h"
 #include "ResourceTreeModel.h"
 #include "Rules.h"
 #include "SampleDistrict.h"
@@ -24,6 +25,7 @@
 #include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QDockWidget>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -123,7 +125,11 @@ MainWindow::MainWindow(std::unique_ptr<AppSession> session, QWidget *parent)
     restoreLayout();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The fix list's worker reads the session's model; it finishes before the session goes.
+    delete m_causesPanel;
+}
 
 void MainWindow::buildMenus()
 {
@@ -167,8 +173,10 @@ void MainWindow::buildMenus()
     tools->addAction(tr("S&ync with an Ed-Fi API…"), QKeySequence(tr("Ctrl+Shift+Y")), this, &MainWindow::openSyncDialog);
     tools->addAction(tr("&Check database"), this, &MainWindow::checkDatabase);
     tools->addAction(tr("Run &rules"), this, &MainWindow::runRules);
-    tools->addAction(tr("&Readiness dashboard"), QKeySequence(tr("Ctrl+Shift+R")), this, &MainWindow::showReadiness);
+    tools->addAction(tr("&Readiness dashboard"), QKeySequence(tr("Ctrl+Shift+D")), this, &MainWindow::showReadiness);
     tools->addAction(tr("Find &duplicates…"), this, &MainWindow::openDuplicatesDialog);
+    tools->addAction(tr("Root &causes of drafts (fix list)…"), QKeySequence(tr("Ctrl+Shift+R")), this,
+                     &MainWindow::showRootCauses);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Steward"), this, [this] {
@@ -200,6 +208,13 @@ void MainWindow::rebuildForSession()
         delete m_readinessDock->widget();
         m_readiness = new ReadinessPanel(*m_session, m_readinessDock);
         m_readinessDock->setWidget(m_readiness);
+    }
+    // The fix list reads the previous session's model on its worker: it goes (waiting) before that session.
+    if (m_causesPanel != nullptr) {
+        delete m_causesPanel;
+        m_causesPanel = nullptr;
+        if (m_causesDock->isVisible())
+            showRootCauses();
     }
     QWidget *old = centralWidget();
     m_currentResource = nullptr;
@@ -981,4 +996,49 @@ QString MainWindow::changeIdentityDialog(const QString &id)
         return {};
     navigateTo(dialog.resultId());
     return dialog.resultId();
+}
+
+void MainWindow::showRootCauses()
+{
+    if (m_causesDock == nullptr) {
+        m_causesDock = new QDockWidget(tr("Root causes of drafts"), this);
+        m_causesDock->setObjectName(QStringLiteral("rootCausesDock"));
+        addDockWidget(Qt::BottomDockWidgetArea, m_causesDock);
+        // Room for a screenful of causes and the details under them.
+        resizeDocks({m_causesDock}, {qMax(320, height() / 3)}, Qt::Vertical);
+    }
+    if (m_causesPanel == nullptr) {
+        m_causesPanel = new RootCausesPanel(m_session.get(), m_causesDock);
+        m_causesDock->setWidget(m_causesPanel);
+        connect(m_causesPanel, &RootCausesPanel::createDocumentRequested, this, &MainWindow::newDocumentWithValues);
+        connect(m_causesPanel, &RootCausesPanel::openDraftRequested, this, [this](qint64 draftId) {
+            if (!confirmDiscardEdits())
+                return;
+            m_editor->openDraft(draftId);
+            m_references->showDocument({});
+            updateActions();
+        });
+    }
+    m_causesDock->show();
+    m_causesDock->raise();
+    m_causesPanel->refresh();
+}
+
+void MainWindow::newDocumentWithValues(const QString &project, const QString &resource, const QString &valuesJson)
+{
+    const steward::ResourceSchema *schema = m_session->resourceByName(project.toStdString(), resource.toStdString());
+    if (schema == nullptr) {
+        // An abstract target no draft named a concrete resource for (EducationOrganization).
+        statusBar()->showMessage(tr("%1 is abstract: create one of its kinds (a School, a district, ...) with "
+                                    "these values: %2").arg(resource, valuesJson),
+                                 10000);
+        return;
+    }
+    if (!confirmDiscardEdits())
+        return;
+    selectResource(schema);
+    const steward::JsonParseResult values = steward::parseJson(valuesJson.toStdString());
+    m_editor->newDocument(schema, values.value ? *values.value : steward::Json());
+    m_references->showDocument({});
+    updateActions();
 }

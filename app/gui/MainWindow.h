@@ -19,10 +19,12 @@ class QTableView;
 class QTabWidget;
 class QTreeView;
 class QFrame;
+class QDockWidget;
 class ReferencesPane;
 class ReadinessPanel;
 class QDockWidget;
 class ResourceTreeModel;
+class RootCausesPanel;
 
 namespace steward {
 struct ResourceSchema;
@@ -68,6 +70,8 @@ public:
     void showSampleOffer(bool show);
     // Opens the first row of the documents table, if it has loaded.
     void openFirstDocument();
+    // Tools > Root causes: the fix list, created on first use (null before).
+    RootCausesPanel *rootCausesPanel() const { return m_causesPanel; }
 
 public Q_SLOTS:
     void newDocument();
@@ -89,6 +93,9 @@ public Q_SLOTS:
     void openDuplicatesDialog();
     // For the document open in the editor (or id); returns the id carrying the new identity, empty when cancelled.
     QString changeIdentityDialog(const QString &id = {});
+    void showRootCauses();
+    // A new document of the resource with these values filled in (a root cause's identity).
+    void newDocumentWithValues(const QString &project, const QString &resource, const QString &valuesJson);
 
 Q_SIGNALS:
     void countsRefreshed();
@@ -141,4 +148,6 @@ private:
     bool m_columnsFitted = false;
     QDockWidget *m_readinessDock = nullptr;
     ReadinessPanel *m_readiness = nullptr;
+    QDockWidget *m_causesDock = nullptr;
+    RootCausesPanel *m_causesPanel = nullptr;
 };
