@@ -1,5 +1,6 @@
 // Bulk edits, descriptor mappings and their undo: previews, one transaction, the edit journal.
 #include "BulkEdit.h"
+#include "CliSupport.h"
 #include "TestSupport.h"
 
 #include <QTest>
@@ -364,6 +365,76 @@ private Q_SLOTS:
         QCOMPARE(editor.selectResource("School", false, true).documentIds.size(), std::size_t(0));
         QCOMPARE(editor.selectRule("school-web").documentIds, std::vector<std::string>{a});
         QVERIFY_THROWS_EXCEPTION(EditRefused, editor.selectResource("Nope", true, true));
+    }
+
+    void cliFixSetUndoAndHistory()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const std::string a = f.create("/ed-fi/schools", Fixture::school(1, "Alpha"));
+        const std::int64_t draft = unknownGradeDraft(f, 2, "uri://ed-fi.org/GradeLevelDescriptor#9th");
+        const QString db = QString::fromStdString(f.databasePath());
+        const std::string before = storedBody(f, a);
+
+        CliRun dry = runCli({"--db", db, "fix", "set", "--resource", "School", "--field", "$.webSite", "--value",
+                             "\"https://alpha.example\"", "--dry-run", "--json"},
+                            {});
+        QCOMPARE(dry.exitCode, 0);
+        QCOMPARE(dry.responses.size(), std::size_t(1));
+        const Json rows = dry.responses[0]["preview"];
+        QCOMPARE(rows.size(), std::size_t(2));
+        JSON_COMPARE(rows[0]["after"], "https://alpha.example");
+        JSON_COMPARE(rows[0]["outcome"], "valid");
+        JSON_COMPARE(rows[1]["outcome"], "still a draft");
+        QCOMPARE(storedBody(f, a), before);
+
+        CliRun applied = runCli({"--db", db, "fix", "set", "--id", QString::fromStdString(a), "--draft",
+                                 QString::number(draft), "--field", "$.webSite", "--value", "\"https://alpha.example\""},
+                                {});
+        QCOMPARE(applied.exitCode, 0);
+        QVERIFY2(applied.stdoutText.contains("Applied as operation 1:"), qPrintable(applied.stdoutText));
+        QVERIFY(applied.stdoutText.contains("1 document(s) changed"));
+        QVERIFY(storedBody(f, a).find("alpha.example") != std::string::npos);
+
+        CliRun history = runCli({"--db", db, "fix", "history", "--json"}, {});
+        QCOMPARE(history.exitCode, 0);
+        JSON_COMPARE(history.responses.at(0)[0]["opId"], 1);
+        JSON_COMPARE(history.responses.at(0)[0]["items"], 2);
+        JSON_COMPARE(history.responses.at(0)[0]["undoneAt"], nullptr);
+
+        CliRun undo = runCli({"--db", db, "fix", "undo", "1"}, {});
+        QCOMPARE(undo.exitCode, 0);
+        QVERIFY2(undo.stdoutText.contains("1 document(s) and 1 draft(s) restored"), qPrintable(undo.stdoutText));
+        QCOMPARE(storedBody(f, a), before);
+        CliRun again = runCli({"--db", db, "fix", "undo", "1"}, {});
+        QCOMPARE(again.exitCode, 1);
+        QVERIFY2(again.stderrText.contains("already undone"), qPrintable(again.stderrText));
+
+        // Refusals: an identity field, a descriptor nobody stored, bad arguments.
+        CliRun identity = runCli({"--db", db, "fix", "set", "--id", QString::fromStdString(a), "--field",
+                                  "$.schoolId", "--value", "7"},
+                                 {});
+        QCOMPARE(identity.exitCode, 1);
+        QVERIFY2(identity.stderrText.contains("does not allow identity updates"), qPrintable(identity.stderrText));
+        CliRun mapping = runCli({"--db", db, "fix", "map-descriptor", "--descriptor", "GradeLevelDescriptor", "--from",
+                                 "uri://ed-fi.org/GradeLevelDescriptor#9th", "--to",
+                                 "uri://ed-fi.org/GradeLevelDescriptor#Ninth Grade"},
+                                {});
+        QCOMPARE(mapping.exitCode, 0); // stored descriptors match without case
+        QVERIFY2(mapping.stdoutText.contains("1 draft(s) stored"), qPrintable(mapping.stdoutText));
+        CliRun missing = runCli({"--db", db, "fix", "map-descriptor", "--descriptor", "GradeLevelDescriptor",
+                                 "--from", "a#b", "--to", "uri://ed-fi.org/GradeLevelDescriptor#Twelfth grade"},
+                                {});
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY2(missing.stderrText.contains("is not a stored GradeLevelDescriptor"), qPrintable(missing.stderrText));
+        QCOMPARE(runCli({"--db", db, "fix", "set", "--field", "$.webSite", "--remove"}, {}).exitCode, 2);
+        QCOMPARE(runCli({"--db", db, "fix", "set", "--id", "x", "--field", "$.webSite", "--value", "not json"}, {})
+                     .exitCode,
+                 2);
+        QCOMPARE(runCli({"--db", db, "fix", "undo", "one"}, {}).exitCode, 2);
+        CliRun help = runCli({"fix", "--help"}, {});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.stdoutText.contains("fix map-descriptor"));
     }
 };
 

@@ -45,3 +45,4 @@ int commandBackup(const CliContext &context, const std::vector<std::string> &arg
 int commandRestore(const CliContext &context, const std::vector<std::string> &args);
 int commandClients(const CliContext &context, const std::vector<std::string> &args);
 int commandServe(const CliContext &context, const std::vector<std::string> &args);
+int commandFix(const CliContext &context, const std::vector<std::string> &args);

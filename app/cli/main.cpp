@@ -35,6 +35,7 @@ const char *const kUsage =
     "  restore --from FILE  replace the database's content with a backup\n"
     "  serve [--port N]    answer Ed-Fi API requests over HTTP (OAuth2 client credentials)\n"
     "  clients add NAME    create a client for serve (also: clients list, clients remove NAME)\n"
+    "  fix SUBCOMMAND      bulk-edit a field, map descriptor values in drafts, undo either\n"
     "\n"
     "Example: echo '{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}' | steward-cli requests\n";
 
@@ -149,6 +150,7 @@ int main(int argc, char *argv[])
         {"sync", commandSync},         {"changes", commandChanges},
         {"check", commandCheck},       {"backup", commandBackup},           {"restore", commandRestore},
         {"serve", commandServe},       {"clients", commandClients},
+        {"fix", commandFix},
     };
     auto it = commands.find(command);
     if (it == commands.end())
