@@ -278,8 +278,15 @@ EditPreview BulkEditor::run(const EditSelection &selection, const EditRewrite &r
     EditPreview preview;
     std::int64_t itemNumber = 0;
     const Model &model = m_engine.model();
+    const int total = static_cast<int>(selection.documentIds.size() + selection.draftIds.size());
+    int done = 0;
+    auto step = [&] {
+        if (write && m_progress && !m_progress(done++, total))
+            throw EditRefused("Stopped before the end; nothing was changed.");
+    };
 
     for (const std::string &id : selection.documentIds) {
+        step();
         EditPreviewRow row;
         row.target = EditTarget::Document;
         row.key = id;
@@ -334,6 +341,7 @@ EditPreview BulkEditor::run(const EditSelection &selection, const EditRewrite &r
     }
 
     for (std::int64_t draftId : selection.draftIds) {
+        step();
         EditPreviewRow row;
         row.target = EditTarget::Draft;
         row.key = std::to_string(draftId);

@@ -4,6 +4,7 @@
 #include "Engine.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -120,6 +121,9 @@ public:
     UndoResult undo(std::int64_t opId, const std::string &actor = {});
 
     EditJournal &journal() { return m_journal; }
+    // Called before each target of an apply or a mapping (done, total); returning false stops it,
+    // rolls everything back and throws EditRefused saying so. For the app's progress dialog.
+    void setProgress(std::function<bool(int done, int total)> progress) { m_progress = std::move(progress); }
 
     // Selections built from what is stored: a resource's documents and/or drafts (by resource or
     // endpoint name, any case), and the documents a business rule flagged.
@@ -138,6 +142,7 @@ private:
     Engine &m_engine;
     Database &m_database;
     EditJournal m_journal;
+    std::function<bool(int, int)> m_progress;
 };
 
 // A resource of the model by resource name or endpoint name, any case; nullptr when none.

@@ -21,6 +21,7 @@ class QTreeView;
 class QFrame;
 class ReferencesPane;
 class ResourceTreeModel;
+class ResultsGrid;
 
 namespace steward {
 struct ResourceSchema;
@@ -58,6 +59,7 @@ public:
     QTableView *documentView() const { return m_documentView; }
     QTreeView *resourceView() const { return m_resourceView; }
     ReferencesPane *referencesPane() const { return m_references; }
+    ResultsGrid *resultsGrid() const { return m_resultsGrid; }
 
     bool selectResource(const steward::ResourceSchema *resource);
     // Opens a stored document: selects its resource, loads it into the editor and the references pane.
@@ -128,4 +130,5 @@ private:
     int m_historyPosition = -1;
     bool m_countsPending = false;
     bool m_columnsFitted = false;
+    ResultsGrid *m_resultsGrid = nullptr;
 };
