@@ -189,6 +189,38 @@ CREATE TABLE duplicate_decisions (
     PRIMARY KEY (project, resource, id_a, id_b)
 ) WITHOUT ROWID;
 )SQL",
+    // Version 7: the edit journal. Every bulk edit and descriptor mapping is one operation with one
+    // item per document or draft it changed, holding what was there before and after, so the whole
+    // operation can be undone in one transaction (and refused when a document changed since).
+    R"SQL(
+CREATE TABLE edit_operations (
+    op_id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind       TEXT NOT NULL CHECK (kind IN ('bulk-edit', 'map-descriptor')),
+    summary    TEXT NOT NULL,
+    detail     TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    actor      TEXT NOT NULL,
+    undone_at  TEXT,
+    undone_by  TEXT
+);
+
+CREATE TABLE edit_items (
+    op_id           INTEGER NOT NULL REFERENCES edit_operations(op_id) ON DELETE CASCADE,
+    item            INTEGER NOT NULL,
+    target          TEXT NOT NULL CHECK (target IN ('draft', 'document')),
+    target_key      TEXT NOT NULL,
+    project         TEXT NOT NULL,
+    resource        TEXT NOT NULL,
+    before_text     TEXT NOT NULL,
+    after_text      TEXT NOT NULL,
+    after_etag      TEXT,
+    draft_row       TEXT,
+    document_id     TEXT,
+    document_before TEXT,
+    PRIMARY KEY (op_id, item)
+) WITHOUT ROWID;
+CREATE INDEX edit_items_by_target ON edit_items(target, target_key);
+)SQL",
 };
 
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,

@@ -69,6 +69,7 @@ struct Draft
     Json problem;         // the problem details that stopped it (null when it would pass)
     std::string createdAt;
     std::string updatedAt;
+    std::string actor;
 };
 
 struct RevalidateReport
@@ -128,8 +129,17 @@ public:
     std::int64_t saveDraft(const ResourceSchema &resource, const std::string &text, const std::string &targetId,
                            std::int64_t draftId = 0, const std::string &actor = {});
     std::vector<Draft> drafts(const std::string &project, const std::string &resource);
+    // draft(), document() and deleteDraft() join an open batch instead of opening their own transaction.
     std::optional<Draft> draft(std::int64_t draftId);
     bool deleteDraft(std::int64_t draftId);
+    // Replaces a draft's text and problem as they are (no validation here: the caller just tried the
+    // text through handle()); joins an open batch. False when no such draft exists.
+    bool updateDraft(std::int64_t draftId, const std::string &text, const Json &problem);
+    // Puts a removed draft back under its own id (a new id when that one was taken since), with its
+    // text, problem, times and author; joins an open batch. Returns the id it got.
+    std::int64_t restoreDraft(const Draft &draft);
+    // The POST (new document) or PUT (targetId) that would store the body, as revalidateDrafts sends it.
+    Request draftRequest(const ResourceSchema &resource, const std::string &targetId, const Json &body) const;
     // Tries every draft again; those that now pass are stored and leave the drafts. progress() may
     // return false to stop after the current draft.
     RevalidateReport revalidateDrafts(const std::function<bool(int done, int total)> &progress = {});
@@ -187,7 +197,6 @@ private:
     Response remove(const Target &target, const Request &request);
 
     Response withWriteTransaction(const std::function<Response()> &work);
-    Request draftRequest(const ResourceSchema &resource, const std::string &targetId, const Json &body) const;
     Json draftProblem(const ResourceSchema &resource, const std::string &text, const std::string &targetId);
 
     struct Resolved

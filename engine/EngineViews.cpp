@@ -26,10 +26,11 @@ Draft readDraft(SQLite::Statement &s)
     d.problem = Json::parse(s.getColumn(5).getString());
     d.createdAt = s.getColumn(6).getString();
     d.updatedAt = s.getColumn(7).getString();
+    d.actor = s.getColumn(8).getString();
     return d;
 }
 
-const char *const kDraftColumns = "draft_id, project, resource, target_id, body_text, problem, created_at, updated_at";
+const char *const kDraftColumns = "draft_id, project, resource, target_id, body_text, problem, created_at, updated_at, actor";
 
 } // namespace
 
@@ -65,7 +66,9 @@ std::vector<ResourceCount> readResourceCounts(SQLite::Database &db)
 
 std::optional<StoredDocument> Engine::document(const std::string &id)
 {
-    DeferredTransaction read(m_database.connection());
+    std::optional<DeferredTransaction> read;
+    if (!m_inBatch)
+        read.emplace(m_database.connection());
     return m_store.findById(id);
 }
 
@@ -302,7 +305,9 @@ std::vector<Draft> Engine::drafts(const std::string &project, const std::string 
 
 std::optional<Draft> Engine::draft(std::int64_t draftId)
 {
-    DeferredTransaction read(m_database.connection());
+    std::optional<DeferredTransaction> read;
+    if (!m_inBatch)
+        read.emplace(m_database.connection());
     SQLite::Statement s(m_database.connection(), std::string("SELECT ") + kDraftColumns + " FROM drafts WHERE draft_id = ?");
     s.bind(1, draftId);
     if (!s.executeStep())
@@ -312,12 +317,96 @@ std::optional<Draft> Engine::draft(std::int64_t draftId)
 
 bool Engine::deleteDraft(std::int64_t draftId)
 {
-    ImmediateTransaction transaction(m_database.connection());
+    std::optional<ImmediateTransaction> transaction;
+    if (!m_inBatch)
+        transaction.emplace(m_database.connection());
     SQLite::Statement s(m_database.connection(), "DELETE FROM drafts WHERE draft_id = ?");
     s.bind(1, draftId);
     const bool removed = s.exec() > 0;
-    transaction.commit();
+    if (transaction)
+        transaction->commit();
     return removed;
+}
+
+namespace {
+
+// keepDraft deduplicates drafts of new documents by this hash; a draft whose text changes must
+// carry the hash of its new text, or a later import of the old text would land on it.
+void bindTextHash(SQLite::Statement &s, int index, const std::string &text, const std::string &targetId)
+{
+    if (!targetId.empty()) {
+        s.bind(index);
+        return;
+    }
+    s.bind(index, QCryptographicHash::hash(QByteArray::fromStdString(text), QCryptographicHash::Sha256)
+                      .toHex()
+                      .toStdString());
+}
+
+} // namespace
+
+bool Engine::updateDraft(std::int64_t draftId, const std::string &text, const Json &problemBody)
+{
+    SQLite::Database &db = m_database.connection();
+    std::optional<ImmediateTransaction> transaction;
+    if (!m_inBatch)
+        transaction.emplace(db);
+    std::string targetId;
+    {
+        SQLite::Statement find(db, "SELECT target_id FROM drafts WHERE draft_id = ?");
+        find.bind(1, draftId);
+        if (!find.executeStep())
+            return false;
+        targetId = find.getColumn(0).isNull() ? std::string() : find.getColumn(0).getString();
+    }
+    SQLite::Statement update(db, "UPDATE drafts SET body_text = ?, problem = ?, updated_at = ?, text_hash = ? "
+                                 "WHERE draft_id = ?");
+    update.bind(1, text);
+    update.bind(2, dumpJson(problemBody));
+    update.bind(3, nowUtc());
+    bindTextHash(update, 4, text, targetId);
+    update.bind(5, draftId);
+    update.exec();
+    if (transaction)
+        transaction->commit();
+    return true;
+}
+
+std::int64_t Engine::restoreDraft(const Draft &d)
+{
+    SQLite::Database &db = m_database.connection();
+    std::optional<ImmediateTransaction> transaction;
+    if (!m_inBatch)
+        transaction.emplace(db);
+    bool idFree = true;
+    {
+        SQLite::Statement taken(db, "SELECT 1 FROM drafts WHERE draft_id = ?");
+        taken.bind(1, d.draftId);
+        idFree = !taken.executeStep();
+    }
+    SQLite::Statement insert(db, "INSERT INTO drafts (draft_id, project, resource, target_id, body_text, problem, "
+                                 "created_at, updated_at, actor, text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (idFree)
+        insert.bind(1, d.draftId);
+    else
+        insert.bind(1);
+    insert.bind(2, d.project);
+    insert.bind(3, d.resource);
+    if (d.targetId.empty())
+        insert.bind(4);
+    else
+        insert.bind(4, d.targetId);
+    insert.bind(5, d.text);
+    insert.bind(6, dumpJson(d.problem));
+    insert.bind(7, d.createdAt);
+    insert.bind(8, d.updatedAt);
+    insert.bind(9, d.actor.empty() ? currentOsUser() : d.actor);
+    bindTextHash(insert, 10, d.text, d.targetId);
+    insert.exec();
+    const std::int64_t id = db.getLastInsertRowid();
+    if (transaction)
+        transaction->commit();
+    return id;
 }
 
 RevalidateReport Engine::revalidateDrafts(const std::function<bool(int, int)> &progress)

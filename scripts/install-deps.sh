@@ -10,6 +10,8 @@ packages=(
   qt6-base-dev qt6-httpserver-dev qt6-websockets-dev libgl-dev
   qtkeychain-qt6-dev
   fonts-dejavu-core
+  # The results grid's .xlsx export, and unzip to read such files back in tests.
+  libxlsxwriter-dev unzip
   # Packaging: dpkg-shlibdeps for the .deb's Depends, PNG icons rendered from the SVG, and the
   # validators tst_package runs on the desktop entry and AppStream metadata.
   dpkg-dev file librsvg2-bin desktop-file-utils appstream

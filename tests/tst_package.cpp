@@ -130,7 +130,7 @@ private Q_SLOTS:
         QVERIFY2(fields.out.contains("Package: steward\n"), qPrintable(fields.out));
         // Found by dpkg-shlibdeps (Debian's t64 names add a suffix: match the stem).
         for (const char *library : {"libqt6core6", "libqt6gui6", "libqt6widgets6", "libqt6network6",
-                                    "libqt6httpserver6", "libsqlite3-0", "libc6", "libstdc++6"})
+                                    "libqt6httpserver6", "libsqlite3-0", "libc6", "libstdc++6", "libxlsxwriter"})
             QVERIFY2(fields.out.contains(QLatin1String(library)),
                      qPrintable(library + (" missing: " + fields.out)));
         QVERIFY2(fields.out.contains("qt6-qpa-plugins"), qPrintable(fields.out));

@@ -57,3 +57,4 @@ int commandDuplicates(const CliContext &context, const std::vector<std::string> 
 int commandMerge(const CliContext &context, const std::vector<std::string> &args);
 int commandChangeIdentity(const CliContext &context, const std::vector<std::string> &args);
 int commandCauses(const CliContext &context, const std::vector<std::string> &args);
+int commandFix(const CliContext &context, const std::vector<std::string> &args);

@@ -41,6 +41,7 @@ const char *const kUsage =
     "  merge --keep ID --drop ID   merge two documents: referrers move to the kept one\n"
     "  change-identity ID --set FIELD=VALUE   change identifying values; referrers follow\n"
     "  causes [--json]     group drafts by root cause (missing document, unknown descriptor value)\n"
+    "  fix SUBCOMMAND      bulk-edit a field, map descriptor values in drafts, undo either\n"
     "\n"
     "Example: echo '{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}' | steward-cli requests\n";
 
@@ -159,6 +160,7 @@ int main(int argc, char *argv[])
         {"status", commandStatus},
         {"duplicates", commandDuplicates}, {"merge", commandMerge}, {"change-identity", commandChangeIdentity},
         {"causes", commandCauses},
+        {"fix", commandFix},
     };
     auto it = commands.find(command);
     if (it == commands.end())

@@ -9,6 +9,7 @@
 #include "Progress.h"
 #include "ReferencesPane.h"
 #include "RootCausesPanel.h"
+#include "ResultsGrid.h"
 #include "ResourceTreeModel.h"
 #include "Rules.h"
 #include "SampleDistrict.h"
@@ -155,6 +156,11 @@ void MainWindow::buildMenus()
     m_deleteAction = edit->addAction(tr("&Delete document"), QKeySequence::Delete, this, &MainWindow::deleteDocument);
     edit->addAction(tr("Change &identity…"), this, [this] { changeIdentityDialog(); });
     m_deleteAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    edit->addSeparator();
+    edit->addAction(tr("&Undo last fix"), this, [this] {
+        if (m_resultsGrid)
+            m_resultsGrid->undoLastFix();
+    });
     edit->addSeparator();
     edit->addAction(tr("&Filter documents"), QKeySequence::Find, this, [this] {
         m_centerTabs->setCurrentIndex(0);
@@ -358,6 +364,21 @@ void MainWindow::buildPanes()
     connect(revalidateButton, &QPushButton::clicked, this, &MainWindow::revalidateDrafts);
     connect(m_drafts, &QListWidget::itemActivated, this, [this] { openDraftItem(); });
 
+    // Data quality: drafts and rule results across resources, bulk fixes, export.
+    m_resultsGrid = new ResultsGrid(m_session.get(), m_centerTabs);
+    m_resultsGrid->setObjectName(QStringLiteral("resultsGrid"));
+    m_centerTabs->addTab(m_resultsGrid, tr("Data quality"));
+    connect(m_resultsGrid, &ResultsGrid::openDocument, this, [this](const QString &id) { navigateTo(id); });
+    connect(m_resultsGrid, &ResultsGrid::openDraft, this, [this](qint64 draftId) {
+        if (!confirmDiscardEdits())
+            return;
+        m_editor->openDraft(draftId);
+        m_references->showDocument({});
+        updateActions();
+    });
+    connect(m_resultsGrid, &ResultsGrid::fixApplied, this,
+            [this](const QString &message) { statusBar()->showMessage(message, 8000); });
+
     connect(m_documentFilter, &QLineEdit::textChanged, m_documents, &DocumentTableModel::setFilter);
     // Fit the columns to the first rows of each resource (the view samples what it shows, not every row).
     connect(m_documents, &QAbstractItemModel::rowsInserted, this, [this] {
@@ -416,6 +437,10 @@ void MainWindow::buildPanes()
         reloadDrafts();
         refreshCounts();
     });
+    connect(m_session.get(), &AppSession::documentsChanged, m_resultsGrid, &ResultsGrid::reload);
+    connect(m_session.get(), &AppSession::draftsChanged, m_resultsGrid, &ResultsGrid::reload);
+    connect(this, &MainWindow::ruleResultsChanged, m_resultsGrid, &ResultsGrid::reload);
+    m_resultsGrid->reload();
 
     setCentralWidget(central);
 }
@@ -961,6 +986,8 @@ void MainWindow::runRules()
                          QString::fromStdString(result.resource), QString::fromStdString(result.naturalKey),
                          QString::fromStdString(result.message));
     Q_EMIT ruleResultsChanged();
+    if (m_readiness != nullptr)
+        m_readiness->refresh(); // fatal results decide the verdict
     Prompt::inform(this, tr("Run rules"), text);
 }
 

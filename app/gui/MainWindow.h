@@ -25,6 +25,7 @@ class ReadinessPanel;
 class QDockWidget;
 class ResourceTreeModel;
 class RootCausesPanel;
+class ResultsGrid;
 
 namespace steward {
 struct ResourceSchema;
@@ -63,6 +64,7 @@ public:
     QTreeView *resourceView() const { return m_resourceView; }
     ReferencesPane *referencesPane() const { return m_references; }
     ReadinessPanel *readinessPanel() const { return m_readiness; }
+    ResultsGrid *resultsGrid() const { return m_resultsGrid; }
 
     bool selectResource(const steward::ResourceSchema *resource);
     // Opens a stored document: selects its resource, loads it into the editor and the references pane.
@@ -150,4 +152,5 @@ private:
     ReadinessPanel *m_readiness = nullptr;
     QDockWidget *m_causesDock = nullptr;
     RootCausesPanel *m_causesPanel = nullptr;
+    ResultsGrid *m_resultsGrid = nullptr;
 };

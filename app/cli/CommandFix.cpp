@@ -1,0 +1,367 @@
+// steward-cli fix: bulk edits of one field, descriptor mappings for drafts, and their undo.
+#include "BulkEdit.h"
+#include "Cli.h"
+#include "Engine.h"
+
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <set>
+
+using namespace steward;
+
+namespace {
+
+const char *const kFixHelp =
+    "Usage: steward-cli [--db PATH] [--schema PATH]... fix SUBCOMMAND ...\n"
+    "\n"
+    "  fix set --field PATH (--value JSON | --remove) SELECTION [--dry-run] [--json]\n"
+    "      Sets (or removes) one field, given as a JSON path ($.entryDate, $.schoolReference.schoolId,\n"
+    "      $.addresses[*].city), in every selected document and draft. Prints one row per target:\n"
+    "      the value before and after and the outcome (valid, still a draft, unchanged, refused,\n"
+    "      skipped). Without --dry-run the edit is applied in one transaction through the same\n"
+    "      validation as any request, and its operation id is printed for `fix undo`. If any\n"
+    "      document would be refused (for example an identity field of a resource that does not\n"
+    "      allow identity updates), nothing is changed. A draft that now passes is stored and\n"
+    "      leaves the drafts; one that does not keeps the new text and its new problem.\n"
+    "      SELECTION, any of (combined):\n"
+    "        --id ID...           stored documents by id\n"
+    "        --draft N...         drafts by draft id\n"
+    "        --resource R         every document and draft of a resource (School or schools);\n"
+    "                             with --documents-only or --drafts-only, only those\n"
+    "        --rule RULE_ID       every stored document a business rule flagged\n"
+    "      --value takes JSON: quote strings, e.g. --value '\"2024-08-19\"' or --value 255901.\n"
+    "\n"
+    "  fix map-descriptor --descriptor NAME --from VALUE --to URI [--dry-run] [--json]\n"
+    "      Every draft whose NAME fields (e.g. GradeLevelDescriptor) hold VALUE (compared without\n"
+    "      case) gets URI there instead and is tried again. URI must be a stored descriptor.\n"
+    "\n"
+    "  fix undo OP_ID\n"
+    "      Puts back every document and draft the operation changed, in one transaction. Refused,\n"
+    "      with nothing changed, when any of them changed since or the operation was undone already.\n"
+    "\n"
+    "  fix history [--json]\n"
+    "      The edit operations, newest first.\n"
+    "\n"
+    "--json prints one line of JSON instead of the table ({\"preview\":[..],\"result\":{..}}; history: [..]).\n"
+    "\n"
+    "Exit status: 0 done (or a dry run that could be applied), 1 refused, 2 usage or open error.\n"
+    "\n"
+    "Example: steward-cli fix set --resource StudentSchoolAssociation --drafts-only \\\n"
+    "             --field '$.entryDate' --value '\"2024-08-19\"' --dry-run\n";
+
+std::string shortened(const std::string &text, std::size_t width)
+{
+    std::string flat;
+    for (char c : text)
+        flat += (c == '\n' || c == '\t') ? ' ' : c;
+    if (flat.size() <= width)
+        return flat;
+    // Cut on a UTF-8 character boundary so the table stays valid text.
+    std::size_t cut = width - 3;
+    while (cut > 0 && (static_cast<unsigned char>(flat[cut]) & 0xC0) == 0x80)
+        --cut;
+    return flat.substr(0, cut) + "...";
+}
+
+std::string valueText(const Json &value)
+{
+    return value.is_null() ? "(missing)" : dumpJson(value);
+}
+
+void printPreview(const EditPreview &preview)
+{
+    std::cout << std::left << std::setw(9) << "TARGET" << std::setw(38) << "KEY" << std::setw(26) << "RESOURCE"
+              << std::setw(24) << "LABEL" << std::setw(32) << "BEFORE" << std::setw(32) << "AFTER" << std::setw(15)
+              << "OUTCOME"
+              << "REASON\n";
+    for (const EditPreviewRow &row : preview.rows)
+        std::cout << std::left << std::setw(9) << (row.target == EditTarget::Draft ? "draft" : "document")
+                  << std::setw(38) << row.key << std::setw(26) << row.resource << std::setw(24)
+                  << shortened(row.label, 22) << std::setw(32) << shortened(valueText(row.before), 30)
+                  << std::setw(32) << shortened(valueText(row.after), 30) << std::setw(15)
+                  << editOutcomeName(row.outcome) << row.reason << "\n";
+    std::cout << preview.rows.size() << " target(s): " << preview.count(EditOutcome::Valid) << " valid, "
+              << preview.count(EditOutcome::StillDraft) << " still a draft, " << preview.count(EditOutcome::Unchanged)
+              << " unchanged, " << preview.count(EditOutcome::Refused) << " refused, "
+              << preview.count(EditOutcome::Skipped) << " skipped\n";
+}
+
+void printResult(const EditResult &result)
+{
+    if (result.opId == 0) {
+        std::cout << "Nothing changed; no operation was recorded.\n";
+        return;
+    }
+    std::cout << "Applied as operation " << result.opId << ": " << result.documentsChanged
+              << " document(s) changed, " << result.draftsStored << " draft(s) stored, " << result.draftsStillFailing
+              << " draft(s) still failing, " << result.unchanged << " unchanged, " << result.skipped
+              << " skipped. Undo with: steward-cli fix undo " << result.opId << "\n";
+}
+
+// --id a b --id c: every value up to the next option.
+void takeValues(const std::vector<std::string> &args, std::size_t &i, std::vector<std::string> &out)
+{
+    while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
+        out.push_back(args[++i]);
+}
+
+struct Options
+{
+    std::map<std::string, std::string> single; // --field, --value, --resource, --rule, --descriptor, --from, --to
+    std::vector<std::string> ids;
+    std::vector<std::string> drafts;
+    std::vector<std::string> positional;
+    bool remove = false;
+    bool dryRun = false;
+    bool json = false;
+    bool documentsOnly = false;
+    bool draftsOnly = false;
+};
+
+// Returns an error text, empty when the arguments parse.
+std::string parseOptions(const std::vector<std::string> &args, Options &options)
+{
+    static const std::set<std::string> singles = {"--field", "--value", "--resource", "--rule",
+                                                  "--descriptor", "--from", "--to"};
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        const std::string &arg = args[i];
+        if (singles.count(arg)) {
+            if (i + 1 >= args.size())
+                return arg + " needs a value";
+            if (options.single.count(arg))
+                return arg + " given twice";
+            options.single[arg] = args[++i];
+        } else if (arg == "--id" || arg == "--draft") {
+            std::vector<std::string> &into = arg == "--id" ? options.ids : options.drafts;
+            const std::size_t before = into.size();
+            takeValues(args, i, into);
+            if (into.size() == before)
+                return arg + " needs at least one value";
+        } else if (arg == "--remove") {
+            options.remove = true;
+        } else if (arg == "--dry-run") {
+            options.dryRun = true;
+        } else if (arg == "--json") {
+            options.json = true;
+        } else if (arg == "--documents-only") {
+            options.documentsOnly = true;
+        } else if (arg == "--drafts-only") {
+            options.draftsOnly = true;
+        } else if (arg.rfind("--", 0) == 0) {
+            return "unknown option '" + arg + "'";
+        } else {
+            options.positional.push_back(arg);
+        }
+    }
+    return {};
+}
+
+struct Session
+{
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Database> database;
+    std::unique_ptr<Engine> engine;
+    std::unique_ptr<BulkEditor> editor;
+};
+
+bool openSession(const CliContext &context, Session &session)
+{
+    if (!context.openModelAndDatabase(session.model, session.database))
+        return false;
+    session.engine = std::make_unique<Engine>(*session.model, *session.database);
+    session.editor = std::make_unique<BulkEditor>(*session.engine, *session.database);
+    return true;
+}
+
+int runSet(const CliContext &context, const Options &options)
+{
+    if (!options.single.count("--field"))
+        return usageError("fix", "fix set needs --field PATH");
+    if (options.remove == options.single.count("--value") > 0)
+        return usageError("fix", "fix set needs exactly one of --value JSON and --remove");
+    if (options.documentsOnly && options.draftsOnly)
+        return usageError("fix", "--documents-only and --drafts-only exclude each other");
+    if ((options.documentsOnly || options.draftsOnly) && !options.single.count("--resource"))
+        return usageError("fix", "--documents-only and --drafts-only go with --resource");
+    if (!options.positional.empty())
+        return usageError("fix", "unexpected argument '" + options.positional.front() + "'");
+    FieldEdit edit;
+    edit.path = options.single.at("--field");
+    if (!options.remove) {
+        JsonParseResult parsed = parseJson(options.single.at("--value"));
+        if (!parsed.value)
+            return usageError("fix", "--value takes JSON (quote strings: --value '\"text\"'): " + parsed.error);
+        edit.value = *parsed.value;
+    }
+    EditSelection selection;
+    for (const std::string &draft : options.drafts) {
+        try {
+            std::size_t used = 0;
+            selection.draftIds.push_back(std::stoll(draft, &used));
+            if (used != draft.size())
+                throw std::invalid_argument(draft);
+        } catch (const std::exception &) {
+            return usageError("fix", "--draft takes draft ids (whole numbers), not '" + draft + "'");
+        }
+    }
+    selection.documentIds = options.ids;
+    if (selection.empty() && !options.single.count("--resource") && !options.single.count("--rule"))
+        return usageError("fix", "fix set needs a selection: --id, --draft, --resource or --rule");
+
+    Session session;
+    if (!openSession(context, session))
+        return kExitUsage;
+    try {
+        if (options.single.count("--resource")) {
+            const EditSelection more = session.editor->selectResource(
+                options.single.at("--resource"), !options.draftsOnly, !options.documentsOnly);
+            selection.documentIds.insert(selection.documentIds.end(), more.documentIds.begin(), more.documentIds.end());
+            selection.draftIds.insert(selection.draftIds.end(), more.draftIds.begin(), more.draftIds.end());
+        }
+        if (options.single.count("--rule")) {
+            const EditSelection more = session.editor->selectRule(options.single.at("--rule"));
+            selection.documentIds.insert(selection.documentIds.end(), more.documentIds.begin(), more.documentIds.end());
+        }
+        const EditPreview preview = session.editor->preview(selection, edit);
+        if (options.dryRun) {
+            if (options.json)
+                std::cout << dumpJson(Json{{"preview", preview.toJson()}}) << "\n";
+            else
+                printPreview(preview);
+            return preview.refusals().empty() ? kExitOk : kExitFailed;
+        }
+        if (!options.json)
+            printPreview(preview);
+        const EditResult result = session.editor->apply(selection, edit);
+        if (options.json)
+            std::cout << dumpJson(Json{{"preview", preview.toJson()}, {"result", result.toJson()}}) << "\n";
+        else
+            printResult(result);
+        return kExitOk;
+    } catch (const EditRefused &e) {
+        std::cerr << "steward-cli: " << e.what() << "\n";
+        return kExitFailed;
+    } catch (const StorageError &e) {
+        std::cerr << "steward-cli: database error: " << e.what() << "\n";
+        return kExitFailed;
+    }
+}
+
+int runMapDescriptor(const CliContext &context, const Options &options)
+{
+    for (const char *name : {"--descriptor", "--from", "--to"})
+        if (!options.single.count(name))
+            return usageError("fix", std::string("fix map-descriptor needs ") + name);
+    if (!options.positional.empty() || !options.ids.empty() || !options.drafts.empty())
+        return usageError("fix", "fix map-descriptor goes to every draft; it takes no selection");
+    Session session;
+    if (!openSession(context, session))
+        return kExitUsage;
+    const std::string &descriptor = options.single.at("--descriptor");
+    const std::string &from = options.single.at("--from");
+    const std::string &to = options.single.at("--to");
+    try {
+        const EditPreview preview = session.editor->previewDescriptorMapping(descriptor, from, to);
+        if (options.dryRun) {
+            if (options.json)
+                std::cout << dumpJson(Json{{"preview", preview.toJson()}}) << "\n";
+            else
+                printPreview(preview);
+            return kExitOk;
+        }
+        if (!options.json)
+            printPreview(preview);
+        const EditResult result = session.editor->mapDescriptorValue(descriptor, from, to);
+        if (options.json)
+            std::cout << dumpJson(Json{{"preview", preview.toJson()}, {"result", result.toJson()}}) << "\n";
+        else
+            printResult(result);
+        return kExitOk;
+    } catch (const EditRefused &e) {
+        std::cerr << "steward-cli: " << e.what() << "\n";
+        return kExitFailed;
+    } catch (const StorageError &e) {
+        std::cerr << "steward-cli: database error: " << e.what() << "\n";
+        return kExitFailed;
+    }
+}
+
+int runUndo(const CliContext &context, const Options &options)
+{
+    if (options.positional.size() != 1)
+        return usageError("fix", "fix undo takes one operation id");
+    std::int64_t opId = 0;
+    try {
+        std::size_t used = 0;
+        opId = std::stoll(options.positional.front(), &used);
+        if (used != options.positional.front().size() || opId <= 0)
+            throw std::invalid_argument("not an id");
+    } catch (const std::exception &) {
+        return usageError("fix", "fix undo takes an operation id (a whole number), not '" + options.positional.front()
+                                     + "'");
+    }
+    Session session;
+    if (!openSession(context, session))
+        return kExitUsage;
+    try {
+        const UndoResult result = session.editor->undo(opId);
+        std::cout << "Undid operation " << result.opId << ": " << result.documentsRestored
+                  << " document(s) and " << result.draftsRestored << " draft(s) restored.\n";
+        return kExitOk;
+    } catch (const EditRefused &e) {
+        std::cerr << "steward-cli: " << e.what() << "\n";
+        return kExitFailed;
+    } catch (const StorageError &e) {
+        std::cerr << "steward-cli: database error: " << e.what() << "\n";
+        return kExitFailed;
+    }
+}
+
+int runHistory(const CliContext &context, const Options &options)
+{
+    if (!options.positional.empty())
+        return usageError("fix", "fix history takes no arguments besides --json");
+    Session session;
+    if (!openSession(context, session))
+        return kExitUsage;
+    const std::vector<EditOperation> operations = session.editor->journal().operations(1000);
+    if (options.json) {
+        Json out = Json::array();
+        for (const EditOperation &op : operations)
+            out.push_back(op.toJson());
+        std::cout << dumpJson(out) << "\n";
+        return kExitOk;
+    }
+    std::cout << std::left << std::setw(6) << "OP" << std::setw(16) << "KIND" << std::setw(22) << "CREATED"
+              << std::setw(14) << "ACTOR" << std::setw(7) << "ITEMS" << std::setw(22) << "UNDONE"
+              << "SUMMARY\n";
+    for (const EditOperation &op : operations)
+        std::cout << std::left << std::setw(6) << op.opId << std::setw(16) << op.kind << std::setw(22) << op.createdAt
+                  << std::setw(14) << shortened(op.actor, 12) << std::setw(7) << op.itemCount << std::setw(22)
+                  << (op.undone() ? op.undoneAt : "-") << op.summary << "\n";
+    return kExitOk;
+}
+
+} // namespace
+
+int commandFix(const CliContext &context, const std::vector<std::string> &args)
+{
+    if (args.empty() || wantsHelp(args)) {
+        std::cout << kFixHelp;
+        return args.empty() ? kExitUsage : kExitOk;
+    }
+    Options options;
+    if (const std::string error = parseOptions(args, options); !error.empty())
+        return usageError("fix", error);
+    const std::string &sub = args.front();
+    if (sub == "set")
+        return runSet(context, options);
+    if (sub == "map-descriptor")
+        return runMapDescriptor(context, options);
+    if (sub == "undo")
+        return runUndo(context, options);
+    if (sub == "history")
+        return runHistory(context, options);
+    return usageError("fix", "unknown fix subcommand '" + sub + "' (set, map-descriptor, undo, history)");
+}

@@ -1,0 +1,90 @@
+#include "QualityRows.h"
+
+#include "Database.h"
+#include "Json.h"
+
+#include <SQLiteCpp/Statement.h>
+
+namespace steward {
+
+std::string genericPath(const std::string &concretePath)
+{
+    std::string out;
+    for (std::size_t i = 0; i < concretePath.size(); ++i) {
+        if (concretePath[i] == '[') {
+            const std::size_t close = concretePath.find(']', i);
+            if (close != std::string::npos
+                && concretePath.find_first_not_of("0123456789", i + 1) == close && close > i + 1) {
+                out += "[*]";
+                i = close;
+                continue;
+            }
+        }
+        out += concretePath[i];
+    }
+    return out;
+}
+
+std::vector<QualityRow> readQualityRows(SQLite::Database &db)
+{
+    DeferredTransaction read(db);
+    std::vector<QualityRow> rows;
+    SQLite::Statement drafts(db, "SELECT draft_id, project, resource, target_id, problem FROM drafts ORDER BY draft_id");
+    while (drafts.executeStep()) {
+        QualityRow base;
+        base.kind = QualityRow::Kind::Draft;
+        base.severity = "fatal";
+        base.draftId = drafts.getColumn(0).getInt64();
+        base.project = drafts.getColumn(1).getString();
+        base.resource = drafts.getColumn(2).getString();
+        base.docId = drafts.getColumn(3).isNull() ? std::string() : drafts.getColumn(3).getString();
+        base.key = "draft " + std::to_string(base.draftId);
+        JsonParseResult problem = parseJson(drafts.getColumn(4).getString());
+        const Json body = problem.value ? *problem.value : Json();
+        base.cause = body.is_object() ? body.value("type", std::string()) : std::string();
+        if (base.cause.empty())
+            base.cause = body.is_null() ? "would pass now" : "unknown";
+        base.message = body.is_object() ? body.value("detail", std::string()) : std::string();
+        bool perField = false;
+        if (body.is_object())
+            if (auto errors = body.find("validationErrors"); errors != body.end() && errors->is_object())
+                for (const auto &[path, messages] : errors->items()) {
+                    QualityRow row = base;
+                    row.field = genericPath(path);
+                    std::string text;
+                    if (messages.is_array())
+                        for (const Json &m : messages)
+                            if (m.is_string())
+                                text += (text.empty() ? "" : " ") + m.get<std::string>();
+                    if (!text.empty())
+                        row.message = text;
+                    rows.push_back(std::move(row));
+                    perField = true;
+                }
+        if (!perField) {
+            if (body.is_object())
+                if (auto errors = body.find("errors"); errors != body.end() && errors->is_array())
+                    for (const Json &m : *errors)
+                        if (m.is_string())
+                            base.message += (base.message.empty() ? "" : " ") + m.get<std::string>();
+            rows.push_back(std::move(base));
+        }
+    }
+    SQLite::Statement results(db, "SELECT severity, project, resource, natural_key, doc_id, rule_id, message "
+                                  "FROM rule_results ORDER BY result_id");
+    while (results.executeStep()) {
+        QualityRow row;
+        row.kind = QualityRow::Kind::Rule;
+        row.severity = results.getColumn(0).getString();
+        row.project = results.getColumn(1).getString();
+        row.resource = results.getColumn(2).getString();
+        row.key = results.getColumn(3).getString();
+        row.docId = results.getColumn(4).getString();
+        row.cause = results.getColumn(5).getString();
+        row.message = results.getColumn(6).getString();
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+} // namespace steward

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <SQLiteCpp/Database.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace steward {
+
+// One row of the data-quality view: a draft's problem at one field, or a business-rule result.
+struct QualityRow
+{
+    enum class Kind
+    {
+        Draft,
+        Rule,
+    };
+    Kind kind = Kind::Draft;
+    std::string severity; // fatal | warning | info; a draft is fatal (it cannot be stored as it is)
+    std::string project;
+    std::string resource;
+    std::string key;     // the document's natural key, or "draft 12"
+    std::string docId;   // the document a rule flagged (or a draft's target); empty for a new draft
+    std::int64_t draftId = 0;
+    std::string cause;   // the rule id, or the problem's type ("urn:ed-fi:api:bad-request")
+    std::string field;   // the JSON path with array positions as [*]; empty when the problem names none
+    std::string message;
+};
+
+// Every draft (one row per field its problem names, or one row without a field) and every rule
+// result. Takes any connection: the app reads on a worker thread with a read-only one.
+std::vector<QualityRow> readQualityRows(SQLite::Database &db);
+
+// "$.gradeLevels[0].gradeLevelDescriptor" -> "$.gradeLevels[*].gradeLevelDescriptor", so the same
+// field of different array items counts as one value of the field facet.
+std::string genericPath(const std::string &concretePath);
+
+} // namespace steward

@@ -1,0 +1,442 @@
+// Bulk edits, descriptor mappings and their undo: previews, one transaction, the edit journal.
+#include "BulkEdit.h"
+#include "CliSupport.h"
+#include "TestSupport.h"
+
+#include <QTest>
+
+#include <SQLiteCpp/Database.h>
+
+using namespace steward;
+using namespace steward::test;
+
+namespace {
+
+const std::string kNinth = "uri://ed-fi.org/GradeLevelDescriptor#Ninth grade";
+
+Json schoolWithAddress(int schoolId, const std::string &city)
+{
+    Json school = Fixture::school(schoolId, "School " + std::to_string(schoolId));
+    school["addresses"] = Json::array({{{"addressTypeDescriptor", "uri://ed-fi.org/AddressTypeDescriptor#Physical"},
+                                        {"streetNumberName", "1 Main St"},
+                                        {"city", city},
+                                        {"stateAbbreviationDescriptor", "uri://ed-fi.org/StateAbbreviationDescriptor#TX"},
+                                        {"postalCode", "78701"}}});
+    return school;
+}
+
+std::string storedBody(Fixture &f, const std::string &id)
+{
+    return f.engine().document(id)->body;
+}
+
+std::int64_t count(Fixture &f, const std::string &sql)
+{
+    SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
+    return db.execAndGet(sql).getInt64();
+}
+
+// A School draft whose grade level is a value no stored descriptor has.
+std::int64_t unknownGradeDraft(Fixture &f, int schoolId, const std::string &grade)
+{
+    Json school = Fixture::school(schoolId, "Draft " + std::to_string(schoolId));
+    school["gradeLevels"][0]["gradeLevelDescriptor"] = grade;
+    const ResourceSchema *schools = f.model().findByEndpoint("ed-fi", "schools");
+    return f.engine().saveDraft(*schools, school.dump(2), "");
+}
+
+} // namespace
+
+class TestBulkEdit : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void previewShowsEveryRowAndWritesNothing()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const std::string a = f.create("/ed-fi/schools", Fixture::school(1, "Alpha"));
+        const std::string b = f.create("/ed-fi/schools", Fixture::school(2, "Beta"));
+        const std::int64_t draft = unknownGradeDraft(f, 3, "uri://ed-fi.org/GradeLevelDescriptor#9th");
+        const std::string bodyA = storedBody(f, a);
+        const std::int64_t changes = count(f, "SELECT count(*) FROM changes");
+
+        BulkEditor editor(f.engine(), f.database());
+        const EditPreview preview =
+            editor.preview({{a, b}, {draft}}, FieldEdit{"$.nameOfInstitution", Json("Renamed")});
+        QCOMPARE(preview.rows.size(), std::size_t(3));
+        JSON_COMPARE(preview.rows[0].before, "Alpha");
+        JSON_COMPARE(preview.rows[0].after, "Renamed");
+        QCOMPARE(preview.rows[0].outcome, EditOutcome::Valid);
+        QCOMPARE(preview.rows[0].label, std::string("1"));
+        JSON_COMPARE(preview.rows[1].before, "Beta");
+        QCOMPARE(preview.rows[1].outcome, EditOutcome::Valid);
+        QCOMPARE(preview.rows[2].target, EditTarget::Draft);
+        JSON_COMPARE(preview.rows[2].before, "Draft 3");
+        QCOMPARE(preview.rows[2].outcome, EditOutcome::StillDraft);
+        QVERIFY2(preview.rows[2].reason.find("9th") != std::string::npos, preview.rows[2].reason.c_str());
+        QVERIFY(preview.refusals().empty());
+
+        QCOMPARE(storedBody(f, a), bodyA);
+        QCOMPARE(count(f, "SELECT count(*) FROM changes"), changes);
+        QCOMPARE(count(f, "SELECT count(*) FROM edit_operations"), std::int64_t(0));
+
+        // Paths through arrays show every value and every concrete path that changes.
+        f.create("/ed-fi/addressTypeDescriptors", Json{{"namespace", "uri://ed-fi.org/AddressTypeDescriptor"},
+                                                       {"codeValue", "Physical"},
+                                                       {"shortDescription", "Physical"}});
+        f.create("/ed-fi/stateAbbreviationDescriptors",
+                 Json{{"namespace", "uri://ed-fi.org/StateAbbreviationDescriptor"},
+                      {"codeValue", "TX"},
+                      {"shortDescription", "TX"}});
+        const std::string c = f.create("/ed-fi/schools", schoolWithAddress(4, "Austin"));
+        const EditPreview cities = editor.preview({{c, a}, {}}, FieldEdit{"$.addresses[*].city", Json("Dallas")});
+        JSON_COMPARE(cities.rows[0].before, Json::array({"Austin"}));
+        JSON_COMPARE(cities.rows[0].after, Json::array({"Dallas"}));
+        QCOMPARE(cities.rows[0].paths, std::vector<std::string>{"$.addresses[0].city"});
+        QCOMPARE(cities.rows[1].outcome, EditOutcome::Unchanged); // no addresses to change
+    }
+
+    void applyThenUndoRestoresBodiesAndDrafts()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const std::string a = f.create("/ed-fi/schools", Fixture::school(1, "Alpha"));
+        const std::string b = f.create("/ed-fi/schools", Fixture::school(2, "Beta"));
+        // A draft the edit fixes: its only problem is the missing name.
+        Json nameless = Fixture::school(3);
+        nameless.erase("nameOfInstitution");
+        const ResourceSchema *schools = f.model().findByEndpoint("ed-fi", "schools");
+        const std::int64_t fixed = f.engine().saveDraft(*schools, nameless.dump(), "", 0, "importer");
+        const std::string fixedText = f.engine().draft(fixed)->text;
+        const Json fixedProblem = f.engine().draft(fixed)->problem;
+        // A draft the edit changes but cannot fix.
+        const std::int64_t stuck = unknownGradeDraft(f, 4, "uri://ed-fi.org/GradeLevelDescriptor#9th");
+        const std::string stuckText = f.engine().draft(stuck)->text;
+        const std::string bodyA = storedBody(f, a);
+        const std::string bodyB = storedBody(f, b);
+
+        BulkEditor editor(f.engine(), f.database());
+        const EditResult result =
+            editor.apply({{a, b}, {fixed, stuck}}, FieldEdit{"$.nameOfInstitution", Json("Renamed")}, "steward");
+        QVERIFY(result.opId > 0);
+        QCOMPARE(result.documentsChanged, 2);
+        QCOMPARE(result.draftsStored, 1);
+        QCOMPARE(result.draftsStillFailing, 1);
+        QCOMPARE(f.call("GET", "/ed-fi/schools/" + a).body["nameOfInstitution"].get<std::string>(),
+                 std::string("Renamed"));
+        QVERIFY(!f.engine().draft(fixed));
+        QCOMPARE(f.call("GET", "/ed-fi/schools?schoolId=3").body.size(), std::size_t(1));
+        QVERIFY(f.engine().draft(stuck)->text.find("Renamed") != std::string::npos);
+        QCOMPARE(count(f, "SELECT count(*) FROM changes WHERE actor = 'steward'"), std::int64_t(3));
+
+        const std::optional<EditOperation> op = editor.journal().operation(result.opId);
+        QVERIFY(op);
+        QCOMPARE(op->kind, std::string("bulk-edit"));
+        QCOMPARE(op->itemCount, std::int64_t(4));
+        QCOMPARE(op->actor, std::string("steward"));
+        QCOMPARE(editor.journal().lastUndoable()->opId, result.opId);
+
+        const UndoResult undone = editor.undo(result.opId, "steward");
+        QCOMPARE(undone.documentsRestored, 2);
+        QCOMPARE(undone.draftsRestored, 2);
+        QCOMPARE(storedBody(f, a), bodyA);
+        QCOMPARE(storedBody(f, b), bodyB);
+        // The stored draft is a draft again, under its own id, with its text, problem and author.
+        const std::optional<Draft> back = f.engine().draft(fixed);
+        QVERIFY(back);
+        QCOMPARE(back->text, fixedText);
+        JSON_COMPARE(back->problem, fixedProblem);
+        QCOMPARE(back->actor, std::string("importer"));
+        QCOMPARE(f.call("GET", "/ed-fi/schools?schoolId=3").body.size(), std::size_t(0));
+        QCOMPARE(f.engine().draft(stuck)->text, stuckText);
+        QVERIFY(editor.journal().operation(result.opId)->undone());
+        QVERIFY(!editor.journal().lastUndoable());
+
+        // Undone once is undone for good.
+        try {
+            editor.undo(result.opId);
+            QFAIL("a second undo was accepted");
+        } catch (const EditRefused &e) {
+            QVERIFY2(std::string(e.what()).find("already undone") != std::string::npos, e.what());
+        }
+        try {
+            editor.undo(999);
+            QFAIL("an unknown operation was undone");
+        } catch (const EditRefused &e) {
+            QVERIFY2(std::string(e.what()).find("no edit operation 999") != std::string::npos, e.what());
+        }
+    }
+
+    void removeAField()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        Json school = Fixture::school(1);
+        school["shortNameOfInstitution"] = "GBHS";
+        const std::string a = f.create("/ed-fi/schools", school);
+        BulkEditor editor(f.engine(), f.database());
+        const EditResult result = editor.apply({{a}, {}}, FieldEdit{"$.shortNameOfInstitution", std::nullopt});
+        QCOMPARE(result.documentsChanged, 1);
+        QVERIFY(!f.call("GET", "/ed-fi/schools/" + a).body.contains("shortNameOfInstitution"));
+        editor.undo(result.opId);
+        QCOMPARE(f.call("GET", "/ed-fi/schools/" + a).body["shortNameOfInstitution"].get<std::string>(),
+                 std::string("GBHS"));
+        // Removing what is not there changes nothing and journals nothing.
+        const EditResult nothing = editor.apply({{a}, {}}, FieldEdit{"$.webSite", std::nullopt});
+        QCOMPARE(nothing.opId, std::int64_t(0));
+        QCOMPARE(nothing.unchanged, 1);
+        QCOMPARE(count(f, "SELECT count(*) FROM edit_operations"), std::int64_t(1));
+    }
+
+    void aFailureMidwayLeavesNothingChanged()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        f.create("/ed-fi/schools", Fixture::school(1));
+        f.create("/ed-fi/schoolYearTypes", Fixture::schoolYear(2022));
+        // Session allows identity updates: the first rename goes through, the second collides with it.
+        const std::string fall = f.create("/ed-fi/sessions", Fixture::session(1, 2022, "Fall"));
+        const std::string spring = f.create("/ed-fi/sessions", Fixture::session(1, 2022, "Spring"));
+        const std::string fallBody = storedBody(f, fall);
+        const std::string springBody = storedBody(f, spring);
+        const std::int64_t changes = count(f, "SELECT count(*) FROM changes");
+
+        BulkEditor editor(f.engine(), f.database());
+        const EditPreview preview = editor.preview({{fall, spring}, {}}, FieldEdit{"$.sessionName", Json("Winter")});
+        // Each row alone would pass: only applying them together collides.
+        QCOMPARE(preview.count(EditOutcome::Valid), 2);
+        try {
+            editor.apply({{fall, spring}, {}}, FieldEdit{"$.sessionName", Json("Winter")});
+            QFAIL("an edit giving two sessions one identity was applied");
+        } catch (const EditRefused &e) {
+            QVERIFY2(std::string(e.what()).find(spring) != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find("nothing was changed") != std::string::npos, e.what());
+        }
+        QCOMPARE(storedBody(f, fall), fallBody);
+        QCOMPARE(storedBody(f, spring), springBody);
+        QCOMPARE(count(f, "SELECT count(*) FROM changes"), changes);
+        QCOMPARE(count(f, "SELECT count(*) FROM edit_operations"), std::int64_t(0));
+        QCOMPARE(count(f, "SELECT count(*) FROM edit_items"), std::int64_t(0));
+
+        // An identity change the resource allows cascades, and the undo cascades back.
+        const EditResult renamed = editor.apply({{fall}, {}}, FieldEdit{"$.sessionName", Json("Autumn")});
+        QCOMPARE(renamed.documentsChanged, 1);
+        editor.undo(renamed.opId);
+        QCOMPARE(storedBody(f, fall), fallBody);
+    }
+
+    void undoRefusedAfterALaterChange()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const std::string a = f.create("/ed-fi/schools", Fixture::school(1, "Alpha"));
+        const std::string b = f.create("/ed-fi/schools", Fixture::school(2, "Beta"));
+        BulkEditor editor(f.engine(), f.database());
+        const EditResult result = editor.apply({{a, b}, {}}, FieldEdit{"$.nameOfInstitution", Json("Renamed")});
+        QCOMPARE(f.call("PUT", "/ed-fi/schools/" + b, Fixture::school(2, "Changed later")).status, 204);
+        const std::string bodyA = storedBody(f, a);
+        try {
+            editor.undo(result.opId);
+            QFAIL("an undo over a later change was accepted");
+        } catch (const EditRefused &e) {
+            const std::string text = e.what();
+            QVERIFY2(text.find(b) != std::string::npos, e.what());
+            QVERIFY2(text.find("changed since") != std::string::npos, e.what());
+            QVERIFY2(text.find(a) == std::string::npos, e.what()); // only the one in the way is named
+        }
+        // Nothing was put back, not even the document that did not change.
+        QCOMPARE(storedBody(f, a), bodyA);
+        QCOMPARE(f.call("GET", "/ed-fi/schools/" + b).body["nameOfInstitution"].get<std::string>(),
+                 std::string("Changed later"));
+        QVERIFY(!editor.journal().operation(result.opId)->undone());
+    }
+
+    void identityFieldRefusedInPreviewAndApply()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const std::string a = f.create("/ed-fi/schools", Fixture::school(1));
+        const std::string before = storedBody(f, a);
+        BulkEditor editor(f.engine(), f.database());
+        const EditPreview preview = editor.preview({{a}, {}}, FieldEdit{"$.schoolId", Json(99)});
+        QCOMPARE(preview.rows[0].outcome, EditOutcome::Refused);
+        QVERIFY2(preview.rows[0].reason.find("identity of School") != std::string::npos,
+                 preview.rows[0].reason.c_str());
+        QVERIFY(preview.refusals().find(a) != std::string::npos);
+        QVERIFY_THROWS_EXCEPTION(EditRefused, editor.apply({{a}, {}}, FieldEdit{"$.schoolId", Json(99)}));
+        QCOMPARE(storedBody(f, a), before);
+
+        // A path the engine cannot read is refused with the path named.
+        try {
+            editor.preview({{a}, {}}, FieldEdit{"nameOfInstitution", Json("x")});
+            QFAIL("a path without $ was accepted");
+        } catch (const EditRefused &e) {
+            QVERIFY2(std::string(e.what()).find("'nameOfInstitution'") != std::string::npos, e.what());
+        }
+        // An unknown document is a refused row, so apply refuses the whole edit.
+        const EditPreview unknown = editor.preview({{"no-such-id"}, {}}, FieldEdit{"$.webSite", Json("x")});
+        QCOMPARE(unknown.rows[0].outcome, EditOutcome::Refused);
+    }
+
+    void descriptorMappingFixesDraftsAndUndoPutsThemBack()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const std::string unknown = "uri://ed-fi.org/GradeLevelDescriptor#9th";
+        const std::int64_t d1 = unknownGradeDraft(f, 11, unknown);
+        const std::int64_t d2 = unknownGradeDraft(f, 12, "URI://ED-FI.ORG/GradeLevelDescriptor#9TH");
+        // The value twice in one draft: both places are mapped, and then the two grade levels are
+        // the same one, so the draft stays a draft (with its new text and problem).
+        Json twice = Fixture::school(13);
+        twice["gradeLevels"] = Json::array({{{"gradeLevelDescriptor", unknown}}, {{"gradeLevelDescriptor", "URI://ed-fi.org/GradeLevelDescriptor#9th"}}});
+        const ResourceSchema *schools = f.model().findByEndpoint("ed-fi", "schools");
+        const std::int64_t d3 = f.engine().saveDraft(*schools, twice.dump(), "");
+        const std::int64_t other = unknownGradeDraft(f, 14, "uri://ed-fi.org/GradeLevelDescriptor#Eleventh");
+        std::map<std::int64_t, std::string> texts;
+        for (std::int64_t id : {d1, d2, d3, other})
+            texts[id] = f.engine().draft(id)->text;
+
+        BulkEditor editor(f.engine(), f.database());
+        const EditPreview preview = editor.previewDescriptorMapping("GradeLevelDescriptor", unknown, kNinth);
+        QCOMPARE(preview.count(EditOutcome::Valid), 2);
+        QCOMPARE(preview.count(EditOutcome::StillDraft), 1);
+        QCOMPARE(preview.count(EditOutcome::Unchanged), 1);
+        QCOMPARE(preview.rows[2].paths, (std::vector<std::string>{"$.gradeLevels[0].gradeLevelDescriptor",
+                                                                  "$.gradeLevels[1].gradeLevelDescriptor"}));
+        JSON_COMPARE(preview.rows[2].after, Json::array({kNinth, kNinth}));
+
+        const EditResult result = editor.mapDescriptorValue("gradeLevelDescriptors", unknown, kNinth);
+        QCOMPARE(result.draftsStored, 2);
+        QCOMPARE(result.draftsStillFailing, 1);
+        QCOMPARE(result.unchanged, 1);
+        QCOMPARE(editor.journal().operation(result.opId)->kind, std::string("map-descriptor"));
+        QCOMPARE(f.call("GET", "/ed-fi/schools").body.size(), std::size_t(2));
+        QVERIFY(f.engine().draft(other));
+        QVERIFY(!f.engine().draft(d1) && !f.engine().draft(d2));
+        QVERIFY(f.engine().draft(d3)->text.find(kNinth) != std::string::npos);
+
+        editor.undo(result.opId);
+        QCOMPARE(f.call("GET", "/ed-fi/schools").body.size(), std::size_t(0));
+        for (const auto &[id, text] : texts)
+            QCOMPARE(f.engine().draft(id)->text, text);
+    }
+
+    void mappingToANonStoredDescriptorIsRefused()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const std::int64_t draft = unknownGradeDraft(f, 11, "uri://ed-fi.org/GradeLevelDescriptor#9th");
+        const std::string text = f.engine().draft(draft)->text;
+        BulkEditor editor(f.engine(), f.database());
+        try {
+            editor.mapDescriptorValue("GradeLevelDescriptor", "uri://ed-fi.org/GradeLevelDescriptor#9th",
+                                      "uri://ed-fi.org/GradeLevelDescriptor#Twelfth grade");
+            QFAIL("a mapping to a descriptor nobody stored was applied");
+        } catch (const EditRefused &e) {
+            QVERIFY2(std::string(e.what()).find("is not a stored GradeLevelDescriptor") != std::string::npos,
+                     e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(EditRefused, editor.mapDescriptorValue("School", "a#b", kNinth));
+        QVERIFY_THROWS_EXCEPTION(EditRefused, editor.mapDescriptorValue("GradeLevelDescriptor", "a#b", "Ninth grade"));
+        QCOMPARE(f.engine().draft(draft)->text, text);
+        QCOMPARE(count(f, "SELECT count(*) FROM edit_operations"), std::int64_t(0));
+    }
+
+    void selectionsFromResourcesAndRules()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const std::string a = f.create("/ed-fi/schools", Fixture::school(1));
+        f.create("/ed-fi/schools", Fixture::school(2));
+        const std::int64_t draft = unknownGradeDraft(f, 3, "x#y");
+        {
+            SQLite::Database db(f.databasePath(), SQLite::OPEN_READWRITE);
+            db.exec("INSERT INTO rule_results (pack_id, rule_id, severity, project, resource, doc_id, natural_key, "
+                    "message, found_at) VALUES ('p', 'school-web', 'warning', 'Ed-Fi', 'School', '" + a
+                    + "', '1', 'no website', '2026-01-01T00:00:00Z'), ('p', 'school-web', 'warning', 'Ed-Fi', "
+                      "'School', 'gone', '9', 'no website', '2026-01-01T00:00:00Z')");
+        }
+        BulkEditor editor(f.engine(), f.database());
+        const EditSelection both = editor.selectResource("schools", true, true);
+        QCOMPARE(both.documentIds.size(), std::size_t(2));
+        QCOMPARE(both.draftIds, std::vector<std::int64_t>{draft});
+        QCOMPARE(editor.selectResource("School", false, true).documentIds.size(), std::size_t(0));
+        QCOMPARE(editor.selectRule("school-web").documentIds, std::vector<std::string>{a});
+        QVERIFY_THROWS_EXCEPTION(EditRefused, editor.selectResource("Nope", true, true));
+    }
+
+    void cliFixSetUndoAndHistory()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const std::string a = f.create("/ed-fi/schools", Fixture::school(1, "Alpha"));
+        const std::int64_t draft = unknownGradeDraft(f, 2, "uri://ed-fi.org/GradeLevelDescriptor#9th");
+        const QString db = QString::fromStdString(f.databasePath());
+        const std::string before = storedBody(f, a);
+
+        CliRun dry = runCli({"--db", db, "fix", "set", "--resource", "School", "--field", "$.webSite", "--value",
+                             "\"https://alpha.example\"", "--dry-run", "--json"},
+                            {});
+        QCOMPARE(dry.exitCode, 0);
+        QCOMPARE(dry.responses.size(), std::size_t(1));
+        const Json rows = dry.responses[0]["preview"];
+        QCOMPARE(rows.size(), std::size_t(2));
+        JSON_COMPARE(rows[0]["after"], "https://alpha.example");
+        JSON_COMPARE(rows[0]["outcome"], "valid");
+        JSON_COMPARE(rows[1]["outcome"], "still a draft");
+        QCOMPARE(storedBody(f, a), before);
+
+        CliRun applied = runCli({"--db", db, "fix", "set", "--id", QString::fromStdString(a), "--draft",
+                                 QString::number(draft), "--field", "$.webSite", "--value", "\"https://alpha.example\""},
+                                {});
+        QCOMPARE(applied.exitCode, 0);
+        QVERIFY2(applied.stdoutText.contains("Applied as operation 1:"), qPrintable(applied.stdoutText));
+        QVERIFY(applied.stdoutText.contains("1 document(s) changed"));
+        QVERIFY(storedBody(f, a).find("alpha.example") != std::string::npos);
+
+        CliRun history = runCli({"--db", db, "fix", "history", "--json"}, {});
+        QCOMPARE(history.exitCode, 0);
+        JSON_COMPARE(history.responses.at(0)[0]["opId"], 1);
+        JSON_COMPARE(history.responses.at(0)[0]["items"], 2);
+        JSON_COMPARE(history.responses.at(0)[0]["undoneAt"], nullptr);
+
+        CliRun undo = runCli({"--db", db, "fix", "undo", "1"}, {});
+        QCOMPARE(undo.exitCode, 0);
+        QVERIFY2(undo.stdoutText.contains("1 document(s) and 1 draft(s) restored"), qPrintable(undo.stdoutText));
+        QCOMPARE(storedBody(f, a), before);
+        CliRun again = runCli({"--db", db, "fix", "undo", "1"}, {});
+        QCOMPARE(again.exitCode, 1);
+        QVERIFY2(again.stderrText.contains("already undone"), qPrintable(again.stderrText));
+
+        // Refusals: an identity field, a descriptor nobody stored, bad arguments.
+        CliRun identity = runCli({"--db", db, "fix", "set", "--id", QString::fromStdString(a), "--field",
+                                  "$.schoolId", "--value", "7"},
+                                 {});
+        QCOMPARE(identity.exitCode, 1);
+        QVERIFY2(identity.stderrText.contains("does not allow identity updates"), qPrintable(identity.stderrText));
+        CliRun mapping = runCli({"--db", db, "fix", "map-descriptor", "--descriptor", "GradeLevelDescriptor", "--from",
+                                 "uri://ed-fi.org/GradeLevelDescriptor#9th", "--to",
+                                 "uri://ed-fi.org/GradeLevelDescriptor#Ninth Grade"},
+                                {});
+        QCOMPARE(mapping.exitCode, 0); // stored descriptors match without case
+        QVERIFY2(mapping.stdoutText.contains("1 draft(s) stored"), qPrintable(mapping.stdoutText));
+        CliRun missing = runCli({"--db", db, "fix", "map-descriptor", "--descriptor", "GradeLevelDescriptor",
+                                 "--from", "a#b", "--to", "uri://ed-fi.org/GradeLevelDescriptor#Twelfth grade"},
+                                {});
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY2(missing.stderrText.contains("is not a stored GradeLevelDescriptor"), qPrintable(missing.stderrText));
+        QCOMPARE(runCli({"--db", db, "fix", "set", "--field", "$.webSite", "--remove"}, {}).exitCode, 2);
+        QCOMPARE(runCli({"--db", db, "fix", "set", "--id", "x", "--field", "$.webSite", "--value", "not json"}, {})
+                     .exitCode,
+                 2);
+        QCOMPARE(runCli({"--db", db, "fix", "undo", "one"}, {}).exitCode, 2);
+        CliRun help = runCli({"fix", "--help"}, {});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.stdoutText.contains("fix map-descriptor"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBulkEdit)
+#include "tst_bulkedit.moc"
