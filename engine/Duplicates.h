@@ -1,5 +1,7 @@
 #pragma once
 
+#include "EditDistance.h"
+
 #include "ApiSchema.h"
 #include "Database.h"
 #include "Json.h"
@@ -29,8 +31,6 @@ struct DuplicateCandidate
 
 // "José  Pérez-Núñez" → "jose pereznunez": case folded, accents and punctuation dropped, spaces collapsed.
 std::string normalizedName(const std::string &name);
-// Levenshtein distance; stops counting above limit (returns limit + 1).
-int editDistance(const std::string &a, const std::string &b, int limit);
 
 // Candidates among the resources named (resource names; default Student and Staff): documents with
 // the same birthDate, compared only within that date (so the work grows with people per day, not

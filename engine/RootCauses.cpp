@@ -154,23 +154,6 @@ std::string formatList(const std::vector<std::string> &items)
 
 } // namespace
 
-int editDistance(const std::string &a, const std::string &b)
-{
-    std::vector<int> previous(b.size() + 1);
-    std::vector<int> current(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j)
-        previous[j] = static_cast<int>(j);
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        current[0] = static_cast<int>(i);
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const int substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-            current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
-        }
-        std::swap(previous, current);
-    }
-    return previous[b.size()];
-}
-
 std::vector<DescriptorSuggestion> suggestDescriptorValues(const std::string &unknownUri,
                                                           const std::vector<std::string> &storedUris,
                                                           std::size_t limit)

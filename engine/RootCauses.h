@@ -1,5 +1,7 @@
 #pragma once
 
+#include "EditDistance.h"
+
 #include "ApiSchema.h"
 #include "Json.h"
 
@@ -94,7 +96,5 @@ std::vector<DescriptorSuggestion> suggestDescriptorValues(const std::string &unk
                                                           const std::vector<std::string> &storedUris,
                                                           std::size_t limit = 3);
 
-// Levenshtein distance between two byte strings (the ApiSchema's code values are mostly ASCII).
-int editDistance(const std::string &a, const std::string &b);
 
 } // namespace steward

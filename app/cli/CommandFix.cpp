@@ -3,6 +3,7 @@
 #include "Cli.h"
 #include "Engine.h"
 
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -174,6 +175,43 @@ bool openSession(const CliContext &context, Session &session)
     return true;
 }
 
+// A refused edit or a database error is one line on stderr and exit 1; nothing was written.
+int reportingEditErrors(const std::function<int()> &work)
+{
+    try {
+        return work();
+    } catch (const EditRefused &e) {
+        std::cerr << "steward-cli: " << e.what() << "\n";
+        return kExitFailed;
+    } catch (const StorageError &e) {
+        std::cerr << "steward-cli: database error: " << e.what() << "\n";
+        return kExitFailed;
+    }
+}
+
+// Prints the preview; --dry-run stops there (exit 1 when the preview refuses something, as the
+// apply would), otherwise applies and prints the result.
+int previewThenApply(const Options &options, const std::function<EditPreview()> &makePreview,
+                     const std::function<EditResult()> &apply)
+{
+    const EditPreview preview = makePreview();
+    if (options.dryRun) {
+        if (options.json)
+            std::cout << dumpJson(Json{{"preview", preview.toJson()}}) << "\n";
+        else
+            printPreview(preview);
+        return preview.refusals().empty() ? kExitOk : kExitFailed;
+    }
+    if (!options.json)
+        printPreview(preview);
+    const EditResult result = apply();
+    if (options.json)
+        std::cout << dumpJson(Json{{"preview", preview.toJson()}, {"result", result.toJson()}}) << "\n";
+    else
+        printResult(result);
+    return kExitOk;
+}
+
 int runSet(const CliContext &context, const Options &options)
 {
     if (!options.single.count("--field"))
@@ -212,7 +250,7 @@ int runSet(const CliContext &context, const Options &options)
     Session session;
     if (!openSession(context, session))
         return kExitUsage;
-    try {
+    return reportingEditErrors([&] {
         if (options.single.count("--resource")) {
             const EditSelection more = session.editor->selectResource(
                 options.single.at("--resource"), !options.draftsOnly, !options.documentsOnly);
@@ -223,29 +261,10 @@ int runSet(const CliContext &context, const Options &options)
             const EditSelection more = session.editor->selectRule(options.single.at("--rule"));
             selection.documentIds.insert(selection.documentIds.end(), more.documentIds.begin(), more.documentIds.end());
         }
-        const EditPreview preview = session.editor->preview(selection, edit);
-        if (options.dryRun) {
-            if (options.json)
-                std::cout << dumpJson(Json{{"preview", preview.toJson()}}) << "\n";
-            else
-                printPreview(preview);
-            return preview.refusals().empty() ? kExitOk : kExitFailed;
-        }
-        if (!options.json)
-            printPreview(preview);
-        const EditResult result = session.editor->apply(selection, edit);
-        if (options.json)
-            std::cout << dumpJson(Json{{"preview", preview.toJson()}, {"result", result.toJson()}}) << "\n";
-        else
-            printResult(result);
-        return kExitOk;
-    } catch (const EditRefused &e) {
-        std::cerr << "steward-cli: " << e.what() << "\n";
-        return kExitFailed;
-    } catch (const StorageError &e) {
-        std::cerr << "steward-cli: database error: " << e.what() << "\n";
-        return kExitFailed;
-    }
+        return previewThenApply(
+            options, [&] { return session.editor->preview(selection, edit); },
+            [&] { return session.editor->apply(selection, edit); });
+    });
 }
 
 int runMapDescriptor(const CliContext &context, const Options &options)
@@ -261,30 +280,11 @@ int runMapDescriptor(const CliContext &context, const Options &options)
     const std::string &descriptor = options.single.at("--descriptor");
     const std::string &from = options.single.at("--from");
     const std::string &to = options.single.at("--to");
-    try {
-        const EditPreview preview = session.editor->previewDescriptorMapping(descriptor, from, to);
-        if (options.dryRun) {
-            if (options.json)
-                std::cout << dumpJson(Json{{"preview", preview.toJson()}}) << "\n";
-            else
-                printPreview(preview);
-            return kExitOk;
-        }
-        if (!options.json)
-            printPreview(preview);
-        const EditResult result = session.editor->mapDescriptorValue(descriptor, from, to);
-        if (options.json)
-            std::cout << dumpJson(Json{{"preview", preview.toJson()}, {"result", result.toJson()}}) << "\n";
-        else
-            printResult(result);
-        return kExitOk;
-    } catch (const EditRefused &e) {
-        std::cerr << "steward-cli: " << e.what() << "\n";
-        return kExitFailed;
-    } catch (const StorageError &e) {
-        std::cerr << "steward-cli: database error: " << e.what() << "\n";
-        return kExitFailed;
-    }
+    return reportingEditErrors([&] {
+        return previewThenApply(
+            options, [&] { return session.editor->previewDescriptorMapping(descriptor, from, to); },
+            [&] { return session.editor->mapDescriptorValue(descriptor, from, to); });
+    });
 }
 
 int runUndo(const CliContext &context, const Options &options)
@@ -304,18 +304,12 @@ int runUndo(const CliContext &context, const Options &options)
     Session session;
     if (!openSession(context, session))
         return kExitUsage;
-    try {
+    return reportingEditErrors([&] {
         const UndoResult result = session.editor->undo(opId);
         std::cout << "Undid operation " << result.opId << ": " << result.documentsRestored
                   << " document(s) and " << result.draftsRestored << " draft(s) restored.\n";
         return kExitOk;
-    } catch (const EditRefused &e) {
-        std::cerr << "steward-cli: " << e.what() << "\n";
-        return kExitFailed;
-    } catch (const StorageError &e) {
-        std::cerr << "steward-cli: database error: " << e.what() << "\n";
-        return kExitFailed;
-    }
+    });
 }
 
 int runHistory(const CliContext &context, const Options &options)
