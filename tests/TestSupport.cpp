@@ -1,5 +1,7 @@
 #include "TestSupport.h"
 
+#include "SampleDistrict.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QTest>
@@ -56,6 +58,15 @@ std::string Fixture::create(const std::string &path, const Json &body)
     if (r.status != 201 && r.status != 200)
         qWarning("POST %s answered %d: %s", path.c_str(), r.status, r.body.dump().c_str());
     return idFromLocation(r.header("Location"));
+}
+
+void Fixture::loadSampleDistrict(unsigned seed, int studentsPerSchool)
+{
+    for (const Request &request : sampleDistrictRequests(seed, studentsPerSchool)) {
+        const Response response = m_engine->handle(request);
+        QVERIFY2(response.status < 300,
+                 qPrintable(QString::fromStdString(request.path + ": " + response.body.dump())));
+    }
 }
 
 void Fixture::seedDescriptors()

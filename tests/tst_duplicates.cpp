@@ -15,14 +15,6 @@ using namespace steward::test;
 
 namespace {
 
-void loadDistrict(Fixture &f)
-{
-    for (const Request &request : sampleDistrictRequests(2026, 3)) {
-        const Response response = f.engine().handle(request);
-        QVERIFY2(response.status < 300, qPrintable(QString::fromStdString(request.path + " " + response.body.dump())));
-    }
-}
-
 Json bodyOf(Fixture &f, const std::string &endpoint, const std::string &id)
 {
     Json body = f.call("GET", "/ed-fi/" + endpoint + "/" + id).body;
@@ -105,7 +97,7 @@ private Q_SLOTS:
     void candidatesShareABirthDateAndNearNames()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const std::string jose = person(f, "students", "studentUniqueId", "D-1", "José", "Pérez", "1990-05-05");
         const std::string jose2 = person(f, "students", "studentUniqueId", "D-2", "Jose", "Perez", "1990-05-05");
         const std::string swapped = person(f, "students", "studentUniqueId", "D-3", "Perez", "Jose", "1990-05-05");
@@ -151,7 +143,7 @@ private Q_SLOTS:
     void mergeMovesEveryReferrerAndMergesConflicts()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const Json keepDoc = all(f, "students").at(0);
         const std::string keepId = keepDoc["id"];
         const std::string keepUid = keepDoc["studentUniqueId"];
@@ -228,7 +220,7 @@ private Q_SLOTS:
     void applyRefusesWhenTheDataChangedSinceThePreview()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const Json keepDoc = all(f, "students").at(0);
         const std::string dropId = person(f, "students", "studentUniqueId", "DUP-2", "A", "B", "2001-01-01");
         const IdentityChangeResult preview = mergeDocuments(f.engine(), keepDoc["id"], dropId, false);
@@ -252,7 +244,7 @@ private Q_SLOTS:
     void studentIdentityChangeMovesReferrers()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const Json student = all(f, "students").at(0);
         const std::string id = student["id"];
         const std::string oldUid = student["studentUniqueId"];
@@ -284,7 +276,7 @@ private Q_SLOTS:
     void enrollmentEntryDateChangeIsAnUpdate()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const Json enrollment = all(f, "studentSchoolAssociations").at(0);
         const std::string id = enrollment["id"];
         const IdentityChangeResult preview = changeIdentity(f.engine(), id, {{"entryDate", "2024-08-20"}}, false);
@@ -303,7 +295,7 @@ private Q_SLOTS:
     void staffIdentityChangeRecreatesIdentifyingReferrers()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         Json staff;
         for (const Json &candidate : all(f, "staffs"))
             if (!referencing(f, "staffSectionAssociations", "staffReference", "staffUniqueId",
@@ -334,7 +326,7 @@ private Q_SLOTS:
     void schoolIdentityChangeReachesEveryPath()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const Json school = all(f, "schools").at(0);
         const int oldId = school["schoolId"];
         const std::int64_t documentsBefore =
@@ -363,7 +355,7 @@ private Q_SLOTS:
     void identityChangeRefusals()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const std::vector<Json> students = all(f, "students");
         const std::string id = students.at(0)["id"];
         const std::int64_t changesBefore = changeCount(f);
@@ -383,7 +375,7 @@ private Q_SLOTS:
     void aFailureMidwayRollsEverythingBack()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         // The same database under a stricter model: StudentSectionAssociation now requires a property
         // the stored ones lack, so moving them fails after the student and enrollments were written.
         QFile file(QStringLiteral(":/steward/starter-model/ApiSchema-Starter.json"));
@@ -414,7 +406,7 @@ private Q_SLOTS:
     void commandLine()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const QString db = QString::fromStdString(f.databasePath());
         const std::string a = person(f, "students", "studentUniqueId", "C-1", "Ana", "Silva", "1995-03-03");
         const std::string b = person(f, "students", "studentUniqueId", "C-2", "Anna", "Silva", "1995-03-03");

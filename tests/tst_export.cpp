@@ -32,14 +32,6 @@ void seedSmall(Fixture &f)
     f.create("/ed-fi/courses", Fixture::course("ALG-1", 255901));
 }
 
-void seedDistrict(Fixture &f)
-{
-    for (const Request &request : sampleDistrictRequests()) {
-        const Response response = f.engine().handle(request);
-        QVERIFY2(response.status == 201, qPrintable(QString::fromStdString(request.path + ": " + response.body.dump())));
-    }
-}
-
 Json readJson(const QString &path)
 {
     QFile file(path);
@@ -150,7 +142,7 @@ private Q_SLOTS:
     void writesFilesInLoadOrderWithManifest()
     {
         Fixture f;
-        seedDistrict(f);
+        f.loadSampleDistrict();
         QTemporaryDir parent;
         const QString dir = parent.filePath("batch");
         const ExportResult result = exportTo(f, dir);
@@ -571,7 +563,7 @@ private Q_SLOTS:
     void roundTripThroughImport()
     {
         Fixture source;
-        seedDistrict(source);
+        source.loadSampleDistrict();
         QTemporaryDir parent;
         const ExportResult first = exportTo(source, parent.filePath("first"));
         QVERIFY2(first.ok, first.error.c_str());
@@ -597,7 +589,7 @@ private Q_SLOTS:
     void roundTripThroughCli()
     {
         Fixture source;
-        seedDistrict(source);
+        source.loadSampleDistrict();
         QTemporaryDir parent;
         const QString first = parent.filePath("first");
         QCOMPARE(runCli({"--db", QString::fromStdString(source.databasePath()), "export", "--out", first}, {}).exitCode, 0);

@@ -15,14 +15,6 @@ using namespace steward::test;
 
 namespace {
 
-void loadDistrict(Fixture &f)
-{
-    for (const Request &request : sampleDistrictRequests(2026, 3)) {
-        const Response response = f.engine().handle(request);
-        QVERIFY2(response.status < 300, qPrintable(QString::fromStdString(request.path + " " + response.body.dump())));
-    }
-}
-
 const ResourceReadiness *rowOf(const ReadinessReport &report, const std::string &resource)
 {
     for (const ResourceReadiness &row : report.resources)
@@ -86,7 +78,7 @@ private Q_SLOTS:
     void cleanDistrictIsReady()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const ReadinessReport report = computeReadiness(f.database().connection());
         QVERIFY(report.ready);
         QVERIFY(report.reasons.empty());
@@ -106,7 +98,7 @@ private Q_SLOTS:
     void draftsAndFatalResultsMakeItNotReady()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const ResourceSchema *student = f.model().findByName("Ed-Fi", "Student");
         f.engine().saveDraft(*student, "{\"studentUniqueId\": \"1", "", 0, "tester");
         f.engine().saveDraft(*student, "{\"studentUniqueId\": \"2", "", 0, "tester");
@@ -156,7 +148,7 @@ private Q_SLOTS:
     void changesSinceTheNewestExportCountPerDocument()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const std::string extra = f.create("/ed-fi/students", {{"studentUniqueId", "S-EXTRA"}, {"firstName", "Ada"},
                                                                {"lastSurname", "Byron"}, {"birthDate", "2010-01-01"}});
         recordBatch(f, lastSeq(f) - 5); // an older batch: the newest one below is what counts
@@ -186,7 +178,7 @@ private Q_SLOTS:
     void changesSinceEachTargetsPushCursor()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const std::int64_t cursor = lastSeq(f);
         f.database().connection().exec("INSERT INTO sync_targets (url, client, push_cursor) VALUES "
                                        "('http://a.example', 'c1', 0), ('http://b.example', 'c2', "
@@ -216,7 +208,7 @@ private Q_SLOTS:
     void readsOnAReadOnlyConnection()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         f.engine().saveDraft(*f.model().findByName("Ed-Fi", "School"), "{", "", 0, "tester");
         std::unique_ptr<Database> reader = Database::open(f.databasePath(), Database::Access::ReadOnly);
         const ReadinessReport report = computeReadiness(reader->connection());
@@ -227,7 +219,7 @@ private Q_SLOTS:
     void statusCommand()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const QString db = QString::fromStdString(f.databasePath());
         CliRun ready = runCli({"--db", db, "status", "--strict"}, {});
         QCOMPARE(ready.exitCode, 0);
@@ -257,7 +249,7 @@ private Q_SLOTS:
     void exportWarnsOrRefuses()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         QTemporaryDir out;
         const QString db = QString::fromStdString(f.databasePath());
         auto batches = [&f] {
@@ -291,7 +283,7 @@ private Q_SLOTS:
     void syncPushWarnsOrRefuses()
     {
         Fixture f;
-        loadDistrict(f);
+        f.loadSampleDistrict(2026, 3);
         const QString db = QString::fromStdString(f.databasePath());
         addRuleResult(f, "r1", "fatal", "Student", ids(f, "students").at(0));
         // A dry run plans locally, so the warning is visible without any server.
