@@ -13,3 +13,11 @@ double procStatusMb(const char *field)
             return std::stod(line.substr(prefix.size())) / 1024.0;
     return 0;
 }
+
+bool resetPeakRss()
+{
+    std::ofstream clear("/proc/self/clear_refs");
+    clear << "5";
+    clear.flush();
+    return static_cast<bool>(clear);
+}

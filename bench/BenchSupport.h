@@ -4,3 +4,7 @@
 
 // A field of /proc/self/status in MB: "VmHWM:" (peak resident set) or "VmRSS:" (current).
 double procStatusMb(const char *field);
+
+// Starts a new peak: VmHWM drops to the current resident set (Linux: "5" to /proc/self/clear_refs),
+// so a phase's own peak can be told from an earlier phase's. False where the kernel does not allow it.
+bool resetPeakRss();
