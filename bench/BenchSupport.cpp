@@ -1,6 +1,9 @@
 #include "BenchSupport.h"
 
 #include <fstream>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string>
 
 double procStatusMb(const char *field)
@@ -16,8 +19,12 @@ double procStatusMb(const char *field)
 
 bool resetPeakRss()
 {
-    std::ofstream clear("/proc/self/clear_refs");
-    clear << "5";
-    clear.flush();
-    return static_cast<bool>(clear);
+#ifdef __GLIBC__
+    // Freed memory an earlier phase left in malloc's arenas is not the next phase's.
+    malloc_trim(0);
+#endif
+    std::ofstream clearRefs("/proc/self/clear_refs");
+    clearRefs << "5";
+    clearRefs.flush();
+    return static_cast<bool>(clearRefs);
 }
