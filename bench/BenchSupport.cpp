@@ -1,6 +1,9 @@
 #include "BenchSupport.h"
 
 #include <fstream>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string>
 
 double procStatusMb(const char *field)
@@ -12,4 +15,16 @@ double procStatusMb(const char *field)
         if (line.rfind(prefix, 0) == 0)
             return std::stod(line.substr(prefix.size())) / 1024.0;
     return 0;
+}
+
+bool resetPeakRss()
+{
+#ifdef __GLIBC__
+    // Freed memory an earlier phase left in malloc's arenas is not the next phase's.
+    malloc_trim(0);
+#endif
+    std::ofstream clearRefs("/proc/self/clear_refs");
+    clearRefs << "5";
+    clearRefs.flush();
+    return static_cast<bool>(clearRefs);
 }

@@ -20,13 +20,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <string>
-
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 using namespace steward;
 using Clock = std::chrono::steady_clock;
@@ -38,18 +33,6 @@ constexpr int kTimeoutMs = 600000;
 double msSince(Clock::time_point start)
 {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-// The generator's page cache and JSON garbage are not the table's: start the peak RSS figure afresh.
-bool resetPeakRss()
-{
-#ifdef __GLIBC__
-    malloc_trim(0);
-#endif
-    std::ofstream clearRefs("/proc/self/clear_refs");
-    clearRefs << "5";
-    clearRefs.flush();
-    return static_cast<bool>(clearRefs);
 }
 
 std::string uniqueIdOf(int number)

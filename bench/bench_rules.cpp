@@ -11,7 +11,9 @@
 #include <QTemporaryDir>
 
 #include <SQLiteCpp/Statement.h>
+#include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -40,6 +42,8 @@ void printRun(const char *label, const RuleRunReport &report, double elapsed)
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
+    sqlite3_int64 sqliteNow = 0;
+    sqlite3_int64 sqlitePeak = 0;
     std::int64_t students = 10000;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--scale") == 0 && i + 1 < argc) {
@@ -101,9 +105,17 @@ int main(int argc, char **argv)
     }
 
     const RulePack pack = loadStarterRulePack(*model);
+    // The import's peak and the rules run's own, told apart: the high-water mark starts again here.
+    const double importPeakMb = procStatusMb("VmHWM:");
+    const double beforeRunMb = procStatusMb("VmRSS:");
+    const bool peakReset = resetPeakRss();
+    sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &sqliteNow, &sqlitePeak, 1);
     t0 = Clock::now();
     const RuleRunReport full = runRules(pack, *model, *database);
     printRun("starter pack, full run", full, seconds(t0, Clock::now()));
+    const double fullRunPeakMb = procStatusMb("VmHWM:");
+    sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &sqliteNow, &sqlitePeak, 0);
+    const double fullRunSqlitePeakMb = sqlitePeak / 1048576.0;
     for (const RuleRunStats &stats : full.rules)
         std::printf("    %-10s %8.1f ms  %8lld checked  %8lld failing\n", stats.ruleId.c_str(), stats.milliseconds,
                     static_cast<long long>(stats.checked), static_cast<long long>(stats.failing));
@@ -142,6 +154,13 @@ int main(int argc, char **argv)
         const std::string label = "re-run after " + std::to_string(changed) + " " + endpoint;
         printRun(label.c_str(), incremental, seconds(t0, Clock::now()));
     }
-    std::printf("\npeak RSS %.0f MB\n", procStatusMb("VmHWM:"));
+    std::printf("\nRSS before the rules %.0f MB (the import's peak %.0f MB)\n", beforeRunMb, importPeakMb);
+    if (peakReset)
+        std::printf("peak RSS during the full rules run %.0f MB (SQLite's own allocations peaked at %.0f MB)\n",
+                    fullRunPeakMb, fullRunSqlitePeakMb);
+    else
+        std::printf("peak RSS during the full rules run: unknown (/proc/self/clear_refs not writable); SQLite's"
+                    " own allocations peaked at %.0f MB\n", fullRunSqlitePeakMb);
+    std::printf("peak RSS of the whole run %.0f MB\n", std::max(importPeakMb, procStatusMb("VmHWM:")));
     return 0;
 }
