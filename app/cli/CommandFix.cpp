@@ -76,15 +76,20 @@ void printPreview(const EditPreview &preview)
               << std::setw(24) << "LABEL" << std::setw(32) << "BEFORE" << std::setw(32) << "AFTER" << std::setw(15)
               << "OUTCOME"
               << "REASON\n";
-    for (const EditPreviewRow &row : preview.rows)
+    // A mapping looks at every draft and a resource-wide edit at every document; the ones it leaves as
+    // they are only make the list long, so the text shows what changes (--json has every row).
+    for (const EditPreviewRow &row : preview.rows) {
+        if (row.outcome == EditOutcome::Unchanged)
+            continue;
         std::cout << std::left << std::setw(9) << (row.target == EditTarget::Draft ? "draft" : "document")
                   << std::setw(38) << row.key << std::setw(26) << row.resource << std::setw(24)
                   << shortened(row.label, 22) << std::setw(32) << shortened(valueText(row.before), 30)
                   << std::setw(32) << shortened(valueText(row.after), 30) << std::setw(15)
                   << editOutcomeName(row.outcome) << row.reason << "\n";
+    }
     std::cout << preview.rows.size() << " target(s): " << preview.count(EditOutcome::Valid) << " valid, "
               << preview.count(EditOutcome::StillDraft) << " still a draft, " << preview.count(EditOutcome::Unchanged)
-              << " unchanged, " << preview.count(EditOutcome::Refused) << " refused, "
+              << " unchanged (not listed), " << preview.count(EditOutcome::Refused) << " refused, "
               << preview.count(EditOutcome::Skipped) << " skipped\n";
 }
 

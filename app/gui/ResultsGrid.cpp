@@ -471,9 +471,14 @@ bool FixDialog::preview()
         m_summary->setText(QString::fromUtf8(e.what()));
         return false;
     }
-    m_preview->setRowCount(static_cast<int>(preview.rows.size()));
-    for (int r = 0; r < static_cast<int>(preview.rows.size()); ++r) {
-        const steward::EditPreviewRow &row = preview.rows[r];
+    // Rows the edit leaves as they are (a mapping looks at every draft) are counted, not listed.
+    std::vector<const steward::EditPreviewRow *> listed;
+    for (const steward::EditPreviewRow &row : preview.rows)
+        if (row.outcome != steward::EditOutcome::Unchanged)
+            listed.push_back(&row);
+    m_preview->setRowCount(static_cast<int>(listed.size()));
+    for (int r = 0; r < static_cast<int>(listed.size()); ++r) {
+        const steward::EditPreviewRow &row = *listed[r];
         const QStringList cells = {row.target == steward::EditTarget::Draft ? tr("draft") : tr("document"),
                                    QString::fromStdString(row.resource),
                                    QString::fromStdString(row.label),
@@ -493,7 +498,7 @@ bool FixDialog::preview()
     m_summary->setText(refused ? tr("%n row(s) refused: nothing can be applied until they are left out or the edit "
                                     "changes.",
                                     nullptr, preview.count(steward::EditOutcome::Refused))
-                               : tr("%1 will be stored, %2 stay drafts with the new text, %3 unchanged, %4 skipped.")
+                               : tr("%1 will be stored, %2 stay drafts with the new text, %3 unchanged (not listed), %4 skipped.")
                                      .arg(preview.count(steward::EditOutcome::Valid))
                                      .arg(preview.count(steward::EditOutcome::StillDraft))
                                      .arg(preview.count(steward::EditOutcome::Unchanged))
