@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace steward {
 
@@ -333,6 +334,8 @@ JsonPath extensionPath(const JsonPath &path, const std::string &projectEndpoint)
     return JsonPath(extensionPath(path.text(), projectEndpoint));
 }
 
+void addExtensionPaths(ResourceSchema &core, const ResourceSchema &extension, const std::string &projectEndpoint);
+
 // Folds a resource extension (an extension project's additions to a core resource) into the core resource.
 void mergeExtension(ResourceSchema &core, const ResourceSchema &extension, const std::string &projectEndpoint,
                     const SchemaReader &reader, const std::string &path)
@@ -355,6 +358,18 @@ void mergeExtension(ResourceSchema &core, const ResourceSchema &extension, const
         reader.fail(path, "cannot merge into " + core.resourceName
                               + ": its schema's '_ext.properties' is not an object");
     merged[projectEndpoint] = extSchema;
+    try {
+        addExtensionPaths(core, extension, projectEndpoint);
+    } catch (const std::invalid_argument &e) {
+        // The endpoint name becomes a step of every path: "a.b" or "x[0" would break them.
+        reader.fail(path, "cannot merge into " + core.resourceName + ": the extension's paths under '_ext."
+                              + projectEndpoint + "' are not valid JSON paths (" + e.what() + ")");
+    }
+}
+
+// The extension's descriptor, reference, type and constraint paths, moved under _ext.<project>.
+void addExtensionPaths(ResourceSchema &core, const ResourceSchema &extension, const std::string &projectEndpoint)
+{
     for (DescriptorMapping descriptor : extension.descriptors) {
         descriptor.path = extensionPath(descriptor.path, projectEndpoint);
         core.descriptors.push_back(std::move(descriptor));
