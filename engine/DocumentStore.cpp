@@ -94,8 +94,10 @@ std::optional<StoredDocument> DocumentStore::findByKey(std::int64_t docKey)
 
 std::optional<StoredDocument> DocumentStore::findByReferentialId(const Uuid &referentialId)
 {
-    static const std::string sql =
-        std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE referential_id = ?";
+    // Through the aliases' index: a document's own referential id is always one of its aliases.
+    static const std::string sql = std::string("SELECT ") + kDocumentColumns
+                                   + " FROM documents WHERE doc_key = (SELECT doc_key FROM aliases WHERE "
+                                     "referential_id = ?1) AND referential_id = ?1";
     SQLite::Statement &s = statement(sql.c_str());
     bindUuid(s, 1, referentialId);
     return fetchOne(s);
@@ -144,7 +146,7 @@ void DocumentStore::insertDocument(StoredDocument &d)
     s.bind(7, d.etag);
     s.bind(8, d.createdAt);
     s.bind(9, d.lastModified);
-    s.bind(10, naturalKeyText(Json::parse(d.identity)));
+    s.bind(10, d.naturalKey.empty() ? naturalKeyText(Json::parse(d.identity)) : d.naturalKey);
     s.exec();
     d.docKey = m_db.getLastInsertRowid();
 }
@@ -158,7 +160,7 @@ void DocumentStore::updateDocument(const StoredDocument &d)
     s.bind(3, d.body);
     s.bind(4, d.etag);
     s.bind(5, d.lastModified);
-    s.bind(6, naturalKeyText(Json::parse(d.identity)));
+    s.bind(6, d.naturalKey.empty() ? naturalKeyText(Json::parse(d.identity)) : d.naturalKey);
     s.bind(7, d.docKey);
     s.exec();
 }

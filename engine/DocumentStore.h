@@ -28,6 +28,8 @@ struct StoredDocument
     std::string etag;
     std::string createdAt;
     std::string lastModified;
+    // Set by writers that computed it already (off the writer thread); otherwise worked out from identity.
+    std::string naturalKey;
 };
 
 struct AliasRow

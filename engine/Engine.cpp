@@ -227,8 +227,21 @@ Engine::~Engine() = default;
 
 Response Engine::handle(const Request &request)
 {
+    return guarded([&] { return dispatch(request); });
+}
+
+Response Engine::handlePrepared(const PreparedBody &prepared, const std::string &actor)
+{
+    return guarded([&] {
+        m_lastWriteChanged = false;
+        return postPrepared(prepared, actor.empty() ? currentOsUser() : actor);
+    });
+}
+
+Response Engine::guarded(const std::function<Response()> &work)
+{
     try {
-        return dispatch(request);
+        return work();
     } catch (const StorageError &e) {
         if (e.kind() == StorageError::Kind::Busy)
             return problem::make(503, problem::kServiceUnavailable, "Service Unavailable", e.what());
@@ -256,6 +269,7 @@ void Engine::beginBatch()
         throw StorageError(StorageError::Kind::Busy, m_database.path() + ": " + begun.body.value("detail", std::string()));
     m_inBatch = true;
     m_batchBroken = false;
+    m_aliasCache.clear();
 }
 
 void Engine::commitBatch()
@@ -266,11 +280,13 @@ void Engine::commitBatch()
                            m_database.path() + ": a write failed part way through a document; its chunk was rolled back");
     }
     m_inBatch = false;
+    m_aliasCache.clear();
     m_database.connection().exec("COMMIT");
 }
 
 void Engine::rollbackBatch()
 {
+    m_aliasCache.clear();
     if (!m_inBatch)
         return;
     m_inBatch = false;
@@ -296,6 +312,20 @@ Response Engine::dispatch(const Request &request)
     if (method != "GET" && method != "POST" && method != "PUT" && method != "DELETE")
         return problem::make(405, problem::kMethodNotAllowed, "Method Not Allowed",
                              "Method '" + method + "' is not supported; use GET, POST, PUT or DELETE.");
+    // A PUT or DELETE may move or remove aliases, and one refused part way rolls back what it had
+    // looked up since: remembered lookups are forgotten before and after.
+    struct ForgetAliases
+    {
+        std::map<Uuid, AliasRow> &cache;
+        bool active;
+        ~ForgetAliases()
+        {
+            if (active)
+                cache.clear();
+        }
+    } forget{m_aliasCache, method == "PUT" || method == "DELETE"};
+    if (forget.active)
+        m_aliasCache.clear();
 
     std::string pathPart = request.path;
     std::string queryPart;
@@ -497,26 +527,62 @@ Response Engine::withWriteTransaction(const std::function<Response()> &work)
     }
 }
 
+std::vector<PreparedReference> Engine::prepareReferences(const ResourceSchema &resource, const Json &body) const
+{
+    std::vector<PreparedReference> out;
+    for (const BodyReference &found : m_identity.referencesIn(resource, body)) {
+        PreparedReference reference;
+        reference.path = found.path;
+        reference.isDescriptor = found.isDescriptor();
+        reference.targetResource = found.targetResource();
+        if (reference.isDescriptor && found.value->is_string())
+            reference.descriptorValue = found.value->get<std::string>();
+        if (found.identity)
+            reference.referentialId = found.identity->referentialId();
+        out.push_back(std::move(reference));
+    }
+    return out;
+}
+
+std::optional<AliasRow> Engine::lookupAlias(const Uuid &referentialId)
+{
+    if (!m_inBatch)
+        return m_store.findAlias(referentialId);
+    if (auto cached = m_aliasCache.find(referentialId); cached != m_aliasCache.end())
+        return cached->second;
+    std::optional<AliasRow> alias = m_store.findAlias(referentialId);
+    // Only what exists is remembered: a miss may be written later in the same batch.
+    if (alias && m_aliasCache.size() < 200000)
+        m_aliasCache.emplace(referentialId, *alias);
+    return alias;
+}
+
 std::optional<Response> Engine::resolveReferences(const ResourceSchema &resource, const Json &body,
+                                                  Resolved &resolved)
+{
+    return resolveReferences(prepareReferences(resource, body), resolved);
+}
+
+std::optional<Response> Engine::resolveReferences(const std::vector<PreparedReference> &references,
                                                   Resolved &resolved)
 {
     ValidationErrors descriptorErrors;
     ValidationErrors referenceErrors;
-    for (const BodyReference &found : m_identity.referencesIn(resource, body)) {
-        if (!found.identity) {
+    for (const PreparedReference &found : references) {
+        if (!found.referentialId) {
             // Schema validation requires every identity member of a reference it declares; a partial
             // reference can only come from a model whose schema does not say so.
-            referenceErrors[found.path].push_back("The reference to " + found.targetResource() + " is incomplete.");
+            referenceErrors[found.path].push_back("The reference to " + found.targetResource + " is incomplete.");
             continue;
         }
-        std::optional<AliasRow> alias = m_store.findAlias(found.identity->referentialId());
+        std::optional<AliasRow> alias = lookupAlias(*found.referentialId);
         if (alias)
             resolved.aliasKeys.insert(alias->aliasKey);
-        else if (found.isDescriptor())
-            descriptorErrors[found.path].push_back(found.targetResource() + " value '" + found.value->get<std::string>()
+        else if (found.isDescriptor)
+            descriptorErrors[found.path].push_back(found.targetResource + " value '" + found.descriptorValue
                                                    + "' does not exist.");
         else
-            referenceErrors[found.path].push_back("The referenced " + found.targetResource() + " item does not exist.");
+            referenceErrors[found.path].push_back("The referenced " + found.targetResource + " item does not exist.");
     }
     if (!descriptorErrors.empty()) {
         ValidationErrors all = descriptorErrors;
@@ -530,10 +596,9 @@ std::optional<Response> Engine::resolveReferences(const ResourceSchema &resource
     }
     if (!referenceErrors.empty()) {
         std::set<std::string> names;
-        for (const ReferenceMapping &reference : resource.references)
-            for (const JsonPath::Match &occurrence : reference.objectPath.select(body))
-                if (referenceErrors.count(occurrence.concretePath))
-                    names.insert(reference.targetResourceName);
+        for (const PreparedReference &found : references)
+            if (!found.isDescriptor && referenceErrors.count(found.path))
+                names.insert(found.targetResource);
         std::string list;
         for (const std::string &n : names)
             list += (list.empty() ? "" : ", ") + n;
@@ -565,31 +630,75 @@ void Engine::writeAliases(const ResourceSchema &resource, const StoredDocument &
     }
 }
 
+PreparedBody Engine::preparePost(const ResourceSchema &resource, Json body) const
+{
+    if (!body.is_object()) {
+        PreparedBody refused;
+        refused.resource = &resource;
+        refused.refusal = dataValidationFailed({{"$", {"A JSON object body is required."}}});
+        return refused;
+    }
+    if (body.contains("id")) {
+        PreparedBody refused;
+        refused.resource = &resource;
+        refused.refusal =
+            dataValidationFailed({{"$.id", {"id must not be supplied in a POST body; the server assigns it."}}});
+        return refused;
+    }
+    return prepareBody(resource, std::move(body));
+}
+
+PreparedBody Engine::prepareBody(const ResourceSchema &resource, Json body) const
+{
+    PreparedBody prepared;
+    prepared.resource = &resource;
+    if (ValidationErrors errors = m_validator.validateSchema(resource, body); !errors.empty()) {
+        prepared.refusal = dataValidationFailed(errors);
+        return prepared;
+    }
+    if (ValidationErrors errors = m_validator.validateConstraints(resource, body); !errors.empty()) {
+        prepared.refusal = dataValidationFailed(errors);
+        return prepared;
+    }
+    std::string missing;
+    prepared.identity = m_identity.documentIdentity(resource, body, &missing);
+    if (!prepared.identity) {
+        prepared.refusal = dataValidationFailed({{missing, {"The identity value at " + missing + " is required."}}});
+        return prepared;
+    }
+    prepared.referentialId = prepared.identity->referentialId();
+    prepared.superclass = m_identity.superclassIdentity(resource, *prepared.identity);
+    prepared.references = prepareReferences(resource, body);
+    prepared.bodyText = dumpJson(body);
+    const Json identityObject = m_identity.identityObject(resource, body);
+    prepared.identityText = dumpJson(identityObject);
+    prepared.naturalKey = naturalKeyText(identityObject);
+    prepared.etag = etagOf(prepared.bodyText);
+    prepared.newId = Uuid::random().toString();
+    return prepared;
+}
+
 Response Engine::post(const Target &target, const Request &request)
 {
-    const ResourceSchema &resource = *target.resource;
-    if (!request.body || !request.body->is_object())
+    if (!request.body)
         return dataValidationFailed({{"$", {"A JSON object body is required."}}});
-    Json body = *request.body;
-    if (body.contains("id"))
-        return dataValidationFailed({{"$.id", {"id must not be supplied in a POST body; the server assigns it."}}});
-    if (ValidationErrors errors = m_validator.validateSchema(resource, body); !errors.empty())
-        return dataValidationFailed(errors);
-    if (ValidationErrors errors = m_validator.validateConstraints(resource, body); !errors.empty())
-        return dataValidationFailed(errors);
-    std::string missing;
-    std::optional<DocumentIdentity> identity = m_identity.documentIdentity(resource, body, &missing);
-    if (!identity)
-        return dataValidationFailed({{missing, {"The identity value at " + missing + " is required."}}});
-    const std::string bodyText = dumpJson(body);
-    const Uuid referentialId = identity->referentialId();
-    const std::string actor = request.actor.empty() ? currentOsUser() : request.actor;
+    return postPrepared(preparePost(*target.resource, *request.body),
+                        request.actor.empty() ? currentOsUser() : request.actor);
+}
+
+Response Engine::postPrepared(const PreparedBody &prepared, const std::string &actor)
+{
+    if (prepared.refusal)
+        return *prepared.refusal;
+    const ResourceSchema &resource = *prepared.resource;
+    const std::string &bodyText = prepared.bodyText;
+    const Uuid &referentialId = prepared.referentialId;
 
     return withWriteTransaction([&]() -> Response {
         WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch, m_batchBroken,
                                WriteScope::InBatch::RefusalsBeforeWrites);
         Resolved resolved;
-        if (std::optional<Response> failure = resolveReferences(resource, body, resolved))
+        if (std::optional<Response> failure = resolveReferences(prepared.references, resolved))
             return *failure;
         const std::string now = nowUtc();
         std::optional<StoredDocument> existing = m_store.findByReferentialId(referentialId);
@@ -604,7 +713,7 @@ Response Engine::post(const Target &target, const Request &request)
             }
             if (existing->body != bodyText) {
                 existing->body = bodyText;
-                existing->etag = etagOf(bodyText);
+                existing->etag = prepared.etag;
                 existing->lastModified = now;
                 m_store.updateDocument(*existing);
                 m_store.setReferences(existing->docKey, resolved.aliasKeys, true);
@@ -614,13 +723,14 @@ Response Engine::post(const Target &target, const Request &request)
             response.headers.emplace_back("Location", locationOf(resource, existing->id));
             response.headers.emplace_back("ETag", quotedEtag(existing->etag));
         } else {
-            if (std::optional<DocumentIdentity> super = m_identity.superclassIdentity(resource, *identity)) {
-                if (std::optional<AliasRow> taken = m_store.findAlias(super->referentialId())) {
+            if (prepared.superclass) {
+                if (std::optional<AliasRow> taken = lookupAlias(prepared.superclass->referentialId())) {
                     std::optional<StoredDocument> other = m_store.findByKey(taken->docKey);
                     return identityConflict(resource.resourceName,
                                             "A " + (other ? other->resource : std::string("document"))
-                                                + " with the same " + super->resourceName + " identity ("
-                                                + identityText(*super) + ") already exists.");
+                                                + " with the same " + prepared.superclass->resourceName
+                                                + " identity (" + identityText(*prepared.superclass)
+                                                + ") already exists.");
                 }
             }
             if (m_dryRun) {
@@ -628,17 +738,18 @@ Response Engine::post(const Target &target, const Request &request)
                 return response;
             }
             StoredDocument document;
-            document.id = Uuid::random().toString();
+            document.id = prepared.newId;
             document.project = resource.projectName();
             document.resource = resource.resourceName;
             document.referentialId = referentialId;
-            document.identity = dumpJson(m_identity.identityObject(resource, body));
+            document.identity = prepared.identityText;
+            document.naturalKey = prepared.naturalKey;
             document.body = bodyText;
-            document.etag = etagOf(bodyText);
+            document.etag = prepared.etag;
             document.createdAt = now;
             document.lastModified = now;
             m_store.insertDocument(document);
-            writeAliases(resource, document, *identity, true);
+            writeAliases(resource, document, *prepared.identity, true);
             m_store.setReferences(document.docKey, resolved.aliasKeys, false);
             m_store.appendChange({"insert", &document, std::nullopt, true, actor, now});
             m_lastWriteChanged = true;
@@ -662,16 +773,11 @@ Response Engine::put(const Target &target, const Request &request)
             return dataValidationFailed({{"$.id", {"Request body id must match the id in the url."}}});
         body.erase(idIt);
     }
-    if (ValidationErrors errors = m_validator.validateSchema(resource, body); !errors.empty())
-        return dataValidationFailed(errors);
-    if (ValidationErrors errors = m_validator.validateConstraints(resource, body); !errors.empty())
-        return dataValidationFailed(errors);
-    std::string missing;
-    std::optional<DocumentIdentity> identity = m_identity.documentIdentity(resource, body, &missing);
-    if (!identity)
-        return dataValidationFailed({{missing, {"The identity value at " + missing + " is required."}}});
-    const std::string bodyText = dumpJson(body);
-    const Uuid referentialId = identity->referentialId();
+    const PreparedBody prepared = prepareBody(resource, std::move(body));
+    if (prepared.refusal)
+        return *prepared.refusal;
+    const std::string &bodyText = prepared.bodyText;
+    const Uuid &referentialId = prepared.referentialId;
     const std::string actor = request.actor.empty() ? currentOsUser() : request.actor;
     const std::string ifMatch = request.header("if-match");
 
@@ -688,13 +794,14 @@ Response Engine::put(const Target &target, const Request &request)
                                  "Identifying values for the " + resource.resourceName
                                      + " resource cannot be changed. Delete and recreate the resource item instead.");
         Resolved resolved;
-        if (std::optional<Response> failure = resolveReferences(resource, body, resolved))
+        if (std::optional<Response> failure =
+                resolveReferences(prepared.references, resolved))
             return *failure;
         if (identityChanged) {
             if (m_store.findByReferentialId(referentialId))
                 return identityConflict(resource.resourceName, "");
-            if (std::optional<DocumentIdentity> super = m_identity.superclassIdentity(resource, *identity)) {
-                std::optional<AliasRow> taken = m_store.findAlias(super->referentialId());
+            if (prepared.superclass) {
+                std::optional<AliasRow> taken = m_store.findAlias(prepared.superclass->referentialId());
                 if (taken && taken->docKey != existing->docKey)
                     return identityConflict(resource.resourceName, "");
             }
@@ -708,14 +815,15 @@ Response Engine::put(const Target &target, const Request &request)
         const StoredDocument before = *existing;
         const std::string now = nowUtc();
         existing->body = bodyText;
-        existing->etag = etagOf(bodyText);
+        existing->etag = prepared.etag;
         existing->lastModified = now;
         existing->referentialId = referentialId;
-        existing->identity = dumpJson(m_identity.identityObject(resource, body));
+        existing->identity = prepared.identityText;
+        existing->naturalKey = prepared.naturalKey;
         try {
             m_store.updateDocument(*existing);
             if (identityChanged)
-                writeAliases(resource, *existing, *identity, false);
+                writeAliases(resource, *existing, *prepared.identity, false);
         } catch (const SQLite::Exception &e) {
             if (isSqliteConstraint(e))
                 return identityConflict(resource.resourceName, "");

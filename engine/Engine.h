@@ -8,9 +8,12 @@
 #include "Validation.h"
 
 #include <functional>
-#include <set>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace steward {
 
@@ -72,6 +75,36 @@ struct Draft
     std::string actor;
 };
 
+// A reference or descriptor value of a body with its target's referential id worked out, so the
+// writer only has to look it up.
+struct PreparedReference
+{
+    std::string path;
+    bool isDescriptor = false;
+    std::string targetResource;
+    std::string descriptorValue;      // the URI, for a descriptor
+    std::optional<Uuid> referentialId; // nullopt for a partial reference
+};
+
+// Everything about a POST or PUT body that needs no database: schema and constraint validation,
+// its identity, the ids its references resolve to, its stored text. Engine::preparePost touches no
+// connection and no engine state, so the importer runs it on a second core while the writer applies
+// the documents before.
+struct PreparedBody
+{
+    const ResourceSchema *resource = nullptr;
+    std::optional<Response> refusal; // set when the body can't be stored, whatever the database holds
+    std::optional<DocumentIdentity> identity;
+    std::optional<DocumentIdentity> superclass;
+    Uuid referentialId;
+    std::vector<PreparedReference> references;
+    std::string bodyText;
+    std::string identityText;
+    std::string naturalKey;
+    std::string etag;
+    std::string newId; // the id a new document gets (random; made here because it is not free either)
+};
+
 struct RevalidateReport
 {
     int promoted = 0;
@@ -118,6 +151,10 @@ public:
     // Runs every validation stage of a POST/PUT/DELETE inside a read transaction and answers what
     // handle() would, without writing anything (a 2xx status means it would be accepted).
     Response validate(const Request &request);
+    // A POST in two halves: preparePost may run on any thread (it is const and reads only the model);
+    // handlePrepared writes it and answers exactly what handle() answers for the same POST.
+    PreparedBody preparePost(const ResourceSchema &resource, Json body) const;
+    Response handlePrepared(const PreparedBody &prepared, const std::string &actor);
 
     std::vector<ResourceCount> resourceCounts();
     std::optional<StoredDocument> document(const std::string &id);
@@ -150,6 +187,7 @@ public:
                                        const std::string &prefix, int limit);
 
     const Model &model() const { return m_model; }
+    Database &database() { return m_database; }
 
     // The referrer's body with every reference to the document whose body was oldBody (directly, or
     // through its superclass identity) pointing at newBody's identity values instead; what an identity
@@ -193,6 +231,13 @@ private:
     Response getById(const Target &target, const Request &request);
     Response getCollection(const Target &target, const Request &request);
     Response post(const Target &target, const Request &request);
+    Response postPrepared(const PreparedBody &prepared, const std::string &actor);
+    PreparedBody prepareBody(const ResourceSchema &resource, Json body) const;
+    std::vector<PreparedReference> prepareReferences(const ResourceSchema &resource, const Json &body) const;
+    Response guarded(const std::function<Response()> &work);
+    // Inside a batch nobody else can write, so alias lookups are remembered until the batch ends or
+    // this engine changes or removes an alias (PUT, DELETE, a rollback).
+    std::optional<AliasRow> lookupAlias(const Uuid &referentialId);
     Response put(const Target &target, const Request &request);
     Response remove(const Target &target, const Request &request);
 
@@ -205,6 +250,7 @@ private:
     };
     // Stages 3 and 4: descriptors, then references; fills the alias keys the document points at.
     std::optional<Response> resolveReferences(const ResourceSchema &resource, const Json &body, Resolved &resolved);
+    std::optional<Response> resolveReferences(const std::vector<PreparedReference> &references, Resolved &resolved);
     void writeAliases(const ResourceSchema &resource, const StoredDocument &document, const DocumentIdentity &own,
                       bool isNew);
     // Rewrites the documents that reference a document whose identity changed, through references of references.
@@ -225,6 +271,7 @@ private:
     bool m_inBatch = false;
     bool m_batchBroken = false; // a write threw inside a batch request that had no savepoint
     bool m_lastWriteChanged = false;
+    std::map<Uuid, AliasRow> m_aliasCache;
 };
 
 // Documents and drafts per resource; takes any connection (a read-only one on a worker thread).
