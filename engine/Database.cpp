@@ -221,6 +221,55 @@ CREATE TABLE edit_items (
 ) WITHOUT ROWID;
 CREATE INDEX edit_items_by_target ON edit_items(target, target_key);
 )SQL",
+    // Version 8: documents without UNIQUE column constraints. A document's own referential id is one
+    // of its aliases, whose index already keeps it unique (findByReferentialId goes through it), so
+    // a second random-key index cost every insert for nothing. The id's uniqueness moves to an index
+    // of its own, which a large import can drop and build again sorted (see kDeferrableIndexes).
+    // Rebuilt the way SQLite documents for such changes, with foreign keys off (see migrate()).
+    R"SQL(
+CREATE TABLE documents_v8 (
+    doc_key        INTEGER PRIMARY KEY,
+    id             TEXT NOT NULL,
+    project        TEXT NOT NULL,
+    resource       TEXT NOT NULL,
+    referential_id BLOB NOT NULL,
+    identity       TEXT NOT NULL,
+    body           TEXT NOT NULL,
+    etag           TEXT NOT NULL,
+    created_at     TEXT NOT NULL,
+    last_modified  TEXT NOT NULL,
+    natural_key    TEXT NOT NULL DEFAULT '' COLLATE NOCASE
+);
+INSERT INTO documents_v8 (doc_key, id, project, resource, referential_id, identity, body, etag, created_at,
+                          last_modified, natural_key)
+    SELECT doc_key, id, project, resource, referential_id, identity, body, etag, created_at, last_modified,
+           natural_key FROM documents;
+DROP TABLE documents;
+ALTER TABLE documents_v8 RENAME TO documents;
+CREATE UNIQUE INDEX documents_by_id ON documents(id);
+CREATE INDEX documents_by_resource ON documents(project, resource, doc_key);
+CREATE INDEX documents_by_natural_key ON documents(project, resource, natural_key);
+)SQL",
+};
+
+// The first migration that rebuilds a table other tables point at: foreign keys must be off while
+// it runs, or dropping the old table would cascade into aliases and refs.
+constexpr int kFirstRebuildingMigration = 8;
+
+// Random-key indexes nothing in an import reads: the document id, the change log by document and
+// references by target. An import of many documents drops them and builds them again at the end
+// (a sorted build instead of a random page write per document); open() builds any that a crash
+// left missing. (Natural keys were tried too: at 1M documents their 2.4 s sorted build cost what
+// the inserts saved, and browsing during an import needs them.)
+struct DeferrableIndex
+{
+    const char *name;
+    const char *create;
+};
+const DeferrableIndex kDeferrableIndexes[] = {
+    {"documents_by_id", "CREATE UNIQUE INDEX IF NOT EXISTS documents_by_id ON documents(id)"},
+    {"changes_by_document", "CREATE INDEX IF NOT EXISTS changes_by_document ON changes(id, seq)"},
+    {"refs_by_target", "CREATE INDEX IF NOT EXISTS refs_by_target ON refs(to_alias, from_doc)"},
 };
 
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,
@@ -372,6 +421,20 @@ std::unique_ptr<Database> Database::open(const std::string &path, Access access)
         database->m_db->exec("PRAGMA foreign_keys=ON");
         if (access == Access::ReadWrite && version < kSchemaVersion)
             database->migrate(version);
+        // An import that stopped without building its deferred indexes again (killed, power cut).
+        if (access == Access::ReadWrite && database->indexesDeferred()) {
+            database->m_db->setBusyTimeout(0);
+            try {
+                database->buildDeferredIndexes();
+                database->m_db->setBusyTimeout(kBusyTimeoutMs);
+            } catch (const SQLite::Exception &e) {
+                database->m_db->setBusyTimeout(kBusyTimeoutMs);
+                // Another program holds the write lock: most likely the import itself, still
+                // running, which builds them when it ends. Opening must not wait for that.
+                if (!isBusyError(e))
+                    throw;
+            }
+        }
     } catch (const SQLite::Exception &e) {
         if (isBusyError(e))
             throw StorageError(StorageError::Kind::Busy, path + ": the database is locked by another program");
@@ -396,17 +459,80 @@ void Database::migrate(int fromVersion)
 {
     sqlite3_create_function(m_db->getHandle(), "steward_natural_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
                             naturalKeyFunction, nullptr, nullptr);
+    // PRAGMA foreign_keys is a no-op inside a transaction, so it is switched before one begins.
+    const bool rebuilds = fromVersion < kFirstRebuildingMigration;
+    if (rebuilds)
+        m_db->exec("PRAGMA foreign_keys=OFF");
+    try {
+        ImmediateTransaction transaction(*m_db);
+        // Re-read inside the write lock: another process may have migrated meanwhile.
+        const int current = pragmaInt(*m_db, "user_version");
+        if (current >= kSchemaVersion) {
+            if (rebuilds)
+                m_db->exec("PRAGMA foreign_keys=ON");
+            return;
+        }
+        if (current == 0)
+            m_db->exec("PRAGMA application_id=" + std::to_string(kApplicationId));
+        for (int step = std::max(current, fromVersion); step < kSchemaVersion; ++step)
+            m_db->exec(kMigrations[step]);
+        if (rebuilds) {
+            SQLite::Statement violations(*m_db, "PRAGMA foreign_key_check");
+            if (violations.executeStep())
+                throw StorageError(StorageError::Kind::Io,
+                                   m_path + ": upgrading the database would break the link from table "
+                                       + violations.getColumn(0).getString() + " to "
+                                       + violations.getColumn(2).getString() + "; nothing was changed");
+        }
+        m_db->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
+        transaction.commit();
+    } catch (...) {
+        if (rebuilds)
+            m_db->exec("PRAGMA foreign_keys=ON");
+        throw;
+    }
+    if (rebuilds)
+        m_db->exec("PRAGMA foreign_keys=ON");
+}
+
+bool Database::indexesDeferred()
+{
+    SQLite::Statement present(*m_db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?");
+    for (const DeferrableIndex &index : kDeferrableIndexes) {
+        present.bind(1, index.name);
+        present.executeStep();
+        const bool exists = present.getColumn(0).getInt() > 0;
+        present.reset();
+        if (!exists)
+            return true;
+    }
+    return false;
+}
+
+void Database::deferIndexes()
+{
     ImmediateTransaction transaction(*m_db);
-    // Re-read inside the write lock: another process may have migrated meanwhile.
-    const int current = pragmaInt(*m_db, "user_version");
-    if (current >= kSchemaVersion)
-        return;
-    if (current == 0)
-        m_db->exec("PRAGMA application_id=" + std::to_string(kApplicationId));
-    for (int step = std::max(current, fromVersion); step < kSchemaVersion; ++step)
-        m_db->exec(kMigrations[step]);
-    m_db->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
+    for (const DeferrableIndex &index : kDeferrableIndexes)
+        m_db->exec(std::string("DROP INDEX IF EXISTS ") + index.name);
     transaction.commit();
+}
+
+void Database::buildDeferredIndexes()
+{
+    // The writer keeps temporary tables in memory; an index build sorts through them, which held
+    // every key of a 1M-document index in memory at once. A file spills what does not fit.
+    // (Switching drops the connection's TEMP objects; the writer keeps none between calls.)
+    m_db->exec("PRAGMA temp_store=FILE");
+    try {
+        ImmediateTransaction transaction(*m_db);
+        for (const DeferrableIndex &index : kDeferrableIndexes)
+            m_db->exec(index.create);
+        transaction.commit();
+    } catch (...) {
+        m_db->exec("PRAGMA temp_store=MEMORY");
+        throw;
+    }
+    m_db->exec("PRAGMA temp_store=MEMORY");
 }
 
 ImmediateTransaction::ImmediateTransaction(SQLite::Database &db)

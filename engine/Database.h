@@ -40,7 +40,7 @@ class Database
 {
 public:
     static constexpr int kApplicationId = 0x53545744; // "STWD"
-    static constexpr int kSchemaVersion = 7;
+    static constexpr int kSchemaVersion = 8;
     // Per attempt; the engine tries 5 times with backoff, so a held lock is waited out ~11 s in all
     // before a 503 (at 5 s per attempt a steward stared at a frozen window for 25 s).
     static constexpr int kBusyTimeoutMs = 2000;
@@ -62,6 +62,13 @@ public:
     // SQLite checkpoints inside the committing call by default, which shows as latency spikes on
     // saves. This turns that off and checkpoints (PASSIVE) from a thread with its own connection.
     void startBackgroundCheckpoints(std::chrono::milliseconds interval = std::chrono::milliseconds(500));
+
+    // A large import drops the random-key indexes nothing in it reads and builds them again at the
+    // end (each step its own BEGIN IMMEDIATE). Readers stay correct meanwhile, only slower; open()
+    // builds any that are missing, so a killed import leaves nothing broken.
+    void deferIndexes();
+    void buildDeferredIndexes();
+    bool indexesDeferred();
 
 private:
     Database(std::unique_ptr<SQLite::Database> db, std::string path);

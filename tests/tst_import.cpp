@@ -11,6 +11,7 @@
 #include <SQLiteCpp/Database.h>
 
 #include <fstream>
+#include <set>
 
 using namespace steward;
 using namespace steward::test;
@@ -195,6 +196,107 @@ private Q_SLOTS:
         QVERIFY(rest.completed);
         QCOMPARE(rest.totals.created, 20);
         QCOMPARE(rest.totals.unchanged, 30);
+    }
+
+    void cancelInsideAChunkKeepsWhatItCounted()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        QTemporaryDir dir;
+        std::vector<Json> lines;
+        for (int i = 0; i < 2500; ++i)
+            lines.push_back(envelope("ed-fi/schools", Fixture::school(10000 + i)));
+        writeLines(dir.filePath("big.ndjson"), lines);
+        ImportOptions options;
+        options.paths = {dir.filePath("big.ndjson").toStdString()};
+        options.deferIndexesFrom = 1000000; // keep this about chunks
+        std::int64_t stoppedAt = 0;
+        ImportReport report = importFiles(f.engine(), f.model(), options, [&](const ImportProgress &p) {
+            if (p.phase != "applying")
+                return true;
+            stoppedAt = p.items;
+            return false; // the first word from inside the (single, 50,000-document) chunk
+        });
+        QVERIFY(report.cancelled);
+        QCOMPARE(stoppedAt, 1000);
+        QCOMPARE(report.totals.created, 1000);
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'School'"), 1000);
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM changes WHERE resource = 'School'"), 1000);
+        QVERIFY(!f.engine().inBatch());
+    }
+
+    void largeImportDefersIndexesAndBuildsThemAgain()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        QTemporaryDir dir;
+        std::vector<Json> lines;
+        for (int i = 0; i < 40; ++i)
+            lines.push_back(envelope("ed-fi/schools", Fixture::school(3000 + i)));
+        writeLines(dir.filePath("large.ndjson"), lines);
+        const std::string indexes = "SELECT count(*) FROM sqlite_master WHERE name IN ('documents_by_id', "
+                                    "'changes_by_document', 'refs_by_target')";
+        ImportOptions options;
+        options.paths = {dir.filePath("large.ndjson").toStdString()};
+        options.chunkSize = 10;
+        options.deferIndexesFrom = 20; // 40 documents against a few stored: large
+        std::set<std::string> phases;
+        std::int64_t indexesWhileApplying = -1;
+        int chunks = 0;
+        ImportReport cancelled = importFiles(f.engine(), f.model(), options, [&](const ImportProgress &p) {
+            phases.insert(p.phase);
+            if (p.phase != "applying")
+                return true;
+            indexesWhileApplying = count(f.databasePath(), indexes);
+            return ++chunks < 2;
+        });
+        QVERIFY(cancelled.cancelled);
+        QCOMPARE(indexesWhileApplying, 0);
+        QCOMPARE(count(f.databasePath(), indexes), 3); // built again although it was cancelled
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'School'"), 20);
+
+        phases.clear();
+        ImportReport rest = importFiles(f.engine(), f.model(), options, [&](const ImportProgress &p) {
+            phases.insert(p.phase);
+            return true;
+        });
+        QVERIFY2(rest.completed, rest.error.c_str());
+        QCOMPARE(rest.totals.created, 20);
+        QCOMPARE(rest.totals.unchanged, 20);
+        QVERIFY(phases.count("indexing"));
+        QCOMPARE(count(f.databasePath(), indexes), 3);
+        const IntegrityReport check = f.engine().check();
+        QVERIFY2(check.clean(), check.toJson().dump().c_str());
+        // The rebuilt id index answers: every School reads back by its id.
+        SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
+        SQLite::Statement ids(db, "SELECT id FROM documents WHERE resource = 'School'");
+        int read = 0;
+        while (ids.executeStep()) {
+            const Response got = f.call("GET", "/ed-fi/schools/" + ids.getColumn(0).getString());
+            QCOMPARE(got.status, 200);
+            ++read;
+        }
+        QCOMPARE(read, 40);
+
+        // A small import into what is now a larger database leaves the indexes in place.
+        std::vector<Json> few;
+        for (int i = 0; i < 20; ++i)
+            few.push_back(envelope("ed-fi/schools", Fixture::school(4000 + i)));
+        writeLines(dir.filePath("few.ndjson"), few);
+        options.paths = {dir.filePath("few.ndjson").toStdString()};
+        phases.clear();
+        std::int64_t indexesDuringSmall = -1;
+        for (int i = 0; i < 60; ++i) // grow what is stored past four times the import
+            QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(5000 + i)).status, 201);
+        ImportReport small = importFiles(f.engine(), f.model(), options, [&](const ImportProgress &p) {
+            phases.insert(p.phase);
+            if (p.phase == "applying")
+                indexesDuringSmall = count(f.databasePath(), indexes);
+            return true;
+        });
+        QVERIFY(small.completed);
+        QCOMPARE(indexesDuringSmall, 3);
+        QVERIFY(!phases.count("indexing"));
     }
 
     void writeFailurePartWayRollsBackItsChunk()

@@ -151,23 +151,93 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const std::string path = dir.filePath("v1.db").toStdString();
         {
-            // The version 1 layout, with one document, as the first release wrote it.
+            // The version 1 layout as the first release wrote it: a Course referencing a School,
+            // with their aliases, the reference row and the change log.
             SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
             db.exec("PRAGMA application_id=" + std::to_string(Database::kApplicationId));
             db.exec("CREATE TABLE documents (doc_key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, project TEXT NOT NULL,"
                     " resource TEXT NOT NULL, referential_id BLOB NOT NULL UNIQUE, identity TEXT NOT NULL, body TEXT NOT "
                     "NULL, etag TEXT NOT NULL, created_at TEXT NOT NULL, last_modified TEXT NOT NULL);"
                     "CREATE INDEX documents_by_resource ON documents(project, resource, doc_key);"
-                    "INSERT INTO documents VALUES (1, 'x', 'Ed-Fi', 'Course', x'00', "
+                    "CREATE TABLE aliases (alias_key INTEGER PRIMARY KEY, referential_id BLOB NOT NULL UNIQUE, doc_key "
+                    "INTEGER NOT NULL REFERENCES documents(doc_key) ON DELETE CASCADE, project TEXT NOT NULL, resource "
+                    "TEXT NOT NULL);"
+                    "CREATE INDEX aliases_by_document ON aliases(doc_key);"
+                    "CREATE TABLE refs (from_doc INTEGER NOT NULL REFERENCES documents(doc_key) ON DELETE CASCADE, "
+                    "to_alias INTEGER NOT NULL REFERENCES aliases(alias_key) ON DELETE RESTRICT, PRIMARY KEY (from_doc, "
+                    "to_alias)) WITHOUT ROWID;"
+                    "CREATE INDEX refs_by_target ON refs(to_alias, from_doc);"
+                    "CREATE TABLE changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, op TEXT NOT NULL CHECK (op IN "
+                    "('insert', 'update', 'delete', 'key-change')), project TEXT NOT NULL, resource TEXT NOT NULL, id "
+                    "TEXT NOT NULL, referential_id BLOB NOT NULL, previous_referential_id BLOB, identity TEXT NOT NULL, "
+                    "body TEXT, etag TEXT, at TEXT NOT NULL, actor TEXT NOT NULL);"
+                    "CREATE INDEX changes_by_document ON changes(id, seq);"
+                    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                    "INSERT INTO documents VALUES (1, 's', 'Ed-Fi', 'School', x'01', '{\"schoolId\":1}', '{}', 'e', "
+                    "'t', 't');"
+                    "INSERT INTO documents VALUES (2, 'x', 'Ed-Fi', 'Course', x'02', "
                     "'{\"courseCode\":\"ALG-1\",\"educationOrganizationReference\":{\"educationOrganizationId\":1}}', "
                     "'{}', 'e', 't', 't');"
+                    "INSERT INTO aliases VALUES (1, x'01', 1, 'Ed-Fi', 'School'), (2, x'03', 1, 'Ed-Fi', "
+                    "'EducationOrganization'), (3, x'02', 2, 'Ed-Fi', 'Course');"
+                    "INSERT INTO refs VALUES (2, 2);"
+                    "INSERT INTO changes (op, project, resource, id, referential_id, identity, body, etag, at, actor) "
+                    "VALUES ('insert', 'Ed-Fi', 'School', 's', x'01', '{}', '{}', 'e', 't', 'a');"
                     "PRAGMA user_version=1;");
         }
         std::unique_ptr<Database> db = Database::open(path);
-        QCOMPARE(db->connection().execAndGet("PRAGMA user_version").getInt(), Database::kSchemaVersion);
-        QCOMPARE(db->connection().execAndGet("SELECT natural_key FROM documents").getString(),
+        SQLite::Database &c = db->connection();
+        QCOMPARE(c.execAndGet("PRAGMA user_version").getInt(), Database::kSchemaVersion);
+        QCOMPARE(c.execAndGet("SELECT natural_key FROM documents WHERE doc_key = 2").getString(),
                  std::string("ALG-1 / 1"));
-        QCOMPARE(db->connection().execAndGet("SELECT count(*) FROM drafts").getInt(), 0);
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM drafts").getInt(), 0);
+        // Version 8 rebuilt documents: nothing the other tables point at went with the old table.
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM documents").getInt(), 2);
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM aliases").getInt(), 3);
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM refs").getInt(), 1);
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM changes").getInt(), 1);
+        SQLite::Statement violations(c, "PRAGMA foreign_key_check");
+        QVERIFY(!violations.executeStep());
+        QCOMPARE(c.execAndGet("PRAGMA foreign_keys").getInt(), 1);
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM sqlite_master WHERE name IN ('documents_by_id', "
+                              "'documents_by_resource', 'documents_by_natural_key', 'changes_by_document', "
+                              "'refs_by_target')")
+                     .getInt(),
+                 5);
+        // The id stays unique; the referential id's uniqueness is the aliases' (no index of its own).
+        QVERIFY_THROWS_EXCEPTION(SQLite::Exception, c.exec("INSERT INTO documents (id, project, resource, "
+                                                           "referential_id, identity, body, etag, created_at, "
+                                                           "last_modified) VALUES ('s', 'p', 'r', x'09', '{}', '{}', "
+                                                           "'e', 't', 't')"));
+        // No automatic indexes (UNIQUE column constraints) are left on documents.
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM sqlite_master WHERE tbl_name = 'documents' AND sql IS NULL")
+                     .getInt(),
+                 0);
+        // Deleting through the new table still cascades and restricts as before.
+        QVERIFY_THROWS_EXCEPTION(SQLite::Exception, c.exec("DELETE FROM documents WHERE doc_key = 1"));
+        c.exec("DELETE FROM documents WHERE doc_key = 2");
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM refs").getInt(), 0);
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM aliases WHERE doc_key = 2").getInt(), 0);
+    }
+
+    void opensWithIndexesAKilledImportLeftDropped()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("deferred.db").toStdString();
+        {
+            std::unique_ptr<Database> db = Database::open(path);
+            db->deferIndexes();
+            QVERIFY(db->indexesDeferred());
+            QCOMPARE(db->connection().execAndGet("SELECT count(*) FROM sqlite_master WHERE name = 'documents_by_id'")
+                         .getInt(),
+                     0);
+        }
+        std::unique_ptr<Database> db = Database::open(path);
+        QVERIFY(!db->indexesDeferred());
+        QCOMPARE(db->connection().execAndGet("SELECT count(*) FROM sqlite_master WHERE name IN ('documents_by_id', "
+                                             "'changes_by_document', 'refs_by_target')")
+                     .getInt(),
+                 3);
     }
 };
 
