@@ -141,8 +141,9 @@ void DocumentStore::insertDocument(StoredDocument &d)
     s.bind(2, d.project);
     s.bind(3, d.resource);
     bindUuid(s, 4, d.referentialId);
-    s.bind(5, d.identity);
-    s.bind(6, d.body);
+    // The texts outlive exec(): no copies of the larger ones.
+    s.bindNoCopy(5, d.identity);
+    s.bindNoCopy(6, d.body);
     s.bind(7, d.etag);
     s.bind(8, d.createdAt);
     s.bind(9, d.lastModified);
@@ -273,9 +274,9 @@ void DocumentStore::appendChange(const ChangeRecord &c)
         bindUuid(s, 6, *c.previousReferentialId);
     else
         s.bind(6);
-    s.bind(7, d.identity);
+    s.bindNoCopy(7, d.identity);
     if (c.withBody) {
-        s.bind(8, d.body);
+        s.bindNoCopy(8, d.body);
         s.bind(9, d.etag);
     } else {
         s.bind(8);

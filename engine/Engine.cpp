@@ -611,7 +611,12 @@ std::optional<Response> Engine::resolveReferences(const std::vector<PreparedRefe
 void Engine::writeAliases(const ResourceSchema &resource, const StoredDocument &document,
                           const DocumentIdentity &own, bool isNew)
 {
-    std::optional<DocumentIdentity> super = m_identity.superclassIdentity(resource, own);
+    writeAliases(resource, document, m_identity.superclassIdentity(resource, own), isNew);
+}
+
+void Engine::writeAliases(const ResourceSchema &resource, const StoredDocument &document,
+                          const std::optional<DocumentIdentity> &super, bool isNew)
+{
     if (isNew) {
         m_store.insertAlias(document.docKey, document.referentialId, resource.projectName(), resource.resourceName);
         if (super)
@@ -749,7 +754,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
             document.createdAt = now;
             document.lastModified = now;
             m_store.insertDocument(document);
-            writeAliases(resource, document, *prepared.identity, true);
+            writeAliases(resource, document, prepared.superclass, true);
             m_store.setReferences(document.docKey, resolved.aliasKeys, false);
             m_store.appendChange({"insert", &document, std::nullopt, true, actor, now});
             m_lastWriteChanged = true;
@@ -823,7 +828,7 @@ Response Engine::put(const Target &target, const Request &request)
         try {
             m_store.updateDocument(*existing);
             if (identityChanged)
-                writeAliases(resource, *existing, *prepared.identity, false);
+                writeAliases(resource, *existing, prepared.superclass, false);
         } catch (const SQLite::Exception &e) {
             if (isSqliteConstraint(e))
                 return identityConflict(resource.resourceName, "");

@@ -253,6 +253,8 @@ private:
     std::optional<Response> resolveReferences(const std::vector<PreparedReference> &references, Resolved &resolved);
     void writeAliases(const ResourceSchema &resource, const StoredDocument &document, const DocumentIdentity &own,
                       bool isNew);
+    void writeAliases(const ResourceSchema &resource, const StoredDocument &document,
+                      const std::optional<DocumentIdentity> &superclass, bool isNew);
     // Rewrites the documents that reference a document whose identity changed, through references of references.
     std::optional<Response> cascadeIdentityChange(const ResourceSchema &resource, const StoredDocument &before,
                                                   const StoredDocument &after, const std::string &actor,

@@ -89,7 +89,7 @@ std::string resourceFromFileName(const std::string &path, const Model &model)
 }
 
 // An item from an envelope {"resource":"ed-fi/schools","body":{...}}.
-void fromEnvelope(const Json &value, ImportItem &item)
+void fromEnvelope(Json &&value, ImportItem &item)
 {
     if (!value.is_object() || !value.contains("resource") || !value["resource"].is_string()
         || !value.contains("body")) {
@@ -99,7 +99,7 @@ void fromEnvelope(const Json &value, ImportItem &item)
     item.resource = value["resource"].get<std::string>();
     if (!item.resource.empty() && item.resource.front() == '/')
         item.resource.erase(0, 1);
-    item.body = value["body"];
+    item.body = std::move(value["body"]);
 }
 
 class LinesSource : public ImportSource
@@ -120,6 +120,13 @@ public:
     }
     bool next(ImportItem &item) override
     {
+        if (!nextUnparsed(item))
+            return false;
+        completeItem(item);
+        return true;
+    }
+    bool nextUnparsed(ImportItem &item) override
+    {
         std::string line;
         bool tooLong = false;
         while (m_reader.next(line, tooLong)) {
@@ -133,15 +140,8 @@ public:
                 item.error = "the line is longer than " + std::to_string(kMaxLineBytes) + " bytes";
                 return true;
             }
-            JsonParseResult parsed = parseJson(line);
-            if (!parsed.value) {
-                item.error = parsed.error;
-                return true;
-            }
-            if (m_perResource.empty())
-                fromEnvelope(*parsed.value, item);
-            else
-                item.body = std::move(*parsed.value);
+            item.unparsed = std::move(line);
+            item.unparsedIsEnvelope = m_perResource.empty();
             return true;
         }
         return false;
@@ -207,7 +207,7 @@ public:
         item.line = 0;
         Json &value = m_items[m_index++];
         if (m_perResource.empty())
-            fromEnvelope(value, item);
+            fromEnvelope(std::move(value), item);
         else
             item.body = std::move(value);
         if (!item.error.empty())
@@ -330,6 +330,20 @@ std::unique_ptr<ImportSource> openFile(const std::string &path, const Model &mod
 }
 
 } // namespace
+
+void completeItem(ImportItem &item)
+{
+    if (item.unparsed.empty())
+        return;
+    JsonParseResult parsed = parseJson(item.unparsed);
+    std::string().swap(item.unparsed);
+    if (!parsed.value)
+        item.error = parsed.error;
+    else if (item.unparsedIsEnvelope)
+        fromEnvelope(std::move(*parsed.value), item);
+    else
+        item.body = std::move(*parsed.value);
+}
 
 std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Model &model, std::string *error)
 {

@@ -23,6 +23,10 @@ struct ImportItem
     // A document the input's format implies rather than carries (the school years of interchange
     // XML, an enumeration there): stored when missing, a stored one is left as it is.
     bool implied = false;
+    // Left by nextUnparsed() for the caller to parse with completeItem(), so that parsing can run
+    // on more than one thread: the line as read, an envelope or (per-resource files) a bare body.
+    std::string unparsed;
+    bool unparsedIsEnvelope = false;
 };
 
 // A stream of import items; readers hold at most one item (or one line) in memory.
@@ -32,6 +36,8 @@ public:
     virtual ~ImportSource() = default;
     // False at the end of the input.
     virtual bool next(ImportItem &item) = 0;
+    // Like next(), but a reader that can leaves the parsing to completeItem() (NDJSON lines do).
+    virtual bool nextUnparsed(ImportItem &item) { return next(item); }
     // Bytes read so far and in all (for progress); total 0 when unknown.
     virtual std::uint64_t bytesRead() const = 0;
     virtual std::uint64_t bytesTotal() const = 0;
@@ -46,6 +52,10 @@ public:
 //   (InterchangeXml), told apart by the root element;
 // - a directory: every file above in it (an exported batch directory is one), manifest.json skipped.
 // Returns null and sets error when the path cannot be opened at all.
+// Parses what nextUnparsed() left in item.unparsed (nothing to do for a parsed item); touches
+// nothing else, so any thread may call it.
+void completeItem(ImportItem &item);
+
 std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Model &model, std::string *error);
 
 } // namespace steward

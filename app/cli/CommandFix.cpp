@@ -221,7 +221,7 @@ int runSet(const CliContext &context, const Options &options)
 {
     if (!options.single.count("--field"))
         return usageError("fix", "fix set needs --field PATH");
-    if (options.remove == options.single.count("--value") > 0)
+    if (options.remove == (options.single.count("--value") > 0))
         return usageError("fix", "fix set needs exactly one of --value JSON and --remove");
     if (options.documentsOnly && options.draftsOnly)
         return usageError("fix", "--documents-only and --drafts-only exclude each other");
