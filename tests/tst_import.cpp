@@ -44,6 +44,16 @@ void writeLines(const QString &path, const std::vector<Json> &lines)
         out << line.dump() << "\n";
 }
 
+// An NDJSON file of `howMany` Schools numbered from firstId; returns its path.
+std::string writeSchools(const QTemporaryDir &dir, const QString &name, int howMany, int firstId)
+{
+    std::vector<Json> lines;
+    for (int i = 0; i < howMany; ++i)
+        lines.push_back(envelope("ed-fi/schools", Fixture::school(firstId + i)));
+    writeLines(dir.filePath(name), lines);
+    return dir.filePath(name).toStdString();
+}
+
 std::int64_t count(const std::string &db, const std::string &sql)
 {
     SQLite::Database d(db, SQLite::OPEN_READONLY);
@@ -173,12 +183,9 @@ private Q_SLOTS:
         Fixture f;
         f.seedDescriptors();
         QTemporaryDir dir;
-        std::vector<Json> lines;
-        for (int i = 0; i < 50; ++i)
-            lines.push_back(envelope("ed-fi/schools", Fixture::school(1000 + i)));
-        writeLines(dir.filePath("many.ndjson"), lines);
+        const std::string manyPath = writeSchools(dir, "many.ndjson", 50, 1000);
         ImportOptions options;
-        options.paths = {dir.filePath("many.ndjson").toStdString()};
+        options.paths = {manyPath};
         options.chunkSize = 10;
         int chunks = 0;
         ImportReport report = importFiles(f.engine(), f.model(), options, [&](const ImportProgress &p) {
@@ -203,12 +210,9 @@ private Q_SLOTS:
         Fixture f;
         f.seedDescriptors();
         QTemporaryDir dir;
-        std::vector<Json> lines;
-        for (int i = 0; i < 2500; ++i)
-            lines.push_back(envelope("ed-fi/schools", Fixture::school(10000 + i)));
-        writeLines(dir.filePath("big.ndjson"), lines);
+        const std::string bigPath = writeSchools(dir, "big.ndjson", 2500, 10000);
         ImportOptions options;
-        options.paths = {dir.filePath("big.ndjson").toStdString()};
+        options.paths = {bigPath};
         options.deferIndexesFrom = 1000000; // keep this about chunks
         std::int64_t stoppedAt = 0;
         ImportReport report = importFiles(f.engine(), f.model(), options, [&](const ImportProgress &p) {
@@ -230,14 +234,11 @@ private Q_SLOTS:
         Fixture f;
         f.seedDescriptors();
         QTemporaryDir dir;
-        std::vector<Json> lines;
-        for (int i = 0; i < 40; ++i)
-            lines.push_back(envelope("ed-fi/schools", Fixture::school(3000 + i)));
-        writeLines(dir.filePath("large.ndjson"), lines);
+        const std::string largePath = writeSchools(dir, "large.ndjson", 40, 3000);
         const std::string indexes = "SELECT count(*) FROM sqlite_master WHERE name IN ('documents_by_id', "
                                     "'changes_by_document', 'refs_by_target')";
         ImportOptions options;
-        options.paths = {dir.filePath("large.ndjson").toStdString()};
+        options.paths = {largePath};
         options.chunkSize = 10;
         options.deferIndexesFrom = 20; // 40 documents against a few stored: large
         std::set<std::string> phases;
@@ -279,11 +280,8 @@ private Q_SLOTS:
         QCOMPARE(read, 40);
 
         // A small import into what is now a larger database leaves the indexes in place.
-        std::vector<Json> few;
-        for (int i = 0; i < 20; ++i)
-            few.push_back(envelope("ed-fi/schools", Fixture::school(4000 + i)));
-        writeLines(dir.filePath("few.ndjson"), few);
-        options.paths = {dir.filePath("few.ndjson").toStdString()};
+        const std::string fewPath = writeSchools(dir, "few.ndjson", 20, 4000);
+        options.paths = {fewPath};
         phases.clear();
         std::int64_t indexesDuringSmall = -1;
         for (int i = 0; i < 60; ++i) // grow what is stored past four times the import
@@ -306,15 +304,12 @@ private Q_SLOTS:
         Fixture f;
         f.seedDescriptors();
         QTemporaryDir dir;
-        std::vector<Json> lines;
-        for (int i = 0; i < 25; ++i)
-            lines.push_back(envelope("ed-fi/schools", Fixture::school(2000 + i)));
-        writeLines(dir.filePath("district.ndjson"), lines);
+        const std::string districtPath = writeSchools(dir, "district.ndjson", 25, 2000);
         // The change-log row is the last write of a document; fail it for the 15th School.
         f.database().connection().exec("CREATE TEMP TRIGGER fail_one AFTER INSERT ON main.changes "
                                        "WHEN NEW.identity LIKE '%2014%' BEGIN SELECT RAISE(ABORT, 'simulated disk trouble'); END");
         ImportOptions options;
-        options.paths = {dir.filePath("district.ndjson").toStdString()};
+        options.paths = {districtPath};
         options.chunkSize = 10;
         ImportReport report = importFiles(f.engine(), f.model(), options);
         QVERIFY2(!report.completed, report.toJson().dump().c_str());
