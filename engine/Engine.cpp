@@ -279,9 +279,11 @@ void Engine::commitBatch()
         throw StorageError(StorageError::Kind::Io,
                            m_database.path() + ": a write failed part way through a document; its chunk was rolled back");
     }
-    m_inBatch = false;
     m_aliasCache.clear();
+    // The batch ends only once COMMIT went through: one that fails (a deferred constraint, a full
+    // disk) leaves the transaction open, and the caller's rollbackBatch() must still end it.
     m_database.connection().exec("COMMIT");
+    m_inBatch = false;
 }
 
 void Engine::rollbackBatch()

@@ -271,7 +271,9 @@ public:
         }
         try {
             m_engine.commitBatch();
-        } catch (const StorageError &e) {
+        } catch (const std::exception &e) {
+            // A COMMIT that failed leaves its transaction open (commitBatch rolled back a broken one).
+            m_engine.rollbackBatch();
             m_result.error = e.what();
             return m_result;
         }

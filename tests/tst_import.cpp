@@ -330,6 +330,28 @@ private Q_SLOTS:
         QCOMPARE(again.totals.unchanged, 10);
     }
 
+    void failedCommitLeavesTheBatchToRollBack()
+    {
+        // A COMMIT that fails keeps its transaction open; the engine must still know it is in a
+        // batch so that rollbackBatch() ends it, and the next batch can begin.
+        Fixture f;
+        f.seedDescriptors();
+        QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(7000)).status, 201);
+        SQLite::Database &db = f.database().connection();
+        f.engine().beginBatch();
+        db.exec("PRAGMA defer_foreign_keys=ON");
+        db.exec("INSERT INTO refs (from_doc, to_alias) SELECT max(doc_key), 999999 FROM documents");
+        QVERIFY_THROWS_EXCEPTION(SQLite::Exception, f.engine().commitBatch());
+        QVERIFY(f.engine().inBatch());
+        f.engine().rollbackBatch();
+        QVERIFY(!f.engine().inBatch());
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM refs WHERE to_alias = 999999"), 0);
+        f.engine().beginBatch();
+        QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(7001)).status, 201);
+        f.engine().commitBatch();
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'School'"), 2);
+    }
+
     void commandLine()
     {
         QTemporaryDir dir;
