@@ -621,6 +621,12 @@ const ResourceSchema *Model::findByEndpoint(const std::string &projectEndpoint, 
     return it == project->resources.end() ? nullptr : it->second.get();
 }
 
+const ResourceSchema *Model::findByPath(const std::string &path) const
+{
+    const std::size_t slash = path.find('/');
+    return slash == std::string::npos ? nullptr : findByEndpoint(path.substr(0, slash), path.substr(slash + 1));
+}
+
 const ResourceSchema *Model::findByName(const std::string &projectName, const std::string &resourceName) const
 {
     auto it = m_byName.find({projectName, resourceName});

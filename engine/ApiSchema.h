@@ -136,6 +136,8 @@ public:
     const std::vector<std::unique_ptr<Project>> &projects() const { return m_projects; }
     const Project *findProjectByEndpoint(const std::string &projectEndpoint) const;
     const ResourceSchema *findByEndpoint(const std::string &projectEndpoint, const std::string &endpoint) const;
+    // "ed-fi/schools", as import envelopes and batch manifests name resources; null without a '/'.
+    const ResourceSchema *findByPath(const std::string &path) const;
     const ResourceSchema *findByName(const std::string &projectName, const std::string &resourceName) const;
     const AbstractResource *findAbstract(const std::string &projectName, const std::string &resourceName) const;
     // Every concrete resource of every project, in a stable order.

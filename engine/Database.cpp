@@ -9,6 +9,7 @@
 #include <QStandardPaths>
 
 #include <filesystem>
+#include <optional>
 
 namespace steward {
 
@@ -275,6 +276,32 @@ const DeferrableIndex kDeferrableIndexes[] = {
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,
               "one migration step per schema version");
 
+// A connection setting changed for a scope and put back however the scope ends.
+class ScopedPragma
+{
+public:
+    ScopedPragma(SQLite::Database &db, const std::string &set, std::string restore)
+        : m_db(db)
+        , m_restore(std::move(restore))
+    {
+        m_db.exec("PRAGMA " + set);
+    }
+    ~ScopedPragma()
+    {
+        try {
+            m_db.exec("PRAGMA " + m_restore);
+        } catch (const SQLite::Exception &) {
+            // Setting a pragma back does not fail in practice; a destructor must not throw.
+        }
+    }
+    ScopedPragma(const ScopedPragma &) = delete;
+    ScopedPragma &operator=(const ScopedPragma &) = delete;
+
+private:
+    SQLite::Database &m_db;
+    std::string m_restore;
+};
+
 int pragmaInt(SQLite::Database &db, const char *pragma)
 {
     SQLite::Statement query(db, std::string("PRAGMA ") + pragma);
@@ -461,38 +488,28 @@ void Database::migrate(int fromVersion)
                             naturalKeyFunction, nullptr, nullptr);
     // PRAGMA foreign_keys is a no-op inside a transaction, so it is switched before one begins.
     const bool rebuilds = fromVersion < kFirstRebuildingMigration;
+    std::optional<ScopedPragma> foreignKeysOff;
     if (rebuilds)
-        m_db->exec("PRAGMA foreign_keys=OFF");
-    try {
-        ImmediateTransaction transaction(*m_db);
-        // Re-read inside the write lock: another process may have migrated meanwhile.
-        const int current = pragmaInt(*m_db, "user_version");
-        if (current >= kSchemaVersion) {
-            if (rebuilds)
-                m_db->exec("PRAGMA foreign_keys=ON");
-            return;
-        }
-        if (current == 0)
-            m_db->exec("PRAGMA application_id=" + std::to_string(kApplicationId));
-        for (int step = std::max(current, fromVersion); step < kSchemaVersion; ++step)
-            m_db->exec(kMigrations[step]);
-        if (rebuilds) {
-            SQLite::Statement violations(*m_db, "PRAGMA foreign_key_check");
-            if (violations.executeStep())
-                throw StorageError(StorageError::Kind::Io,
-                                   m_path + ": upgrading the database would break the link from table "
-                                       + violations.getColumn(0).getString() + " to "
-                                       + violations.getColumn(2).getString() + "; nothing was changed");
-        }
-        m_db->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
-        transaction.commit();
-    } catch (...) {
-        if (rebuilds)
-            m_db->exec("PRAGMA foreign_keys=ON");
-        throw;
+        foreignKeysOff.emplace(*m_db, "foreign_keys=OFF", "foreign_keys=ON");
+    ImmediateTransaction transaction(*m_db);
+    // Re-read inside the write lock: another process may have migrated meanwhile.
+    const int current = pragmaInt(*m_db, "user_version");
+    if (current >= kSchemaVersion)
+        return;
+    if (current == 0)
+        m_db->exec("PRAGMA application_id=" + std::to_string(kApplicationId));
+    for (int step = std::max(current, fromVersion); step < kSchemaVersion; ++step)
+        m_db->exec(kMigrations[step]);
+    if (rebuilds) {
+        SQLite::Statement violations(*m_db, "PRAGMA foreign_key_check");
+        if (violations.executeStep())
+            throw StorageError(StorageError::Kind::Io,
+                               m_path + ": upgrading the database would break the link from table "
+                                   + violations.getColumn(0).getString() + " to "
+                                   + violations.getColumn(2).getString() + "; nothing was changed");
     }
-    if (rebuilds)
-        m_db->exec("PRAGMA foreign_keys=ON");
+    m_db->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
+    transaction.commit();
 }
 
 bool Database::indexesDeferred()
@@ -522,17 +539,11 @@ void Database::buildDeferredIndexes()
     // The writer keeps temporary tables in memory; an index build sorts through them, which held
     // every key of a 1M-document index in memory at once. A file spills what does not fit.
     // (Switching drops the connection's TEMP objects; the writer keeps none between calls.)
-    m_db->exec("PRAGMA temp_store=FILE");
-    try {
-        ImmediateTransaction transaction(*m_db);
-        for (const DeferrableIndex &index : kDeferrableIndexes)
-            m_db->exec(index.create);
-        transaction.commit();
-    } catch (...) {
-        m_db->exec("PRAGMA temp_store=MEMORY");
-        throw;
-    }
-    m_db->exec("PRAGMA temp_store=MEMORY");
+    const ScopedPragma spillToFile(*m_db, "temp_store=FILE", "temp_store=MEMORY");
+    ImmediateTransaction transaction(*m_db);
+    for (const DeferrableIndex &index : kDeferrableIndexes)
+        m_db->exec(index.create);
+    transaction.commit();
 }
 
 ImmediateTransaction::ImmediateTransaction(SQLite::Database &db)

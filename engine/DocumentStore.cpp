@@ -46,6 +46,11 @@ void bindJson(SQLite::Statement &s, int index, const Json &value)
         s.bind(index);
 }
 
+std::string naturalKeyOf(const StoredDocument &d)
+{
+    return d.naturalKey.empty() ? naturalKeyText(Json::parse(d.identity)) : d.naturalKey;
+}
+
 std::optional<StoredDocument> fetchOne(SQLite::Statement &s)
 {
     std::optional<StoredDocument> out;
@@ -147,7 +152,7 @@ void DocumentStore::insertDocument(StoredDocument &d)
     s.bind(7, d.etag);
     s.bind(8, d.createdAt);
     s.bind(9, d.lastModified);
-    s.bind(10, d.naturalKey.empty() ? naturalKeyText(Json::parse(d.identity)) : d.naturalKey);
+    s.bind(10, naturalKeyOf(d));
     s.exec();
     d.docKey = m_db.getLastInsertRowid();
 }
@@ -161,7 +166,7 @@ void DocumentStore::updateDocument(const StoredDocument &d)
     s.bind(3, d.body);
     s.bind(4, d.etag);
     s.bind(5, d.lastModified);
-    s.bind(6, d.naturalKey.empty() ? naturalKeyText(Json::parse(d.identity)) : d.naturalKey);
+    s.bind(6, naturalKeyOf(d));
     s.bind(7, d.docKey);
     s.exec();
 }

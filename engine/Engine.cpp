@@ -639,20 +639,21 @@ void Engine::writeAliases(const ResourceSchema &resource, const StoredDocument &
 
 PreparedBody Engine::preparePost(const ResourceSchema &resource, Json body) const
 {
-    if (!body.is_object()) {
-        PreparedBody refused;
-        refused.resource = &resource;
-        refused.refusal = dataValidationFailed({{"$", {"A JSON object body is required."}}});
-        return refused;
-    }
-    if (body.contains("id")) {
-        PreparedBody refused;
-        refused.resource = &resource;
-        refused.refusal =
+    std::optional<Response> refusal;
+    if (!body.is_object())
+        refusal = dataValidationFailed({{"$", {"A JSON object body is required."}}});
+    else if (body.contains("id"))
+        refusal =
             dataValidationFailed({{"$.id", {"id must not be supplied in a POST body; the server assigns it."}}});
+    if (refusal) {
+        PreparedBody refused;
+        refused.resource = &resource;
+        refused.refusal = std::move(refusal);
         return refused;
     }
-    return prepareBody(resource, std::move(body));
+    PreparedBody prepared = prepareBody(resource, std::move(body));
+    prepared.newId = Uuid::random().toString();
+    return prepared;
 }
 
 PreparedBody Engine::prepareBody(const ResourceSchema &resource, Json body) const
@@ -681,7 +682,6 @@ PreparedBody Engine::prepareBody(const ResourceSchema &resource, Json body) cons
     prepared.identityText = dumpJson(identityObject);
     prepared.naturalKey = naturalKeyText(identityObject);
     prepared.etag = etagOf(prepared.bodyText);
-    prepared.newId = Uuid::random().toString();
     return prepared;
 }
 

@@ -102,7 +102,7 @@ struct PreparedBody
     std::string identityText;
     std::string naturalKey;
     std::string etag;
-    std::string newId; // the id a new document gets (random; made here because it is not free either)
+    std::string newId; // a POST's id if it creates the document (random; made here, it is not free either)
 };
 
 struct RevalidateReport

@@ -645,9 +645,7 @@ private:
             else
                 add(-1, 0, where + ": no sha256");
             const std::string resource = entry.value("resource", std::string());
-            const std::size_t slash = resource.find('/');
-            if (slash != std::string::npos)
-                listed.resource = m_model.findByEndpoint(resource.substr(0, slash), resource.substr(slash + 1));
+            listed.resource = m_model.findByPath(resource);
             if (!listed.resource)
                 add(-1, 0, where + ": resource '" + resource + "' is not in the model (" + m_model.describe()
                                + "); its references cannot be checked");
@@ -680,10 +678,7 @@ private:
             m_required.insert(*stated);
             // A required School also answers to references to its EducationOrganization.
             const std::string resource = entry.value("resource", std::string());
-            const std::size_t slash = resource.find('/');
-            const ResourceSchema *schema = slash == std::string::npos
-                                               ? nullptr
-                                               : m_model.findByEndpoint(resource.substr(0, slash), resource.substr(slash + 1));
+            const ResourceSchema *schema = m_model.findByPath(resource);
             auto key = entry.find("naturalKey");
             if (!schema || key == entry.end() || !key->is_object())
                 continue;
