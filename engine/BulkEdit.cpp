@@ -5,6 +5,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include <functional>
+#include <map>
 
 namespace steward {
 
@@ -600,11 +601,23 @@ UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
         if (m_journal.operation(opId)->undone())
             throw EditRefused("Edit operation " + std::to_string(opId) + " was already undone.");
         const std::vector<EditItem> items = m_journal.items(opId);
+        // One operation may write a document twice (a draft stored onto a document it also edited):
+        // only its last write's etag can still be current.
+        std::map<std::string, std::size_t> lastWriteOf;
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            if (items[i].target == EditTarget::Document)
+                lastWriteOf[items[i].targetKey] = i;
+            else if (items[i].draftWasStored())
+                lastWriteOf[items[i].documentId] = i;
+        }
         std::string conflicts;
         auto conflict = [&conflicts](const std::string &text) { conflicts += "\n" + text; };
-        for (const EditItem &item : items) {
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            const EditItem &item = items[i];
             if (item.target == EditTarget::Document || item.draftWasStored()) {
                 const std::string id = item.target == EditTarget::Document ? item.targetKey : item.documentId;
+                if (lastWriteOf[id] != i)
+                    continue;
                 const std::string what = item.target == EditTarget::Document
                                              ? item.resource + " " + id
                                              : item.resource + " " + id + " (stored from draft " + item.targetKey + ")";
@@ -626,12 +639,18 @@ UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
                               + " cannot be undone; nothing was changed. Changed since:" + conflicts);
 
         std::string failures;
+        // Every last write was checked above; an earlier one's etag was replaced by this operation
+        // itself, so each restore matches what the undo found (or already put back) in this batch.
+        auto currentEtag = [this](const std::string &id) {
+            const std::optional<StoredDocument> now = m_engine.document(id);
+            return now ? now->etag : std::string();
+        };
         auto putBack = [&](const EditItem &item, const std::string &id, const std::string &bodyText) {
             const ResourceSchema *resource = model.findByName(item.project, item.resource);
             Request request;
             request.method = "PUT";
             request.path = requestPath(*resource, id);
-            request.headers["if-match"] = "\"" + item.afterEtag + "\"";
+            request.headers["if-match"] = "\"" + currentEtag(id) + "\"";
             request.body = Json::parse(bodyText);
             request.actor = who;
             const Response response = m_engine.handle(request);
@@ -651,7 +670,7 @@ UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
             }
             const Draft draft = draftFromJson(*item.draftRow);
             if (!item.draftWasStored()) {
-                m_engine.updateDraft(draft.draftId, draft.text, draft.problem);
+                m_engine.updateDraft(draft.draftId, draft.text, draft.problem, draft.updatedAt);
                 ++result.draftsRestored;
                 continue;
             }
@@ -662,7 +681,7 @@ UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
                 Request request;
                 request.method = "DELETE";
                 request.path = requestPath(*resource, item.documentId);
-                request.headers["if-match"] = "\"" + item.afterEtag + "\"";
+                request.headers["if-match"] = "\"" + currentEtag(item.documentId) + "\"";
                 request.actor = who;
                 const Response response = m_engine.handle(request);
                 if (!succeeded(response))

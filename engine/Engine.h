@@ -170,8 +170,10 @@ public:
     std::optional<Draft> draft(std::int64_t draftId);
     bool deleteDraft(std::int64_t draftId);
     // Replaces a draft's text and problem as they are (no validation here: the caller just tried the
-    // text through handle()); joins an open batch. False when no such draft exists.
-    bool updateDraft(std::int64_t draftId, const std::string &text, const Json &problem);
+    // text through handle()); joins an open batch. False when no such draft exists. updatedAt is
+    // now unless given (an undo puts the draft's own time back).
+    bool updateDraft(std::int64_t draftId, const std::string &text, const Json &problem,
+                     const std::string &updatedAt = {});
     // Puts a removed draft back under its own id (a new id when that one was taken since), with its
     // text, problem, times and author; joins an open batch. Returns the id it got.
     std::int64_t restoreDraft(const Draft &draft);

@@ -345,7 +345,8 @@ void bindTextHash(SQLite::Statement &s, int index, const std::string &text, cons
 
 } // namespace
 
-bool Engine::updateDraft(std::int64_t draftId, const std::string &text, const Json &problemBody)
+bool Engine::updateDraft(std::int64_t draftId, const std::string &text, const Json &problemBody,
+                         const std::string &updatedAt)
 {
     SQLite::Database &db = m_database.connection();
     std::optional<ImmediateTransaction> transaction;
@@ -363,7 +364,7 @@ bool Engine::updateDraft(std::int64_t draftId, const std::string &text, const Js
                                  "WHERE draft_id = ?");
     update.bind(1, text);
     update.bind(2, dumpJson(problemBody));
-    update.bind(3, nowUtc());
+    update.bind(3, updatedAt.empty() ? nowUtc() : updatedAt);
     bindTextHash(update, 4, text, targetId);
     update.bind(5, draftId);
     update.exec();

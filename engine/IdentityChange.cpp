@@ -4,6 +4,7 @@
 #include "LoadOrder.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <map>
 #include <set>
@@ -61,8 +62,10 @@ bool valueFromText(const Json &current, const std::string &text, Json &out)
 {
     if (current.is_number_integer()) {
         char *end = nullptr;
+        errno = 0;
         const long long number = std::strtoll(text.c_str(), &end, 10);
-        if (text.empty() || *end != '\0')
+        // Out of range is refused, not clamped to the nearest representable number.
+        if (text.empty() || *end != '\0' || errno == ERANGE)
             return false;
         out = static_cast<std::int64_t>(number);
     } else if (current.is_number()) {

@@ -253,6 +253,47 @@ private Q_SLOTS:
         QVERIFY(!editor.journal().operation(result.opId)->undone());
     }
 
+    // A draft of School 1 that the edit fixes lands on School 1, which the same edit renamed first:
+    // one operation, two writes to one document, and the undo must still put both back.
+    void undoOfAnOperationThatWroteADocumentTwice()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        Json original = Fixture::school(1, "Alpha");
+        original["shortNameOfInstitution"] = "ALP";
+        const std::string a = f.create("/ed-fi/schools", original);
+        const std::string bodyA = storedBody(f, a);
+        Json nameless = Fixture::school(1);
+        nameless.erase("nameOfInstitution");
+        const ResourceSchema *schools = f.model().findByEndpoint("ed-fi", "schools");
+        const std::int64_t draft = f.engine().saveDraft(*schools, nameless.dump(), "", 0, "importer");
+        const Draft draftBefore = *f.engine().draft(draft);
+        // A draft the edit leaves a draft: its updated_at must come back as it was.
+        const std::int64_t stuck = unknownGradeDraft(f, 4, "uri://ed-fi.org/GradeLevelDescriptor#9th");
+        const Draft stuckBefore = *f.engine().draft(stuck);
+        QTest::qWait(1100); // updated_at has whole seconds
+
+        BulkEditor editor(f.engine(), f.database());
+        const EditResult result =
+            editor.apply({{a}, {draft, stuck}}, FieldEdit{"$.nameOfInstitution", Json("Renamed")}, "steward");
+        QCOMPARE(result.documentsChanged, 1);
+        QCOMPARE(result.draftsStored, 1);
+        QCOMPARE(f.call("GET", "/ed-fi/schools?schoolId=1").body.size(), std::size_t(1));
+        QVERIFY(!f.call("GET", "/ed-fi/schools/" + a).body.contains("shortNameOfInstitution"));
+
+        const UndoResult undone = editor.undo(result.opId, "steward");
+        QCOMPARE(undone.documentsRestored, 1);
+        QCOMPARE(undone.draftsRestored, 2);
+        QCOMPARE(storedBody(f, a), bodyA);
+        const std::optional<Draft> back = f.engine().draft(draft);
+        QVERIFY(back);
+        QCOMPARE(back->text, draftBefore.text);
+        const std::optional<Draft> stuckBack = f.engine().draft(stuck);
+        QCOMPARE(stuckBack->text, stuckBefore.text);
+        QCOMPARE(stuckBack->updatedAt, stuckBefore.updatedAt);
+        QVERIFY(editor.journal().operation(result.opId)->undone());
+    }
+
     void identityFieldRefusedInPreviewAndApply()
     {
         Fixture f;

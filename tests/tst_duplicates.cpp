@@ -368,6 +368,12 @@ private Q_SLOTS:
         QVERIFY(!changeIdentity(f.engine(), id, {{"firstName", "X"}}, true).ok); // not an identity field
         QVERIFY(!changeIdentity(f.engine(), "no-such-id", {{"studentUniqueId", "1"}}, true).ok);
         QVERIFY(!changeIdentity(f.engine(), id, {{"studentUniqueId", students.at(0)["studentUniqueId"]}}, true).ok);
+        // An integer identity value out of range is refused, not clamped to the largest one.
+        const std::string schoolId = all(f, "schools").at(0)["id"];
+        const IdentityChangeResult huge =
+            changeIdentity(f.engine(), schoolId, {{"schoolId", "99999999999999999999999"}}, true);
+        QVERIFY(!huge.ok);
+        QVERIFY2(huge.error.find("99999999999999999999999") != std::string::npos, huge.error.c_str());
         QCOMPARE(changeCount(f), changesBefore);
         verifyClean(f);
     }
