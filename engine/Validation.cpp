@@ -302,6 +302,55 @@ void DocumentValidator::compileAll() const
 
 namespace {
 
+// PCRE's \s without Unicode properties: these six ASCII characters, nothing else.
+bool isPatternSpace(char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+// The three patterns Ed-Fi puts on nearly every string, checked without a regex: one match per
+// string value had cost a lock, a map lookup and a UTF-16 copy (tst_validation compares these
+// against QRegularExpression over many strings). Their '$' is '\z' (see ecmaPattern) and their '.'
+// is PCRE's, which stops only at '\n'.
+enum class KnownPattern
+{
+    Other,
+    NoOuterSpaceOrEmpty, // ^(?!\s).*(?<!\s)$
+    NoOuterSpace,        // ^(?!\s)(.*\S)$
+    NotBlank,            // ^(?!\s*$).+
+};
+
+KnownPattern knownPattern(const std::string &pattern)
+{
+    if (pattern == R"(^(?!\s).*(?<!\s)$)")
+        return KnownPattern::NoOuterSpaceOrEmpty;
+    if (pattern == R"(^(?!\s)(.*\S)$)")
+        return KnownPattern::NoOuterSpace;
+    if (pattern == R"(^(?!\s*$).+)")
+        return KnownPattern::NotBlank;
+    return KnownPattern::Other;
+}
+
+// Byte-wise is exact: every byte of a multi-byte UTF-8 character is >= 0x80, never space nor '\n'.
+bool matchesKnownPattern(KnownPattern pattern, const std::string &text)
+{
+    switch (pattern) {
+    case KnownPattern::NoOuterSpaceOrEmpty:
+        if (text.empty())
+            return true;
+        [[fallthrough]];
+    case KnownPattern::NoOuterSpace:
+        return !text.empty() && !isPatternSpace(text.front()) && !isPatternSpace(text.back())
+               && text.find('\n') == std::string::npos;
+    case KnownPattern::NotBlank:
+        return !text.empty() && text.front() != '\n'
+               && std::any_of(text.begin(), text.end(), [](char c) { return !isPatternSpace(c); });
+    case KnownPattern::Other:
+        break;
+    }
+    return false;
+}
+
 class Normalizer
 {
 public:
@@ -311,51 +360,86 @@ public:
     {
     }
 
-    void walk(const Json &schema, Json &value, const std::string &path)
+    void walk(const Json &schema, Json &value)
+    {
+        m_path = "$";
+        walkAt(schema, value);
+    }
+
+private:
+    // m_path is the value's path while walkAt runs: one buffer grown and cut back, since building a
+    // path string for every value showed in import profiles and only an error needs one.
+    void walkAt(const Json &schema, Json &value)
     {
         if (!schema.is_object())
             return;
+        const std::size_t pathLength = m_path.size();
         if (value.is_object()) {
             auto props = schema.find("properties");
             auto additional = schema.find("additionalProperties");
             const bool closed = additional != schema.end() && additional->is_boolean() && !additional->get<bool>();
             for (auto it = value.begin(); it != value.end();) {
-                const bool known = props != schema.end() && props->contains(it.key());
-                if (it->is_null() || (closed && !known)) {
+                const Json *propertySchema = nullptr;
+                if (props != schema.end())
+                    if (auto found = props->find(it.key()); found != props->end())
+                        propertySchema = &*found;
+                if (it->is_null() || (closed && propertySchema == nullptr)) {
                     it = value.erase(it);
                     continue;
                 }
-                if (known)
-                    walk((*props)[it.key()], it.value(), path + "." + it.key());
+                if (propertySchema != nullptr) {
+                    m_path += '.';
+                    m_path += it.key();
+                    walkAt(*propertySchema, it.value());
+                    m_path.resize(pathLength);
+                }
                 ++it;
             }
         } else if (value.is_array()) {
             if (auto items = schema.find("items"); items != schema.end())
-                for (std::size_t i = 0; i < value.size(); ++i)
-                    walk(*items, value[i], path + "[" + std::to_string(i) + "]");
+                for (std::size_t i = 0; i < value.size(); ++i) {
+                    m_path += '[';
+                    m_path += std::to_string(i);
+                    m_path += ']';
+                    walkAt(*items, value[i]);
+                    m_path.resize(pathLength);
+                }
         } else if (value.is_string()) {
-            const std::string &text = value.get_ref<const std::string &>();
-            if (auto format = schema.find("format"); format != schema.end() && format->is_string()) {
-                if (!checkFormat(format->get<std::string>(), text))
-                    m_errors[path].push_back(lastSegment(path) + " must be " + describeFormat(format->get<std::string>())
-                                             + "; '" + text + "' is not.");
-            }
-            if (auto pattern = schema.find("pattern"); pattern != schema.end() && pattern->is_string()) {
-                const QRegularExpression regex = m_regex(pattern->get<std::string>());
-                if (regex.isValid() && !regex.match(QString::fromStdString(text)).hasMatch())
-                    m_errors[path].push_back(lastSegment(path) + " does not match the required pattern "
-                                             + pattern->get<std::string>() + "."
-                                             + (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))
-                                                        || std::isspace(static_cast<unsigned char>(text.back()))
-                                                    ? " It must not start or end with white space."
-                                                    : ""));
-            }
+            checkString(schema, value.get_ref<const std::string &>());
         }
     }
 
-private:
+    void checkString(const Json &schema, const std::string &text)
+    {
+        if (auto format = schema.find("format"); format != schema.end() && format->is_string()) {
+            if (!checkFormat(format->get_ref<const std::string &>(), text))
+                m_errors[m_path].push_back(lastSegment(m_path) + " must be "
+                                           + describeFormat(format->get_ref<const std::string &>()) + "; '" + text
+                                           + "' is not.");
+        }
+        auto pattern = schema.find("pattern");
+        if (pattern == schema.end() || !pattern->is_string())
+            return;
+        const std::string &patternText = pattern->get_ref<const std::string &>();
+        const KnownPattern known = knownPattern(patternText);
+        bool matches = true;
+        if (known != KnownPattern::Other) {
+            matches = matchesKnownPattern(known, text);
+        } else {
+            const QRegularExpression regex = m_regex(patternText);
+            matches = !regex.isValid() || regex.match(QString::fromStdString(text)).hasMatch();
+        }
+        if (!matches)
+            m_errors[m_path].push_back(lastSegment(m_path) + " does not match the required pattern " + patternText + "."
+                                       + (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))
+                                                  || std::isspace(static_cast<unsigned char>(text.back()))
+                                              ? " It must not start or end with white space."
+                                              : ""));
+    }
+
     std::function<QRegularExpression(const std::string &)> m_regex;
     ValidationErrors &m_errors;
+    std::string m_path;
 };
 
 std::string contextToPath(const std::vector<std::string> &context)
@@ -397,6 +481,14 @@ std::string expectedType(const Json &schema, const std::string &path)
 
 } // namespace
 
+std::optional<bool> matchesCommonPattern(const std::string &pattern, const std::string &text)
+{
+    const KnownPattern known = knownPattern(pattern);
+    if (known == KnownPattern::Other)
+        return std::nullopt;
+    return matchesKnownPattern(known, text);
+}
+
 ValidationErrors DocumentValidator::validateSchema(const ResourceSchema &resource, Json &body) const
 {
     ValidationErrors errors;
@@ -406,7 +498,7 @@ ValidationErrors DocumentValidator::validateSchema(const ResourceSchema &resourc
     }
     const Compiled &schema = compiled(resource);
     Normalizer normalizer([this](const std::string &p) { return m_cache->regex(p); }, errors);
-    normalizer.walk(resource.jsonSchema, body, "$");
+    normalizer.walk(resource.jsonSchema, body);
 
     valijson::Validator validator;
     valijson::ValidationResults results;

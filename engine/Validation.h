@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,11 @@ namespace steward {
 
 // Messages keyed by the JSON path they concern ("$.beginDate", "$.gradeLevels[1]").
 using ValidationErrors = std::map<std::string, std::vector<std::string>>;
+
+// Whether text matches one of the patterns Ed-Fi puts on nearly every string (no leading or
+// trailing white space, not blank), checked without a regex, exactly as the regex would; nothing
+// for any other pattern.
+std::optional<bool> matchesCommonPattern(const std::string &pattern, const std::string &text);
 
 // Stages 1 and 2 of the request protocol: JSON Schema, then equality and array-uniqueness constraints.
 class DocumentValidator

@@ -3,6 +3,9 @@
 #include "TestSupport.h"
 
 #include <QTest>
+#include <QUuid>
+
+#include <thread>
 
 using namespace steward;
 
@@ -132,6 +135,15 @@ private Q_SLOTS:
         QVERIFY(!Uuid::parse("3af6ad85-1212-5833-be6f-f8df6f4d640"));
         QVERIFY(!Uuid::parse("3af6ad85x1212-5833-be6f-f8df6f4d6402"));
         QVERIFY(Uuid::random() != Uuid::random());
+        // Random ids are RFC 4122 version 4, as QUuid reads them, and differ between threads.
+        for (int i = 0; i < 100; ++i) {
+            const std::string id = Uuid::random().toString();
+            QCOMPARE(QUuid::fromString(QString::fromStdString(id)).version(), QUuid::Random);
+            QCOMPARE(QUuid::fromString(QString::fromStdString(id)).variant(), QUuid::DCE);
+        }
+        Uuid other;
+        std::thread([&other] { other = Uuid::random(); }).join();
+        QVERIFY(other != Uuid::random());
     }
 };
 

@@ -1,6 +1,8 @@
 // Every row of the protocol's semantics table and each validation stage, on the starter model.
 #include "TestSupport.h"
+#include "Validation.h"
 
+#include <QRegularExpression>
 #include <QTest>
 
 #include <SQLiteCpp/Database.h>
@@ -61,6 +63,7 @@ private Q_SLOTS:
     void validationStagesInOrder();
     void overpostingAndNulls();
     void patternsEndAtTheEndOfTheText();
+    void commonPatternsMatchAsTheirRegex();
     void descriptorsCaseInsensitive();
     void abstractReferenceAndEndpoint();
     void subclassIdentityConflict();
@@ -441,6 +444,44 @@ void TestProtocol::patternsEndAtTheEndOfTheText()
         QVERIFY(r.body["validationErrors"].contains("$.codeValue"));
     }
     QCOMPARE(post("Ninth grade").status, 201);
+}
+
+// The validator checks Ed-Fi's three common patterns by hand; every string built from white space,
+// newlines, letters and non-ASCII characters (U+0085, U+00A0, U+2028 among them) gets the same
+// answer as the regex the validator would otherwise run ('$' as '\z', see ecmaPattern).
+void TestProtocol::commonPatternsMatchAsTheirRegex()
+{
+    const std::vector<std::string> pieces = {"a", " ", "\t", "\n", "\r", "\v", "\f", "\xc3\xa9", "\xc2\x85",
+                                             "\xc2\xa0", "\xe2\x80\xa8", "\xe3\x80\x80", "."};
+    const std::vector<std::string> patterns = {R"(^(?!\s).*(?<!\s)$)", R"(^(?!\s)(.*\S)$)", R"(^(?!\s*$).+)"};
+    for (const std::string &pattern : patterns) {
+        QString ecma = QString::fromStdString(pattern);
+        ecma.replace(QStringLiteral("$"), QStringLiteral("\\z"));
+        const QRegularExpression regex(ecma);
+        QVERIFY2(regex.isValid(), pattern.c_str());
+        int checked = 0;
+        // Every string of up to three pieces.
+        std::vector<std::string> texts = {""};
+        for (std::size_t from = 0, length = 0; length < 3; ++length) {
+            const std::size_t to = texts.size();
+            for (std::size_t i = from; i < to; ++i)
+                for (const std::string &piece : pieces)
+                    texts.push_back(texts[i] + piece);
+            from = to;
+        }
+        for (const std::string &text : texts) {
+            const std::optional<bool> fast = matchesCommonPattern(pattern, text);
+            QVERIFY(fast.has_value());
+            const bool slow = regex.match(QString::fromStdString(text)).hasMatch();
+            if (*fast != slow)
+                QFAIL(("pattern " + pattern + " on '" + text + "': by hand " + (*fast ? "matches" : "fails")
+                       + ", the regex " + (slow ? "matches" : "fails"))
+                          .c_str());
+            ++checked;
+        }
+        QCOMPARE(checked, 1 + 13 + 13 * 13 + 13 * 13 * 13);
+    }
+    QVERIFY(!matchesCommonPattern("^[0-9]+$", "12").has_value());
 }
 
 void TestProtocol::descriptorsCaseInsensitive()
