@@ -331,18 +331,59 @@ std::unique_ptr<ImportSource> openFile(const std::string &path, const Model &mod
 
 } // namespace
 
+bool scanResources(const std::string &path, const Model &model,
+                   const std::function<bool(const std::string &resource)> &visit)
+{
+    const QFileInfo info(QString::fromStdString(path));
+    const QString suffix = info.suffix().toLower();
+    if (info.isDir() || (suffix != QLatin1String("ndjson") && suffix != QLatin1String("jsonl")))
+        return false;
+    const std::string perResource = resourceFromFileName(path, model);
+    LineReader reader(path);
+    if (!reader.open())
+        return false;
+    static const std::string prefix = "{\"resource\":\"";
+    std::string line;
+    bool tooLong = false;
+    while (reader.next(line, tooLong)) {
+        if (tooLong)
+            return false;
+        if (isBlank(line))
+            continue;
+        if (!perResource.empty()) {
+            if (!visit(perResource))
+                return false;
+            continue;
+        }
+        const std::size_t start = line.find_first_not_of(" \t");
+        if (start == std::string::npos || line.compare(start, prefix.size(), prefix) != 0)
+            return false;
+        std::size_t from = start + prefix.size();
+        const std::size_t end = line.find('"', from);
+        if (end == std::string::npos || line.find('\\', from) < end)
+            return false;
+        if (end > from && line[from] == '/')
+            ++from; // as fromEnvelope reads it
+        if (!visit(line.substr(from, end - from)))
+            return false;
+    }
+    return true;
+}
+
 void completeItem(ImportItem &item)
 {
     if (item.unparsed.empty())
         return;
     JsonParseResult parsed = parseJson(item.unparsed);
-    std::string().swap(item.unparsed);
     if (!parsed.value)
         item.error = parsed.error;
     else if (item.unparsedIsEnvelope)
         fromEnvelope(std::move(*parsed.value), item);
     else
         item.body = std::move(*parsed.value);
+    // Kept only when it could not be read: a draft of it keeps the line as it was.
+    if (item.error.empty())
+        std::string().swap(item.unparsed);
 }
 
 std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Model &model, std::string *error)

@@ -4,6 +4,7 @@
 #include "Json.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,8 +54,16 @@ public:
 // - a directory: every file above in it (an exported batch directory is one), manifest.json skipped.
 // Returns null and sets error when the path cannot be opened at all.
 // Parses what nextUnparsed() left in item.unparsed (nothing to do for a parsed item); touches
-// nothing else, so any thread may call it.
+// nothing else, so any thread may call it. item.unparsed is emptied, unless the item could not be
+// read (then item.error says why, and the text stays for the caller to keep).
 void completeItem(ImportItem &item);
+
+// Calls visit(resource) for each item of an NDJSON file in order without parsing it: an envelope
+// line must start with {"resource":"..." (as the generator and steward's own tools write them); a
+// per-resource file names its resource. False, having stopped, at a line that does not, when visit
+// returns false, or for any other input (JSON arrays, XML, directories are not scanned).
+bool scanResources(const std::string &path, const Model &model,
+                   const std::function<bool(const std::string &resource)> &visit);
 
 std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Model &model, std::string *error);
 

@@ -12,6 +12,7 @@
 #include <deque>
 #include <exception>
 #include <future>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -60,7 +61,7 @@ public:
         m_insert->bind(3, item.file);
         m_insert->bind(4, item.line);
         m_insert->bind(5, item.resource);
-        if (item.error.empty())
+        if (!body.empty())
             m_insert->bind(6, body);
         else
             m_insert->bind(6);
@@ -139,7 +140,8 @@ private:
     bool m_active = false;
 };
 
-// A spooled item on its way to the writer.
+// An item on its way to the writer, from the spool or (input already in load order) straight
+// from the input.
 struct SpooledItem
 {
     std::string file;
@@ -149,7 +151,44 @@ struct SpooledItem
     std::string error; // why the item could not be read; empty when it could
     bool implied = false;
     std::optional<PreparedBody> prepared; // set for a readable document that is not implied
+    int rank = 0;
+    // Read straight from the input: the line as read, for a draft's text (made only when needed).
+    std::string raw;
+    bool rawIsEnvelope = false;
+    bool streamed = false; // read straight from the input, not from the spool
+    bool toSpool = false;  // came after a later layer: applied from the spool at the end
+    std::uint64_t bytesRead = 0;
+    std::uint64_t bytesTotal = 0;
 };
+
+// Server fields from an API dump are not part of the document.
+void dropServerFields(Json &body)
+{
+    for (const char *field : {"id", "_etag", "_lastModifiedDate"})
+        body.erase(field);
+}
+
+// The text a document is kept and spooled as.
+std::string documentText(Json &body)
+{
+    dropServerFields(body);
+    return dumpJson(body);
+}
+
+// What a draft of the item keeps: the body as read, or the line itself when it could not be read.
+const std::string &draftText(SpooledItem &item)
+{
+    if (!item.text.empty() || item.raw.empty())
+        return item.text;
+    JsonParseResult parsed = parseJson(item.raw);
+    if (parsed.value && item.rawIsEnvelope && parsed.value->is_object() && parsed.value->contains("body"))
+        item.text = documentText((*parsed.value)["body"]);
+    else if (parsed.value && !item.rawIsEnvelope)
+        item.text = documentText(*parsed.value);
+    else
+        item.text = item.raw;
+    return item.text;
+}
 
 // Runs fill() on a second thread, one batch per call, and hands the batches over in order. Only a
 // few batches wait at a time, which bounds memory; the destructor stops and joins the thread.
@@ -297,7 +336,71 @@ public:
         return more;
     }
 
+    // For fillPrepared: the resource of every item, in order, as the scan read them.
+    void expectRuns(const std::vector<std::pair<std::string, std::int64_t>> &runs) { m_runs = &runs; }
+
+    // For inputs already in load order: each item read, parsed and prepared here, for the writer.
+    // Both cores are busy then (this one preparing, the other writing), so no helper parses.
+    bool fillPrepared(std::vector<SpooledItem> &batch, const Engine &engine)
+    {
+        std::vector<ReadItem> read;
+        bool more = true;
+        while (more && read.size() < kItemsPerBatch)
+            more = readOne(read);
+        batch.reserve(read.size());
+        for (ReadItem &r : read) {
+            if (!r.fatal.empty())
+                throw std::runtime_error(r.fatal);
+            ImportItem &item = r.item;
+            SpooledItem out;
+            out.streamed = true;
+            out.raw = item.unparsed;
+            out.rawIsEnvelope = item.unparsedIsEnvelope;
+            completeItem(item);
+            classify(r);
+            advanceRun();
+            out.file = std::move(item.file);
+            out.line = item.line;
+            out.resource = std::move(item.resource);
+            out.error = std::move(item.error);
+            out.implied = item.implied;
+            out.rank = r.rank;
+            out.bytesRead = r.bytesRead;
+            out.bytesTotal = r.bytesTotal;
+            if (out.error.empty() && item.body) {
+                // The scan read each line's resource from its first member; a line whose parsed
+                // resource says otherwise (a repeated member) waits for the spool instead.
+                if (!expected(out.resource)) {
+                    out.toSpool = true;
+                    out.text = documentText(*item.body);
+                } else if (out.implied) {
+                    out.text = documentText(*item.body);
+                } else {
+                    dropServerFields(*item.body);
+                    out.prepared = engine.preparePost(*m_model.findByPath(out.resource), std::move(*item.body));
+                }
+            }
+            batch.push_back(std::move(out));
+        }
+        return more;
+    }
+
 private:
+    void advanceRun()
+    {
+        if (m_runs == nullptr)
+            return;
+        while (m_run < m_runs->size() && m_inRun >= (*m_runs)[m_run].second) {
+            ++m_run;
+            m_inRun = 0;
+        }
+        ++m_inRun;
+    }
+    bool expected(const std::string &resource) const
+    {
+        return m_runs != nullptr && m_run < m_runs->size() && (*m_runs)[m_run].first == resource;
+    }
+
     // False at the end of the inputs, or at one that cannot be opened (a fatal item says which).
     bool readOne(std::vector<ReadItem> &batch)
     {
@@ -344,12 +447,10 @@ private:
     static void writeText(ReadItem &read)
     {
         ImportItem &item = read.item;
-        if (item.error.empty() && item.body) {
-            // Server fields from an API dump are not part of the document.
-            for (const char *field : {"id", "_etag", "_lastModifiedDate"})
-                item.body->erase(field);
-            read.body = dumpJson(*item.body);
-        }
+        if (item.error.empty() && item.body)
+            read.body = documentText(*item.body);
+        else if (!item.unparsed.empty())
+            read.body = std::move(item.unparsed); // unreadable: its draft keeps the line as it was
         item.body.reset();
     }
 
@@ -361,6 +462,10 @@ private:
     std::unique_ptr<ImportSource> m_source;
     std::uint64_t m_before = 0;
     std::uint64_t m_bytesTotal = 0;
+
+    const std::vector<std::pair<std::string, std::int64_t>> *m_runs = nullptr;
+    std::size_t m_run = 0;
+    std::int64_t m_inRun = 0;
 };
 
 // Reads the spool back in load order and prepares each document (parse, schema and constraint
@@ -407,6 +512,49 @@ private:
     const Model &m_model;
 };
 
+// The resources of the inputs' items, read without parsing, as runs of one resource each.
+struct InputRuns
+{
+    std::int64_t items = 0;
+    std::vector<std::pair<std::string, std::int64_t>> runs;
+};
+
+// The inputs' runs when applying them as they come gives what applying them in load order gives:
+// a document may come before one of an earlier layer only when neither resource references the
+// other (nor shares its superclass identities), as the generator and Ed-Fi loaders write them.
+// Nothing when they do not, or when that cannot be told cheaply (see scanResources). Such inputs
+// are applied as they are read, without the spool: one parse per document, reading beside writing.
+std::optional<InputRuns> runsIfInLoadOrder(const std::vector<std::string> &paths, const Model &model)
+{
+    constexpr std::size_t kMaxRuns = 100000; // beyond this, interleaving costs more than the spool
+    const LoadOrder order(model);
+    InputRuns input;
+    std::vector<const ResourceSchema *> started;
+    auto visit = [&](const std::string &resource) {
+        ++input.items;
+        if (!input.runs.empty() && input.runs.back().first == resource) {
+            ++input.runs.back().second;
+            return true;
+        }
+        if (input.runs.size() >= kMaxRuns)
+            return false;
+        input.runs.emplace_back(resource, 1);
+        const ResourceSchema *schema = model.findByPath(resource);
+        if (schema == nullptr)
+            return true; // a draft wherever it comes
+        for (const ResourceSchema *earlier : started)
+            if (earlier != schema && order.rankOf(schema) < order.rankOf(earlier) && order.dependent(schema, earlier))
+                return false;
+        if (std::find(started.begin(), started.end(), schema) == started.end())
+            started.push_back(schema);
+        return true;
+    };
+    for (const std::string &path : paths)
+        if (!scanResources(path, model, visit))
+            return std::nullopt;
+    return input;
+}
+
 } // namespace
 
 Json ImportReport::toJson() const
@@ -450,11 +598,16 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
     }
     Spool spool(spoolDir.filePath(QStringLiteral("spool.db")).toStdString());
     std::set<std::string> impliedSeen; // "resource body": each implied document once per import
+    const std::optional<InputRuns> inLoadOrder = runsIfInLoadOrder(options.paths, model);
 
-    // Phase 1: read every input, in whatever order it comes, into the spool keyed by load order.
+    // Phase 1 (inputs not in load order): read every input into the spool keyed by load order.
     ImportProgress status;
     status.phase = "reading";
-    {
+    if (!inLoadOrder) {
+        if (progress && !progress(status)) {
+            report.cancelled = true;
+            return report;
+        }
         InputReader input(options.paths, model);
         Pipeline<ReadItem> reading([&input](std::vector<ReadItem> &batch) { return input.fill(batch); });
         std::vector<ReadItem> batch;
@@ -477,17 +630,17 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
             }
         }
         status.bytesRead = status.bytesTotal;
+        spool.finish();
     }
-    spool.finish();
 
     // Phase 2: apply in load order, a chunk per transaction.
     status.phase = "applying";
-    status.itemsTotal = spool.count();
+    status.itemsTotal = inLoadOrder ? inLoadOrder->items : spool.count();
     status.items = 0;
     DeferredIndexes deferred(engine.database());
-    if (spool.count() >= options.deferIndexesFrom) {
+    if (status.itemsTotal >= options.deferIndexesFrom) {
         try {
-            deferred.deferIfLargeAgainst(spool.count());
+            deferred.deferIfLargeAgainst(status.itemsTotal);
         } catch (const std::exception &e) {
             report.error = std::string("the import could not start: ") + e.what();
             return report;
@@ -537,39 +690,70 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
                 // Its reference may be a document of the same resource later in the input.
                 unresolved.push_back(std::move(item));
             } else {
-                addDraft(item.file, item.line, item.resource, response.body, item.text);
+                addDraft(item.file, item.line, item.resource, response.body, draftText(item));
             }
         };
-        {
-            SpoolReader spooled(spool.db(), engine, model);
-            Pipeline<SpooledItem> reader([&spooled](std::vector<SpooledItem> &batch) { return spooled.fill(batch); });
+        // False when the steward cancelled: what was applied is committed, the rest untouched.
+        auto applyAll = [&](Pipeline<SpooledItem> &reader) {
             std::vector<SpooledItem> batch;
             while (reader.next(batch)) {
                 for (SpooledItem &item : batch) {
-                    if (!item.error.empty())
-                        addDraft(item.file, item.line, item.resource,
-                                 unreadableProblem(item.file + (item.line > 0 ? ":" + std::to_string(item.line) : "")
-                                                   + ": " + item.error),
-                                 item.text);
-                    else
+                    if (item.bytesTotal > 0) {
+                        status.bytesRead = item.bytesRead;
+                        status.bytesTotal = item.bytesTotal;
+                    }
+                    if (item.toSpool) {
+                        ImportItem spooled;
+                        spooled.file = item.file;
+                        spooled.line = item.line;
+                        spooled.resource = item.resource;
+                        spool.add(item.rank, spooled, item.text);
+                        continue; // counted when applied from the spool
+                    }
+                    if (!item.error.empty()) {
+                        const std::string where = item.file + (item.line > 0 ? ":" + std::to_string(item.line) : "");
+                        addDraft(item.file, item.line, item.resource, unreadableProblem(where + ": " + item.error),
+                                 draftText(item));
+                    } else if (item.implied && item.streamed
+                               && !impliedSeen.insert(item.resource + " " + item.text).second) {
+                        // each implied document once per import (the spool's were sorted out in phase 1)
+                    } else {
                         apply(item, false);
+                    }
                     ++status.items;
                     if (++inChunk >= chunk) {
                         engine.commitBatch();
                         inChunk = 0;
-                        if (progress && !progress(status)) {
-                            report.cancelled = true;
-                            return report;
-                        }
+                        if (progress && !progress(status))
+                            return false;
                         engine.beginBatch();
                     } else if (progress && status.items % 1000 == 0 && !progress(status)) {
                         // Stopped inside a chunk: what it applied so far is whole documents, and
                         // the report counts them, so it is committed as a smaller chunk.
                         engine.commitBatch();
-                        report.cancelled = true;
-                        return report;
+                        return false;
                     }
                 }
+            }
+            return true;
+        };
+        if (inLoadOrder) {
+            InputReader input(options.paths, model);
+            input.expectRuns(inLoadOrder->runs);
+            Pipeline<SpooledItem> reader(
+                [&input, &engine](std::vector<SpooledItem> &batch) { return input.fillPrepared(batch, engine); });
+            if (!applyAll(reader)) {
+                report.cancelled = true;
+                return report;
+            }
+            spool.finish();
+        }
+        if (spool.count() > 0) {
+            SpoolReader spooled(spool.db(), engine, model);
+            Pipeline<SpooledItem> reader([&spooled](std::vector<SpooledItem> &batch) { return spooled.fill(batch); });
+            if (!applyAll(reader)) {
+                report.cancelled = true;
+                return report;
             }
         }
         // Second chance for references to documents that came later in the same layer.

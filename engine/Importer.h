@@ -44,7 +44,9 @@ struct ImportDraftEntry
 
 struct ImportProgress
 {
-    std::string phase; // "reading" (files into load order) or "applying"
+    // "reading" (inputs into load order; skipped when they come in load order already), then
+    // "applying", then "indexing" when a large import rebuilds the indexes it dropped.
+    std::string phase;
     std::int64_t items = 0;
     std::int64_t itemsTotal = 0; // 0 while unknown
     std::uint64_t bytesRead = 0;

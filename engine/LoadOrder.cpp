@@ -57,6 +57,10 @@ LoadOrder::LoadOrder(const Model &model)
                 out.push_back({target, true, resource->resourceName + "." + descriptor.name});
     }
 
+    for (const auto &[from, out] : edges)
+        for (const Edge &edge : out)
+            m_references.insert({from, edge.target});
+
     // Break cycles at optional edges: a depth-first search drops an optional edge that closes a cycle.
     std::map<const ResourceSchema *, int> state; // 0 new, 1 on stack, 2 done
     std::set<std::string> broken;
@@ -125,6 +129,16 @@ int LoadOrder::layerOf(const ResourceSchema *resource) const
 {
     auto it = m_layerOf.find(resource);
     return it == m_layerOf.end() ? -1 : it->second;
+}
+
+bool LoadOrder::dependent(const ResourceSchema *a, const ResourceSchema *b) const
+{
+    if (a == b || m_references.count({a, b}) > 0 || m_references.count({b, a}) > 0)
+        return true;
+    // Subclasses of one abstract resource share its identities: which comes first decides which
+    // one a conflict refuses.
+    return !a->superclassResourceName.empty() && a->superclassResourceName == b->superclassResourceName
+           && a->superclassProjectName == b->superclassProjectName;
 }
 
 int LoadOrder::rankOf(const ResourceSchema *resource) const

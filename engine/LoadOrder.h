@@ -2,7 +2,10 @@
 
 #include "ApiSchema.h"
 
+#include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace steward {
@@ -22,6 +25,10 @@ public:
     int layerOf(const ResourceSchema *resource) const;
     // Position in flat(); resources not in the model get a rank past the end.
     int rankOf(const ResourceSchema *resource) const;
+    // Whether the order of two resources' documents can change an outcome: one references the
+    // other (any reference, broken or not), or both share a superclass identity. Documents of
+    // independent resources can be applied in either order with the same result.
+    bool dependent(const ResourceSchema *a, const ResourceSchema *b) const;
     // References dropped to break cycles: "Resource.referenceName".
     const std::vector<std::string> &brokenEdges() const { return m_broken; }
 
@@ -30,6 +37,7 @@ private:
     std::map<const ResourceSchema *, int> m_layerOf;
     std::map<const ResourceSchema *, int> m_rank;
     std::vector<std::string> m_broken;
+    std::set<std::pair<const ResourceSchema *, const ResourceSchema *>> m_references; // from, to
 };
 
 } // namespace steward

@@ -1,5 +1,6 @@
 // Imports: every format, any order, drafts with reasons, idempotence, cancel, the CLI.
 #include "CliSupport.h"
+#include "Generator.h"
 #include "Importer.h"
 #include "TestSupport.h"
 
@@ -10,7 +11,9 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include <algorithm>
 #include <fstream>
+#include <random>
 #include <set>
 
 using namespace steward;
@@ -54,10 +57,50 @@ std::string writeSchools(const QTemporaryDir &dir, const QString &name, int howM
     return dir.filePath(name).toStdString();
 }
 
+// An envelope line as steward-cli generate writes it: "resource" first, which lets the importer
+// read each line's resource without parsing it (Json::dump would put "body" first).
+std::string envelopeLine(const Json &envelope)
+{
+    return "{\"resource\":" + envelope["resource"].dump() + ",\"body\":" + envelope["body"].dump() + "}";
+}
+
+void writeEnvelopeLines(const QString &path, const std::vector<Json> &envelopes)
+{
+    std::ofstream out(path.toStdString());
+    for (const Json &e : envelopes)
+        out << envelopeLine(e) << "\n";
+}
+
 std::int64_t count(const std::string &db, const std::string &sql)
 {
     SQLite::Database d(db, SQLite::OPEN_READONLY);
     return d.execAndGet(sql).getInt64();
+}
+
+// Every stored document by resource and referential id, with its body: what two imports of the
+// same documents must agree on, whatever order they were applied in.
+std::set<std::string> storedDocuments(const std::string &db)
+{
+    SQLite::Database d(db, SQLite::OPEN_READONLY);
+    SQLite::Statement s(d, "SELECT resource || ' ' || hex(referential_id) || ' ' || body FROM documents");
+    std::set<std::string> out;
+    while (s.executeStep())
+        out.insert(s.getColumn(0).getString());
+    return out;
+}
+
+// The import's phases as its progress reported them, each once, in order.
+std::vector<std::string> phasesOf(Fixture &f, const ImportOptions &options, ImportReport *report = nullptr)
+{
+    std::vector<std::string> phases;
+    ImportReport r = importFiles(f.engine(), f.model(), options, [&phases](const ImportProgress &p) {
+        if (phases.empty() || phases.back() != p.phase)
+            phases.push_back(p.phase);
+        return true;
+    });
+    if (report != nullptr)
+        *report = r;
+    return phases;
 }
 
 } // namespace
@@ -141,6 +184,7 @@ private Q_SLOTS:
         QCOMPARE(byLine[4].file, dir.filePath("bad.ndjson").toStdString());
         // Every draft is kept in the database, and a second run does not duplicate them.
         QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM drafts"), 4);
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM drafts WHERE body_text = 'this is not json'"), 1);
         ImportReport again = importFiles(f.engine(), f.model(), options);
         QCOMPARE(again.totals.drafts, 4);
         QCOMPARE(again.totals.unchanged, 1);
@@ -150,6 +194,109 @@ private Q_SLOTS:
         QCOMPARE(json["byResource"]["ed-fi/schools"]["created"].get<int>(), 1);
         QVERIFY(json["drafts"][0].contains("problem"));
         QVERIFY(json["drafts"][0].contains("line"));
+    }
+
+    // Input already in load order (as the generator writes it: independent resources may still
+    // come out of rank order) is applied as it is read, with no reading phase, and stores exactly
+    // what the same lines shuffled store through the spool.
+    void inputInLoadOrderIsAppliedAsItIsRead()
+    {
+        QTemporaryDir dir;
+        std::vector<std::string> lines;
+        GeneratorOptions generator;
+        generator.students = 40;
+        generateDistrict(generator, [&lines](const std::string &resource, const Json &body) {
+            lines.push_back(envelopeLine(envelope(resource, body)));
+        });
+        auto write = [&dir](const QString &name, const std::vector<std::string> &content) {
+            std::ofstream out(dir.filePath(name).toStdString());
+            for (const std::string &line : content)
+                out << line << "\n";
+            return dir.filePath(name).toStdString();
+        };
+        ImportOptions ordered;
+        ordered.paths = {write("ordered.ndjson", lines)};
+        std::vector<std::string> shuffledLines = lines;
+        std::shuffle(shuffledLines.begin(), shuffledLines.end(), std::mt19937(7));
+        ImportOptions shuffled;
+        shuffled.paths = {write("shuffled.ndjson", shuffledLines)};
+
+        Fixture streamed;
+        ImportReport streamedReport;
+        QCOMPARE(phasesOf(streamed, ordered, &streamedReport), std::vector<std::string>{"applying"});
+        QVERIFY(streamedReport.completed);
+        QCOMPARE(streamedReport.totals.created, static_cast<std::int64_t>(lines.size()));
+        QCOMPARE(streamedReport.totals.drafts, 0);
+        Fixture spooled;
+        ImportReport spooledReport;
+        QCOMPARE(phasesOf(spooled, shuffled, &spooledReport), (std::vector<std::string>{"reading", "applying"}));
+        QCOMPARE(spooledReport.totals.created, streamedReport.totals.created);
+        QVERIFY(storedDocuments(streamed.databasePath()) == storedDocuments(spooled.databasePath()));
+        QCOMPARE(count(streamed.databasePath(), "SELECT count(*) FROM refs"),
+                 count(spooled.databasePath(), "SELECT count(*) FROM refs"));
+        // Again: all unchanged, still without the spool.
+        ImportReport again;
+        QCOMPARE(phasesOf(streamed, ordered, &again), std::vector<std::string>{"applying"});
+        QCOMPARE(again.totals.unchanged, static_cast<std::int64_t>(lines.size()));
+    }
+
+    // A document before one it references is out of load order: the spool puts it right.
+    void dependentResourcesOutOfOrderGoThroughTheSpool()
+    {
+        QTemporaryDir dir;
+        const std::vector<Json> inOrder = {envelope("ed-fi/gradeLevelDescriptors", descriptor("GradeLevelDescriptor", "Ninth grade")),
+                                           envelope("ed-fi/schools", Fixture::school(255901)),
+                                           envelope("ed-fi/courses", course("ALG-1", 255901))};
+        writeEnvelopeLines(dir.filePath("in-order.ndjson"), inOrder);
+        writeEnvelopeLines(dir.filePath("course-first.ndjson"), {inOrder[0], inOrder[2], inOrder[1]});
+        {
+            Fixture f;
+            f.seedDescriptors();
+            ImportOptions options;
+            options.paths = {dir.filePath("in-order.ndjson").toStdString()};
+            ImportReport report;
+            QCOMPARE(phasesOf(f, options, &report), std::vector<std::string>{"applying"});
+            QCOMPARE(report.totals.created + report.totals.unchanged, 3);
+        }
+        Fixture f;
+        f.seedDescriptors();
+        ImportOptions options;
+        options.paths = {dir.filePath("course-first.ndjson").toStdString()};
+        ImportReport report;
+        QCOMPARE(phasesOf(f, options, &report), (std::vector<std::string>{"reading", "applying"}));
+        QCOMPARE(report.totals.drafts, 0);
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'Course'"), 1);
+    }
+
+    // In a streamed input: a line that cannot be parsed is a draft keeping the line as it was, and
+    // a line whose repeated "resource" member names another resource than its first one is still
+    // applied (from the spool, after the rest), so the Course referencing it resolves.
+    void streamedInputKeepsUnreadableLinesAndOddOnesForLater()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        QTemporaryDir dir;
+        const std::string broken = R"({"resource":"ed-fi/schools","body":{"schoolId":7,)";
+        const std::string odd = R"({"resource":"ed-fi/courses","body":)" + Fixture::school(255901).dump()
+                                + R"(,"resource":"ed-fi/schools"})";
+        {
+            std::ofstream out(dir.filePath("streamed.ndjson").toStdString());
+            out << envelopeLine(envelope("ed-fi/schools", Fixture::school(5))) << "\n";
+            out << broken << "\n";
+            out << odd << "\n";
+            out << envelopeLine(envelope("ed-fi/courses", course("ALG-1", 255901))) << "\n";
+        }
+        ImportOptions options;
+        options.paths = {dir.filePath("streamed.ndjson").toStdString()};
+        ImportReport report;
+        QCOMPARE(phasesOf(f, options, &report), std::vector<std::string>{"applying"});
+        QVERIFY(report.completed);
+        QCOMPARE(report.totals.created, 3);
+        QCOMPARE(report.totals.drafts, 1);
+        QCOMPARE(report.drafts.at(0).line, 2);
+        SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
+        QCOMPARE(db.execAndGet("SELECT body_text FROM drafts").getString(), broken);
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'Course'"), 1);
     }
 
     void referencesWithinTheSameResourceResolve()

@@ -771,11 +771,14 @@ void MainWindow::importFilesDialog()
     const steward::Model *model = &m_session->model();
     const steward::ImportReport report = runWithProgress<steward::ImportReport>(
         this, tr("Importing…"), [engine, model, options](const std::function<bool(int, int)> &progress) {
-            return steward::importFiles(*engine, *model, options, [&progress](const steward::ImportProgress &p) {
+            bool read = false; // input in load order skips the reading phase; applying is then all of it
+            return steward::importFiles(*engine, *model, options, [&progress, &read](const steward::ImportProgress &p) {
                 // Reading is measured in bytes, applying in documents; both shown as a share of 1000.
+                read = read || p.phase == "reading";
+                const double applied = p.itemsTotal ? p.items / static_cast<double>(p.itemsTotal) : 0.0;
                 const double share = p.phase == "reading"
                                          ? (p.bytesTotal ? 0.5 * p.bytesRead / static_cast<double>(p.bytesTotal) : 0.0)
-                                         : 0.5 + (p.itemsTotal ? 0.5 * p.items / static_cast<double>(p.itemsTotal) : 0.0);
+                                         : (read ? 0.5 + 0.5 * applied : applied);
                 return progress(static_cast<int>(share * 1000), 1000);
             });
         });
