@@ -4,6 +4,7 @@
 #include "BenchSupport.h"
 #include "Engine.h"
 #include "Generator.h"
+#include "ImportSource.h"
 #include "Importer.h"
 #include "RootCauses.h"
 
@@ -57,7 +58,7 @@ int main(int argc, char **argv)
                 removedSchool = body;
                 return;
             }
-            out << "{\"resource\":\"" << resource << "\",\"body\":" << dumpJson(body) << "}\n";
+            out << envelopeLine(resource, body) << "\n";
             ++written;
         });
     }

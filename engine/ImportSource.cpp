@@ -331,6 +331,11 @@ std::unique_ptr<ImportSource> openFile(const std::string &path, const Model &mod
 
 } // namespace
 
+std::string envelopeLine(const std::string &resource, const Json &body)
+{
+    return "{\"resource\":" + dumpJson(Json(resource)) + ",\"body\":" + dumpJson(body) + "}";
+}
+
 bool scanResources(const std::string &path, const Model &model,
                    const std::function<bool(const std::string &resource)> &visit)
 {

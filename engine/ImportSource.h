@@ -58,6 +58,10 @@ public:
 // read (then item.error says why, and the text stays for the caller to keep).
 void completeItem(ImportItem &item);
 
+// A document as an NDJSON import line, {"resource":"ed-fi/schools","body":{...}}, with "resource"
+// first so that scanResources reads it without parsing (every writer of import lines uses this).
+std::string envelopeLine(const std::string &resource, const Json &body);
+
 // Calls visit(resource) for each item of an NDJSON file in order without parsing it: an envelope
 // line must start with {"resource":"..." (as the generator and steward's own tools write them); a
 // per-resource file names its resource. False, having stopped, at a line that does not, when visit

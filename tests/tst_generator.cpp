@@ -1,6 +1,7 @@
 #include "ApiSchema.h"
 #include "CliSupport.h"
 #include "Generator.h"
+#include "ImportSource.h"
 #include "JsonPath.h"
 #include "SampleDistrict.h"
 #include "TestSupport.h"
@@ -43,7 +44,7 @@ std::vector<Generated> generate(std::int64_t students, std::uint32_t seed)
 // The NDJSON line `steward-cli generate` writes for a document.
 std::string ndjsonLine(const std::string &resource, const Json &body)
 {
-    return "{\"resource\":" + dumpJson(Json(resource)) + ",\"body\":" + dumpJson(body) + "}";
+    return envelopeLine(resource, body);
 }
 
 QByteArray digest(const std::vector<Generated> &documents)

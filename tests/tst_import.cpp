@@ -1,6 +1,7 @@
 // Imports: every format, any order, drafts with reasons, idempotence, cancel, the CLI.
 #include "CliSupport.h"
 #include "Generator.h"
+#include "ImportSource.h"
 #include "Importer.h"
 #include "TestSupport.h"
 
@@ -61,7 +62,7 @@ std::string writeSchools(const QTemporaryDir &dir, const QString &name, int howM
 // read each line's resource without parsing it (Json::dump would put "body" first).
 std::string envelopeLine(const Json &envelope)
 {
-    return "{\"resource\":" + envelope["resource"].dump() + ",\"body\":" + envelope["body"].dump() + "}";
+    return steward::envelopeLine(envelope["resource"].get<std::string>(), envelope["body"]);
 }
 
 void writeEnvelopeLines(const QString &path, const std::vector<Json> &envelopes)

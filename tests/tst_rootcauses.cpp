@@ -2,6 +2,7 @@
 // with suggestions, drafts with problems of their own, and `steward-cli causes`.
 #include "CliSupport.h"
 #include "Generator.h"
+#include "ImportSource.h"
 #include "Importer.h"
 #include "RootCauses.h"
 #include "TestSupport.h"
@@ -43,7 +44,7 @@ ImportReport importDocuments(Fixture &fixture, const QTemporaryDir &dir, const s
     if (!file.open(QIODevice::WriteOnly))
         qFatal("cannot write %s", qPrintable(path));
     for (const Generated &g : documents) {
-        const std::string line = "{\"resource\":" + dumpJson(Json(g.resource)) + ",\"body\":" + dumpJson(g.body) + "}\n";
+        const std::string line = envelopeLine(g.resource, g.body) + "\n";
         file.write(line.data(), static_cast<qint64>(line.size()));
     }
     file.close();

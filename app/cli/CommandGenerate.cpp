@@ -1,5 +1,6 @@
 #include "Cli.h"
 #include "Generator.h"
+#include "ImportSource.h"
 
 #include <QSaveFile>
 #include <QString>
@@ -111,11 +112,8 @@ int commandGenerate(const CliContext &, const std::vector<std::string> &args)
     std::int64_t documents = 0;
     try {
         documents = generateDistrict(options, [&](const std::string &resource, const Json &body) {
-            buffer += "{\"resource\":\"";
-            buffer += resource; // "ed-fi/students": nothing to escape
-            buffer += "\",\"body\":";
-            buffer += dumpJson(body);
-            buffer += "}\n";
+            buffer += envelopeLine(resource, body);
+            buffer += '\n';
             if (buffer.size() >= kFlushBytes)
                 flush();
         });
