@@ -707,6 +707,7 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
                         spooled.file = item.file;
                         spooled.line = item.line;
                         spooled.resource = item.resource;
+                        spooled.implied = item.implied;
                         spool.add(item.rank, spooled, item.text);
                         continue; // counted when applied from the spool
                     }
