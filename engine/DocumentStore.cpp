@@ -121,6 +121,17 @@ std::optional<AliasRow> DocumentStore::findAlias(const Uuid &referentialId)
     return out;
 }
 
+std::optional<AliasKeys> DocumentStore::findAliasKeys(const Uuid &referentialId)
+{
+    SQLite::Statement &s = statement("SELECT alias_key, doc_key FROM aliases WHERE referential_id = ?");
+    bindUuid(s, 1, referentialId);
+    std::optional<AliasKeys> out;
+    if (s.executeStep())
+        out = AliasKeys{s.getColumn(0).getInt64(), s.getColumn(1).getInt64()};
+    s.reset();
+    return out;
+}
+
 std::vector<std::pair<std::int64_t, Uuid>> DocumentStore::aliasesOf(std::int64_t docKey)
 {
     SQLite::Statement &s = statement("SELECT alias_key, referential_id FROM aliases WHERE doc_key = ?");

@@ -40,6 +40,13 @@ struct AliasRow
     std::string resource;
 };
 
+// What a writer needs of an alias: the key references point at and the document it belongs to.
+struct AliasKeys
+{
+    std::int64_t aliasKey = 0;
+    std::int64_t docKey = 0;
+};
+
 struct ReferencingDocument
 {
     std::string resource;
@@ -85,6 +92,7 @@ public:
     std::optional<StoredDocument> findByKey(std::int64_t docKey);
     std::optional<StoredDocument> findByReferentialId(const Uuid &referentialId);
     std::optional<AliasRow> findAlias(const Uuid &referentialId);
+    std::optional<AliasKeys> findAliasKeys(const Uuid &referentialId);
     std::vector<std::pair<std::int64_t, Uuid>> aliasesOf(std::int64_t docKey);
 
     void insertDocument(StoredDocument &document); // sets docKey

@@ -318,7 +318,7 @@ Response Engine::dispatch(const Request &request)
     // looked up since: remembered lookups are forgotten before and after.
     struct ForgetAliases
     {
-        std::map<Uuid, AliasRow> &cache;
+        decltype(m_aliasCache) &cache;
         bool active;
         ~ForgetAliases()
         {
@@ -546,13 +546,13 @@ std::vector<PreparedReference> Engine::prepareReferences(const ResourceSchema &r
     return out;
 }
 
-std::optional<AliasRow> Engine::lookupAlias(const Uuid &referentialId)
+std::optional<AliasKeys> Engine::lookupAlias(const Uuid &referentialId)
 {
     if (!m_inBatch)
-        return m_store.findAlias(referentialId);
+        return m_store.findAliasKeys(referentialId);
     if (auto cached = m_aliasCache.find(referentialId); cached != m_aliasCache.end())
         return cached->second;
-    std::optional<AliasRow> alias = m_store.findAlias(referentialId);
+    std::optional<AliasKeys> alias = m_store.findAliasKeys(referentialId);
     // Only what exists is remembered: a miss may be written later in the same batch.
     if (alias && m_aliasCache.size() < 200000)
         m_aliasCache.emplace(referentialId, *alias);
@@ -577,7 +577,7 @@ std::optional<Response> Engine::resolveReferences(const std::vector<PreparedRefe
             referenceErrors[found.path].push_back("The reference to " + found.targetResource + " is incomplete.");
             continue;
         }
-        std::optional<AliasRow> alias = lookupAlias(*found.referentialId);
+        std::optional<AliasKeys> alias = lookupAlias(*found.referentialId);
         if (alias)
             resolved.aliasKeys.insert(alias->aliasKey);
         else if (found.isDescriptor)
@@ -731,7 +731,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
             response.headers.emplace_back("ETag", quotedEtag(existing->etag));
         } else {
             if (prepared.superclass) {
-                if (std::optional<AliasRow> taken = lookupAlias(prepared.superclass->referentialId())) {
+                if (std::optional<AliasKeys> taken = lookupAlias(prepared.superclass->referentialId())) {
                     std::optional<StoredDocument> other = m_store.findByKey(taken->docKey);
                     return identityConflict(resource.resourceName,
                                             "A " + (other ? other->resource : std::string("document"))

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace steward {
@@ -239,7 +240,7 @@ private:
     Response guarded(const std::function<Response()> &work);
     // Inside a batch nobody else can write, so alias lookups are remembered until the batch ends or
     // this engine changes or removes an alias (PUT, DELETE, a rollback).
-    std::optional<AliasRow> lookupAlias(const Uuid &referentialId);
+    std::optional<AliasKeys> lookupAlias(const Uuid &referentialId);
     Response put(const Target &target, const Request &request);
     Response remove(const Target &target, const Request &request);
 
@@ -275,7 +276,7 @@ private:
     bool m_inBatch = false;
     bool m_batchBroken = false; // a write threw inside a batch request that had no savepoint
     bool m_lastWriteChanged = false;
-    std::map<Uuid, AliasRow> m_aliasCache;
+    std::unordered_map<Uuid, AliasKeys, UuidHash> m_aliasCache;
 };
 
 // Documents and drafts per resource; takes any connection (a read-only one on a worker thread).

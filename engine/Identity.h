@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,17 @@ struct Uuid
     bool operator==(const Uuid &other) const { return bytes == other.bytes; }
     bool operator!=(const Uuid &other) const { return bytes != other.bytes; }
     bool operator<(const Uuid &other) const { return bytes < other.bytes; }
+};
+
+// Referential ids are SHA-1 (or random) bytes already: the first eight make a good hash.
+struct UuidHash
+{
+    std::size_t operator()(const Uuid &id) const
+    {
+        std::uint64_t h = 0;
+        std::memcpy(&h, id.bytes.data(), sizeof h);
+        return static_cast<std::size_t>(h);
+    }
 };
 
 struct IdentityElement

@@ -51,17 +51,6 @@ struct DraftNode
     std::vector<std::size_t> dependents; // drafts that need it stored first
 };
 
-struct UuidHash
-{
-    std::size_t operator()(const Uuid &id) const
-    {
-        std::size_t h = 0;
-        for (std::uint8_t b : id.bytes)
-            h = h * 131 + b;
-        return h;
-    }
-};
-
 // "$.gradeLevels[3].gradeLevelDescriptor" -> "$.gradeLevels[*].gradeLevelDescriptor": drafts failing at
 // the same place of different array items are one problem.
 std::string genericPath(const std::string &path)
