@@ -1,5 +1,6 @@
 #include "DocumentStore.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace steward {
@@ -199,14 +200,106 @@ void DocumentStore::insertAlias(std::int64_t docKey, const Uuid &referentialId, 
     s.bind(3, project);
     s.bind(4, resource);
     s.exec();
+    if (m_aliasFilter)
+        m_aliasFilter->add(referentialId);
 }
 
 void DocumentStore::updateAlias(std::int64_t aliasKey, const Uuid &referentialId)
 {
+    if (m_aliasFilter)
+        m_aliasFilter->add(referentialId);
     SQLite::Statement &s = statement("UPDATE aliases SET referential_id = ? WHERE alias_key = ?");
     bindUuid(s, 1, referentialId);
     s.bind(2, aliasKey);
     s.exec();
+}
+
+namespace {
+
+// Referential ids are SHA-1 or random bytes: four of their 32-bit words, mixed, pick the bits.
+std::uint64_t filterHash(const Uuid &id, int which)
+{
+    static constexpr int kOffsets[4] = {0, 4, 9, 12}; // bytes 6 and 8 carry version and variant bits
+    std::uint32_t word = 0;
+    std::memcpy(&word, id.bytes.data() + kOffsets[which], sizeof word);
+    return (word * 0x9E3779B97F4A7C15ull) >> 13;
+}
+
+std::int64_t dataVersion(SQLite::Database &db)
+{
+    return db.execAndGet("PRAGMA data_version").getInt64();
+}
+
+} // namespace
+
+AliasFilter::AliasFilter(std::int64_t expected)
+{
+    // 16 bits per id with four probes: a "maybe" for an absent id about 0.3% of the time.
+    std::uint64_t bits = 1u << 20;
+    while (bits < static_cast<std::uint64_t>(std::max<std::int64_t>(expected, 1)) * 16)
+        bits <<= 1;
+    m_bits.assign(bits / 64, 0);
+    m_mask = bits - 1;
+}
+
+void AliasFilter::add(const Uuid &referentialId)
+{
+    for (int i = 0; i < 4; ++i) {
+        const std::uint64_t bit = filterHash(referentialId, i) & m_mask;
+        m_bits[bit / 64] |= std::uint64_t(1) << (bit % 64);
+    }
+}
+
+bool AliasFilter::mayContain(const Uuid &referentialId) const
+{
+    for (int i = 0; i < 4; ++i) {
+        const std::uint64_t bit = filterHash(referentialId, i) & m_mask;
+        if ((m_bits[bit / 64] & (std::uint64_t(1) << (bit % 64))) == 0)
+            return false;
+    }
+    return true;
+}
+
+void DocumentStore::trackAliases(std::int64_t incoming)
+{
+    m_aliasFilterIncoming = incoming;
+    buildAliasFilter();
+}
+
+void DocumentStore::buildAliasFilter()
+{
+    // Read first: a commit by another connection during or after the scan then shows as a change.
+    const std::int64_t version = dataVersion(m_db);
+    const std::int64_t stored = m_db.execAndGet("SELECT count(*) FROM aliases").getInt64();
+    // A document has one or two aliases (its own, and its superclass's).
+    AliasFilter filter(stored + m_aliasFilterIncoming * 5 / 4);
+    SQLite::Statement all(m_db, "SELECT referential_id FROM aliases");
+    while (all.executeStep()) {
+        Uuid id;
+        const SQLite::Column column = all.getColumn(0);
+        if (column.getBytes() == static_cast<int>(id.bytes.size())) {
+            std::memcpy(id.bytes.data(), column.getBlob(), id.bytes.size());
+            filter.add(id);
+        }
+    }
+    m_aliasFilter = std::move(filter);
+    m_dataVersion = version;
+}
+
+void DocumentStore::refreshAliasTracking()
+{
+    if (m_aliasFilter && dataVersion(m_db) != m_dataVersion)
+        buildAliasFilter();
+}
+
+void DocumentStore::stopTrackingAliases()
+{
+    m_aliasFilter.reset();
+}
+
+bool DocumentStore::mayHaveAlias(const Uuid &referentialId) const
+{
+    return !m_aliasFilter || m_aliasFilter->mayContain(referentialId);
 }
 
 void DocumentStore::setReferences(std::int64_t docKey, const std::set<std::int64_t> &aliasKeys, bool replace)

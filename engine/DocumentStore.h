@@ -81,6 +81,20 @@ struct CollectionQuery
     std::vector<std::vector<Alternative>> filters;
 };
 
+// Referential ids that may have an alias: a Bloom filter (no false "absent"), so that a large
+// import can skip looking up documents it is about to create. About 0.3% false "maybe".
+class AliasFilter
+{
+public:
+    explicit AliasFilter(std::int64_t expected);
+    void add(const Uuid &referentialId);
+    bool mayContain(const Uuid &referentialId) const;
+
+private:
+    std::vector<std::uint64_t> m_bits;
+    std::uint64_t m_mask = 0;
+};
+
 // The SQL of the document store. Callers hold the transaction; statements are prepared once.
 class DocumentStore
 {
@@ -110,6 +124,16 @@ public:
 
     void appendChange(const ChangeRecord &change);
 
+    // While tracked, every alias stored is in a filter built from the aliases table, and
+    // mayHaveAlias() answers false only for a referential id no alias has. Tracking assumes this
+    // store is the connection's only writer of aliases (an import's engine); other connections'
+    // commits are noticed by refreshAliasTracking() (PRAGMA data_version), which must run inside
+    // each write transaction before the filter is trusted.
+    void trackAliases(std::int64_t incoming);
+    void refreshAliasTracking();
+    void stopTrackingAliases();
+    bool mayHaveAlias(const Uuid &referentialId) const;
+
     std::vector<StoredDocument> query(const CollectionQuery &query, bool fetchOneMore);
     std::int64_t count(const CollectionQuery &query);
 
@@ -117,8 +141,13 @@ private:
     SQLite::Statement &statement(const char *sql);
     std::string whereClause(const CollectionQuery &query, std::vector<Json> &bindings) const;
 
+    void buildAliasFilter();
+
     SQLite::Database &m_db;
     std::unordered_map<const char *, std::unique_ptr<SQLite::Statement>> m_statements;
+    std::optional<AliasFilter> m_aliasFilter;
+    std::int64_t m_aliasFilterIncoming = 0;
+    std::int64_t m_dataVersion = 0; // of the filter's build: another connection committing changes it
 };
 
 } // namespace steward

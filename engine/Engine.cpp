@@ -270,6 +270,22 @@ void Engine::beginBatch()
     m_inBatch = true;
     m_batchBroken = false;
     m_aliasCache.clear();
+    try {
+        m_store.refreshAliasTracking(); // inside the lock: nobody can commit until this batch ends
+    } catch (...) {
+        rollbackBatch();
+        throw;
+    }
+}
+
+void Engine::trackReferentialIds(std::int64_t incoming)
+{
+    m_store.trackAliases(incoming);
+}
+
+void Engine::stopTrackingReferentialIds()
+{
+    m_store.stopTrackingAliases();
 }
 
 void Engine::commitBatch()
@@ -708,7 +724,10 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
         if (std::optional<Response> failure = resolveReferences(prepared.references, resolved))
             return *failure;
         const std::string now = nowUtc();
-        std::optional<StoredDocument> existing = m_store.findByReferentialId(referentialId);
+        // A large import knows most of its documents are new without asking (DocumentStore::trackAliases).
+        std::optional<StoredDocument> existing;
+        if (m_store.mayHaveAlias(referentialId))
+            existing = m_store.findByReferentialId(referentialId);
         Response response;
         if (existing) {
             if (existing->resource != resource.resourceName || existing->project != resource.projectName())

@@ -213,6 +213,11 @@ public:
     // savepoint so a refused one leaves nothing behind. Waits (with the busy retries) for the lock.
     void beginBatch();
     void commitBatch();
+    // For a large import: remember which referential ids are stored (a filter built from the
+    // aliases, kept current by this engine's writes and rebuilt when another connection committed),
+    // so a POST of a new document skips looking itself up. Off again with stopTrackingReferentialIds.
+    void trackReferentialIds(std::int64_t incoming);
+    void stopTrackingReferentialIds();
     void rollbackBatch();
     bool inBatch() const { return m_inBatch; }
     // A request failed after it began writing; commitBatch() will roll the chunk back and throw.
