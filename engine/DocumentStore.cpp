@@ -288,8 +288,11 @@ void DocumentStore::buildAliasFilter()
 
 void DocumentStore::refreshAliasTracking()
 {
+    // Another connection committed: its aliases are not in the filter. Rebuilding would rescan
+    // every alias, and a busy server could make that happen at every chunk, so every lookup is
+    // made again instead.
     if (m_aliasFilter && dataVersion(m_db) != m_dataVersion)
-        buildAliasFilter();
+        m_aliasFilter.reset();
 }
 
 void DocumentStore::stopTrackingAliases()

@@ -126,9 +126,9 @@ public:
 
     // While tracked, every alias stored is in a filter built from the aliases table, and
     // mayHaveAlias() answers false only for a referential id no alias has. Tracking assumes this
-    // store is the connection's only writer of aliases (an import's engine); other connections'
-    // commits are noticed by refreshAliasTracking() (PRAGMA data_version), which must run inside
-    // each write transaction before the filter is trusted.
+    // store is the connection's only writer of aliases (an import's engine); another connection's
+    // commit is noticed by refreshAliasTracking() (PRAGMA data_version), which must run inside
+    // each write transaction, and ends the tracking.
     void trackAliases(std::int64_t incoming);
     void refreshAliasTracking();
     void stopTrackingAliases();

@@ -214,8 +214,8 @@ public:
     void beginBatch();
     void commitBatch();
     // For a large import: remember which referential ids are stored (a filter built from the
-    // aliases, kept current by this engine's writes and rebuilt when another connection committed),
-    // so a POST of a new document skips looking itself up. Off again with stopTrackingReferentialIds.
+    // aliases, kept current by this engine's writes, dropped once another connection commits), so
+    // a POST of a new document skips looking itself up. Off again with stopTrackingReferentialIds.
     void trackReferentialIds(std::int64_t incoming);
     void stopTrackingReferentialIds();
     void rollbackBatch();

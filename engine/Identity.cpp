@@ -67,6 +67,13 @@ std::optional<Uuid> Uuid::parse(const std::string &text)
     return out;
 }
 
+std::size_t UuidHash::operator()(const Uuid &id) const
+{
+    std::uint64_t h = 0;
+    std::memcpy(&h, id.bytes.data(), sizeof h);
+    return static_cast<std::size_t>(h);
+}
+
 Uuid Uuid::random()
 {
     // Ids must be unique, not secret: a generator per thread, seeded from the system's, instead of a

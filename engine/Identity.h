@@ -5,7 +5,6 @@
 
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,12 +29,7 @@ struct Uuid
 // Referential ids are SHA-1 (or random) bytes already: the first eight make a good hash.
 struct UuidHash
 {
-    std::size_t operator()(const Uuid &id) const
-    {
-        std::uint64_t h = 0;
-        std::memcpy(&h, id.bytes.data(), sizeof h);
-        return static_cast<std::size_t>(h);
-    }
+    std::size_t operator()(const Uuid &id) const;
 };
 
 struct IdentityElement

@@ -365,7 +365,9 @@ bool scanResources(const std::string &path, const Model &model,
             return false;
         std::size_t from = start + prefix.size();
         const std::size_t end = line.find('"', from);
-        if (end == std::string::npos || line.find('\\', from) < end)
+        // A second "resource" member would win when parsed: such a line is not read cheaply.
+        if (end == std::string::npos || line.find('\\', from) < end
+            || line.find("\"resource\"", end) != std::string::npos)
             return false;
         if (end > from && line[from] == '/')
             ++from; // as fromEnvelope reads it

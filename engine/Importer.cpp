@@ -156,14 +156,19 @@ struct SpooledItem
     std::string raw;
     bool rawIsEnvelope = false;
     bool streamed = false; // read straight from the input, not from the spool
-    bool toSpool = false;  // came after a later layer: applied from the spool at the end
+    // Its parsed resource is not the one the scan read (the file changed since): applied from the
+    // spool at the end instead.
+    bool toSpool = false;
     std::uint64_t bytesRead = 0;
     std::uint64_t bytesTotal = 0;
 };
 
-// Server fields from an API dump are not part of the document.
+// Server fields from an API dump are not part of the document. A body that is not an object is
+// left as it is: validation refuses it, and it becomes a draft like any other refusal.
 void dropServerFields(Json &body)
 {
+    if (!body.is_object())
+        return;
     for (const char *field : {"id", "_etag", "_lastModifiedDate"})
         body.erase(field);
 }
@@ -368,8 +373,9 @@ public:
             out.bytesRead = r.bytesRead;
             out.bytesTotal = r.bytesTotal;
             if (out.error.empty() && item.body) {
-                // The scan read each line's resource from its first member; a line whose parsed
-                // resource says otherwise (a repeated member) waits for the spool instead.
+                // The scan read each line's resource without parsing (and gave up on a line naming
+                // "resource" twice); a line whose parsed resource still says otherwise waits for
+                // the spool instead.
                 if (!expected(out.resource)) {
                     out.toSpool = true;
                     out.text = documentText(*item.body);
@@ -447,8 +453,8 @@ private:
     static void writeText(ReadItem &read)
     {
         ImportItem &item = read.item;
-        if (item.error.empty() && item.body)
-            read.body = documentText(*item.body);
+        if (item.body)
+            read.body = documentText(*item.body); // also for an unknown resource: its draft keeps it
         else if (!item.unparsed.empty())
             read.body = std::move(item.unparsed); // unreadable: its draft keeps the line as it was
         item.body.reset();
@@ -608,29 +614,35 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
             report.cancelled = true;
             return report;
         }
-        InputReader input(options.paths, model);
-        Pipeline<ReadItem> reading([&input](std::vector<ReadItem> &batch) { return input.fill(batch); });
-        std::vector<ReadItem> batch;
-        while (reading.next(batch)) {
-            for (ReadItem &read : batch) {
-                if (!read.fatal.empty()) {
-                    report.error = read.fatal;
-                    return report;
-                }
-                status.bytesRead = read.bytesRead;
-                status.bytesTotal = read.bytesTotal;
-                if (read.item.implied && !impliedSeen.insert(read.item.resource + " " + read.body).second)
-                    continue;
-                spool.add(read.rank, read.item, read.body);
-                ++status.items;
-                if (progress && status.items % 1000 == 0 && !progress(status)) {
-                    report.cancelled = true;
-                    return report; // nothing applied yet
+        // Nothing is applied yet: a failure here (the spool's disk full) leaves the database as it was.
+        try {
+            InputReader input(options.paths, model);
+            Pipeline<ReadItem> reading([&input](std::vector<ReadItem> &batch) { return input.fill(batch); });
+            std::vector<ReadItem> batch;
+            while (reading.next(batch)) {
+                for (ReadItem &read : batch) {
+                    if (!read.fatal.empty()) {
+                        report.error = read.fatal;
+                        return report;
+                    }
+                    status.bytesRead = read.bytesRead;
+                    status.bytesTotal = read.bytesTotal;
+                    if (read.item.implied && !impliedSeen.insert(read.item.resource + " " + read.body).second)
+                        continue;
+                    spool.add(read.rank, read.item, read.body);
+                    ++status.items;
+                    if (progress && status.items % 1000 == 0 && !progress(status)) {
+                        report.cancelled = true;
+                        return report; // nothing applied yet
+                    }
                 }
             }
+            status.bytesRead = status.bytesTotal;
+            spool.finish();
+        } catch (const std::exception &e) {
+            report.error = std::string("reading the input stopped: ") + e.what() + "; nothing was applied";
+            return report;
         }
-        status.bytesRead = status.bytesTotal;
-        spool.finish();
     }
 
     // Phase 2: apply in load order, a chunk per transaction.
@@ -658,7 +670,7 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
                 engine.stopTrackingReferentialIds();
         }
     } tracked{engine};
-    if (status.itemsTotal >= options.deferIndexesFrom) {
+    if (deferred.active()) { // the same rule: large, and a good share of what is stored
         try {
             engine.trackReferentialIds(status.itemsTotal);
             tracked.active = true;

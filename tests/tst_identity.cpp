@@ -141,9 +141,12 @@ private Q_SLOTS:
             QCOMPARE(QUuid::fromString(QString::fromStdString(id)).version(), QUuid::Random);
             QCOMPARE(QUuid::fromString(QString::fromStdString(id)).variant(), QUuid::DCE);
         }
-        Uuid other;
-        std::thread([&other] { other = Uuid::random(); }).join();
-        QVERIFY(other != Uuid::random());
+        // Each thread seeds its own generator: two fresh threads' first ids differ.
+        Uuid first;
+        Uuid second;
+        std::thread([&first] { first = Uuid::random(); }).join();
+        std::thread([&second] { second = Uuid::random(); }).join();
+        QVERIFY(first != second);
     }
 };
 
