@@ -10,6 +10,15 @@ namespace {
 const char *const kDocumentColumns =
     "doc_key, id, project, resource, referential_id, identity, body, etag, created_at, last_modified";
 
+// A referential id stored as 16 bytes; false (out untouched) for anything else.
+bool readUuid(const SQLite::Column &column, Uuid &out)
+{
+    if (column.getBytes() != static_cast<int>(out.bytes.size()))
+        return false;
+    std::memcpy(out.bytes.data(), column.getBlob(), out.bytes.size());
+    return true;
+}
+
 StoredDocument readDocument(SQLite::Statement &s)
 {
     StoredDocument d;
@@ -17,9 +26,7 @@ StoredDocument readDocument(SQLite::Statement &s)
     d.id = s.getColumn(1).getString();
     d.project = s.getColumn(2).getString();
     d.resource = s.getColumn(3).getString();
-    const SQLite::Column blob = s.getColumn(4);
-    if (blob.getBytes() == 16)
-        std::memcpy(d.referentialId.bytes.data(), blob.getBlob(), 16);
+    readUuid(s.getColumn(4), d.referentialId);
     d.identity = s.getColumn(5).getString();
     d.body = s.getColumn(6).getString();
     d.etag = s.getColumn(7).getString();
@@ -140,9 +147,7 @@ std::vector<std::pair<std::int64_t, Uuid>> DocumentStore::aliasesOf(std::int64_t
     std::vector<std::pair<std::int64_t, Uuid>> out;
     while (s.executeStep()) {
         Uuid uuid;
-        const SQLite::Column blob = s.getColumn(1);
-        if (blob.getBytes() == 16)
-            std::memcpy(uuid.bytes.data(), blob.getBlob(), 16);
+        readUuid(s.getColumn(1), uuid);
         out.emplace_back(s.getColumn(0).getInt64(), uuid);
     }
     s.reset();
@@ -262,25 +267,16 @@ bool AliasFilter::mayContain(const Uuid &referentialId) const
 
 void DocumentStore::trackAliases(std::int64_t incoming)
 {
-    m_aliasFilterIncoming = incoming;
-    buildAliasFilter();
-}
-
-void DocumentStore::buildAliasFilter()
-{
     // Read first: a commit by another connection during or after the scan then shows as a change.
     const std::int64_t version = dataVersion(m_db);
     const std::int64_t stored = m_db.execAndGet("SELECT count(*) FROM aliases").getInt64();
     // A document has one or two aliases (its own, and its superclass's).
-    AliasFilter filter(stored + m_aliasFilterIncoming * 5 / 4);
+    AliasFilter filter(stored + incoming * 5 / 4);
     SQLite::Statement all(m_db, "SELECT referential_id FROM aliases");
     while (all.executeStep()) {
         Uuid id;
-        const SQLite::Column column = all.getColumn(0);
-        if (column.getBytes() == static_cast<int>(id.bytes.size())) {
-            std::memcpy(id.bytes.data(), column.getBlob(), id.bytes.size());
+        if (readUuid(all.getColumn(0), id))
             filter.add(id);
-        }
     }
     m_aliasFilter = std::move(filter);
     m_dataVersion = version;

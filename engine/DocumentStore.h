@@ -141,12 +141,9 @@ private:
     SQLite::Statement &statement(const char *sql);
     std::string whereClause(const CollectionQuery &query, std::vector<Json> &bindings) const;
 
-    void buildAliasFilter();
-
     SQLite::Database &m_db;
     std::unordered_map<const char *, std::unique_ptr<SQLite::Statement>> m_statements;
     std::optional<AliasFilter> m_aliasFilter;
-    std::int64_t m_aliasFilterIncoming = 0;
     std::int64_t m_dataVersion = 0; // of the filter's build: another connection committing changes it
 };
 

@@ -180,18 +180,17 @@ std::string documentText(Json &body)
     return dumpJson(body);
 }
 
-// What a draft of the item keeps: the body as read, or the line itself when it could not be read.
+// What a draft of the item keeps: the body as read, or the line itself when it could not be read
+// (the line read again exactly as the spool's reader reads it).
 const std::string &draftText(SpooledItem &item)
 {
     if (!item.text.empty() || item.raw.empty())
         return item.text;
-    JsonParseResult parsed = parseJson(item.raw);
-    if (parsed.value && item.rawIsEnvelope && parsed.value->is_object() && parsed.value->contains("body"))
-        item.text = documentText((*parsed.value)["body"]);
-    else if (parsed.value && !item.rawIsEnvelope)
-        item.text = documentText(*parsed.value);
-    else
-        item.text = item.raw;
+    ImportItem reread;
+    reread.unparsed = item.raw;
+    reread.unparsedIsEnvelope = item.rawIsEnvelope;
+    completeItem(reread);
+    item.text = reread.body ? documentText(*reread.body) : item.raw;
     return item.text;
 }
 

@@ -309,7 +309,7 @@ bool isPatternSpace(char c)
 }
 
 // The three patterns Ed-Fi puts on nearly every string, checked without a regex: one match per
-// string value had cost a lock, a map lookup and a UTF-16 copy (tst_validation compares these
+// string value had cost a lock, a map lookup and a UTF-16 copy (tst_protocol compares these
 // against QRegularExpression over many strings). Their '$' is '\z' (see ecmaPattern) and their '.'
 // is PCRE's, which stops only at '\n'.
 enum class KnownPattern
@@ -421,10 +421,9 @@ private:
         if (pattern == schema.end() || !pattern->is_string())
             return;
         const std::string &patternText = pattern->get_ref<const std::string &>();
-        const KnownPattern known = knownPattern(patternText);
         bool matches = true;
-        if (known != KnownPattern::Other) {
-            matches = matchesKnownPattern(known, text);
+        if (const std::optional<bool> common = matchesCommonPattern(patternText, text)) {
+            matches = *common;
         } else {
             const QRegularExpression regex = m_regex(patternText);
             matches = !regex.isValid() || regex.match(QString::fromStdString(text)).hasMatch();
