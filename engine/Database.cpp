@@ -251,6 +251,12 @@ CREATE UNIQUE INDEX documents_by_id ON documents(id);
 CREATE INDEX documents_by_resource ON documents(project, resource, doc_key);
 CREATE INDEX documents_by_natural_key ON documents(project, resource, natural_key);
 )SQL",
+    // Version 9: the change log stops writing every body twice. A document points at the entry its
+    // body was written with; that entry holds no copy until the document is written again (readers
+    // take the document's body). Older entries keep their copies, so nothing needs rewriting.
+    R"SQL(
+ALTER TABLE documents ADD COLUMN change_seq INTEGER;
+)SQL",
 };
 
 // The first migration that rebuilds a table other tables point at: foreign keys must be off while

@@ -1,6 +1,9 @@
 #include "DocumentStore.h"
 
+#include <QCryptographicHash>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace steward {
@@ -8,7 +11,7 @@ namespace steward {
 namespace {
 
 const char *const kDocumentColumns =
-    "doc_key, id, project, resource, referential_id, identity, body, etag, created_at, last_modified";
+    "doc_key, id, project, resource, referential_id, identity, body, etag, created_at, last_modified, change_seq";
 
 // A referential id stored as 16 bytes; false (out untouched) for anything else.
 bool readUuid(const SQLite::Column &column, Uuid &out)
@@ -32,6 +35,7 @@ StoredDocument readDocument(SQLite::Statement &s)
     d.etag = s.getColumn(7).getString();
     d.createdAt = s.getColumn(8).getString();
     d.lastModified = s.getColumn(9).getString();
+    d.changeSeq = s.getColumn(10).getInt64(); // NULL (written before the column existed) reads as 0
     return d;
 }
 
@@ -69,6 +73,30 @@ std::optional<StoredDocument> fetchOne(SQLite::Statement &s)
 }
 
 } // namespace
+
+// An ETag only has to change when the document does: 64-bit FNV-1a over the stored text (and its
+// length) is enough for that and far cheaper than a cryptographic hash on every write.
+std::string etagOf(const std::string &body)
+{
+    std::uint64_t hash = 1469598103934665603ull;
+    for (unsigned char c : body) {
+        hash ^= c;
+        hash *= 1099511628211ull;
+    }
+    hash ^= body.size() * 0x9e3779b97f4a7c15ull;
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+    return text;
+}
+
+bool etagFitsBody(const std::string &etag, const std::string &body)
+{
+    if (etag.size() == 16)
+        return etag == etagOf(body);
+    // Documents written before etagOf() existed carry ten bytes of the body's SHA-256.
+    const QByteArray hash = QCryptographicHash::hash(QByteArray::fromStdString(body), QCryptographicHash::Sha256);
+    return etag == hash.left(10).toHex().toStdString();
+}
 
 DocumentStore::DocumentStore(SQLite::Database &db)
     : m_db(db)
@@ -154,11 +182,12 @@ std::vector<std::pair<std::int64_t, Uuid>> DocumentStore::aliasesOf(std::int64_t
     return out;
 }
 
-void DocumentStore::insertDocument(StoredDocument &d)
+void DocumentStore::insertDocument(StoredDocument &d, const ChangeRecord &change)
 {
+    d.changeSeq = appendChange(change.op, d, change.previousReferentialId, change.actor, change.at);
     SQLite::Statement &s = statement(
         "INSERT INTO documents (id, project, resource, referential_id, identity, body, etag, created_at, "
-        "last_modified, natural_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "last_modified, natural_key, change_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     s.bind(1, d.id);
     s.bind(2, d.project);
     s.bind(3, d.resource);
@@ -170,27 +199,41 @@ void DocumentStore::insertDocument(StoredDocument &d)
     s.bind(8, d.createdAt);
     s.bind(9, d.lastModified);
     s.bind(10, naturalKeyOf(d));
+    s.bind(11, d.changeSeq);
     s.exec();
     d.docKey = m_db.getLastInsertRowid();
 }
 
-void DocumentStore::updateDocument(const StoredDocument &d)
+void DocumentStore::updateDocument(StoredDocument &d, const ChangeRecord &change)
 {
+    copyBodyIntoCurrentChange(d.docKey);
+    d.changeSeq = appendChange(change.op, d, change.previousReferentialId, change.actor, change.at);
     SQLite::Statement &s = statement("UPDATE documents SET referential_id = ?, identity = ?, body = ?, etag = ?, "
-                                     "last_modified = ?, natural_key = ? WHERE doc_key = ?");
+                                     "last_modified = ?, natural_key = ?, change_seq = ? WHERE doc_key = ?");
     bindUuid(s, 1, d.referentialId);
-    s.bind(2, d.identity);
-    s.bind(3, d.body);
+    s.bindNoCopy(2, d.identity);
+    s.bindNoCopy(3, d.body);
     s.bind(4, d.etag);
     s.bind(5, d.lastModified);
     s.bind(6, naturalKeyOf(d));
-    s.bind(7, d.docKey);
+    s.bind(7, d.changeSeq);
+    s.bind(8, d.docKey);
     s.exec();
 }
 
-void DocumentStore::deleteDocument(std::int64_t docKey)
+void DocumentStore::deleteDocument(const StoredDocument &d, const std::string &actor, const std::string &at)
 {
+    copyBodyIntoCurrentChange(d.docKey);
     SQLite::Statement &s = statement("DELETE FROM documents WHERE doc_key = ?");
+    s.bind(1, d.docKey);
+    s.exec();
+    appendChange("delete", d, std::nullopt, actor, at);
+}
+
+void DocumentStore::copyBodyIntoCurrentChange(std::int64_t docKey)
+{
+    SQLite::Statement &s = statement("UPDATE changes SET body = d.body FROM documents d WHERE d.doc_key = ? "
+                                     "AND changes.seq = d.change_seq AND changes.body IS NULL");
     s.bind(1, docKey);
     s.exec();
 }
@@ -367,32 +410,33 @@ std::vector<std::int64_t> DocumentStore::referencingDocKeys(std::int64_t docKey)
     return out;
 }
 
-void DocumentStore::appendChange(const ChangeRecord &c)
+// The entry of an insert or update holds no body: it is the document's body until the next write
+// (copyBodyIntoCurrentChange). A delete's entry has no body or etag.
+std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocument &d,
+                                         const std::optional<Uuid> &previousReferentialId, const std::string &actor,
+                                         const std::string &at)
 {
     SQLite::Statement &s = statement(
         "INSERT INTO changes (op, project, resource, id, referential_id, previous_referential_id, identity, body, "
-        "etag, at, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    const StoredDocument &d = *c.document;
-    s.bind(1, c.op);
+        "etag, at, actor) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)");
+    s.bind(1, op);
     s.bind(2, d.project);
     s.bind(3, d.resource);
     s.bind(4, d.id);
     bindUuid(s, 5, d.referentialId);
-    if (c.previousReferentialId)
-        bindUuid(s, 6, *c.previousReferentialId);
+    if (previousReferentialId)
+        bindUuid(s, 6, *previousReferentialId);
     else
         s.bind(6);
     s.bindNoCopy(7, d.identity);
-    if (c.withBody) {
-        s.bindNoCopy(8, d.body);
-        s.bind(9, d.etag);
-    } else {
+    if (op == "delete")
         s.bind(8);
-        s.bind(9);
-    }
-    s.bind(10, c.at);
-    s.bind(11, c.actor);
+    else
+        s.bind(8, d.etag);
+    s.bind(9, at);
+    s.bind(10, actor);
     s.exec();
+    return m_db.getLastInsertRowid();
 }
 
 std::string DocumentStore::whereClause(const CollectionQuery &query, std::vector<Json> &bindings) const

@@ -30,6 +30,9 @@ struct StoredDocument
     std::string lastModified;
     // Set by writers that computed it already (off the writer thread); otherwise worked out from identity.
     std::string naturalKey;
+    // The change-log entry this body was written with (0: none). That entry keeps no copy of the body
+    // while it is the current one; the next write of the document gives it its copy.
+    std::int64_t changeSeq = 0;
 };
 
 struct AliasRow
@@ -54,12 +57,15 @@ struct ReferencingDocument
     std::string identity; // JSON text
 };
 
+// The ETag of a stored body; and whether an etag was made from a body (by etagOf or an older way).
+std::string etagOf(const std::string &body);
+bool etagFitsBody(const std::string &etag, const std::string &body);
+
+// Who made a document write and when; the store records it in the change log with the write.
 struct ChangeRecord
 {
-    std::string op; // insert, update, delete, key-change
-    const StoredDocument *document = nullptr;
+    std::string op; // insert, update, key-change (deletes are always "delete")
     std::optional<Uuid> previousReferentialId;
-    bool withBody = true;
     std::string actor;
     std::string at;
 };
@@ -109,9 +115,10 @@ public:
     std::optional<AliasKeys> findAliasKeys(const Uuid &referentialId);
     std::vector<std::pair<std::int64_t, Uuid>> aliasesOf(std::int64_t docKey);
 
-    void insertDocument(StoredDocument &document); // sets docKey
-    void updateDocument(const StoredDocument &document);
-    void deleteDocument(std::int64_t docKey);
+    // Each document write appends its change-log entry in the same call, so the two cannot disagree.
+    void insertDocument(StoredDocument &document, const ChangeRecord &change); // sets docKey, changeSeq
+    void updateDocument(StoredDocument &document, const ChangeRecord &change); // sets changeSeq
+    void deleteDocument(const StoredDocument &document, const std::string &actor, const std::string &at);
     void insertAlias(std::int64_t docKey, const Uuid &referentialId, const std::string &project,
                      const std::string &resource);
     void updateAlias(std::int64_t aliasKey, const Uuid &referentialId);
@@ -121,8 +128,6 @@ public:
     std::vector<ReferencingDocument> referencing(std::int64_t docKey, int limit);
     std::vector<std::string> referencingResourceTypes(std::int64_t docKey);
     std::vector<std::int64_t> referencingDocKeys(std::int64_t docKey);
-
-    void appendChange(const ChangeRecord &change);
 
     // While tracked, every alias stored is in a filter built from the aliases table, and
     // mayHaveAlias() answers false only for a referential id no alias has. Tracking assumes this
@@ -139,6 +144,10 @@ public:
 
 private:
     SQLite::Statement &statement(const char *sql);
+    std::int64_t appendChange(const std::string &op, const StoredDocument &document,
+                              const std::optional<Uuid> &previousReferentialId, const std::string &actor,
+                              const std::string &at);
+    void copyBodyIntoCurrentChange(std::int64_t docKey);
     std::string whereClause(const CollectionQuery &query, std::vector<Json> &bindings) const;
 
     SQLite::Database &m_db;

@@ -27,21 +27,6 @@ std::string nowUtc()
     return lastText;
 }
 
-// An ETag only has to change when the document does: 64-bit FNV-1a over the stored text (and its
-// length) is enough for that and far cheaper than a cryptographic hash on every write.
-std::string etagOf(const std::string &body)
-{
-    std::uint64_t hash = 1469598103934665603ull;
-    for (unsigned char c : body) {
-        hash ^= c;
-        hash *= 1099511628211ull;
-    }
-    hash ^= body.size() * 0x9e3779b97f4a7c15ull;
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-    return text;
-}
-
 std::string quotedEtag(const std::string &etag)
 {
     return "\"" + etag + "\"";
@@ -741,9 +726,8 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
                 existing->body = bodyText;
                 existing->etag = prepared.etag;
                 existing->lastModified = now;
-                m_store.updateDocument(*existing);
+                m_store.updateDocument(*existing, {"update", std::nullopt, actor, now});
                 m_store.setReferences(existing->docKey, resolved.aliasKeys, true);
-                m_store.appendChange({"update", &*existing, std::nullopt, true, actor, now});
                 m_lastWriteChanged = true;
             }
             response.headers.emplace_back("Location", locationOf(resource, existing->id));
@@ -774,10 +758,9 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
             document.etag = prepared.etag;
             document.createdAt = now;
             document.lastModified = now;
-            m_store.insertDocument(document);
+            m_store.insertDocument(document, {"insert", std::nullopt, actor, now});
             writeAliases(resource, document, prepared.superclass, true);
             m_store.setReferences(document.docKey, resolved.aliasKeys, false);
-            m_store.appendChange({"insert", &document, std::nullopt, true, actor, now});
             m_lastWriteChanged = true;
             response.status = 201;
             response.headers.emplace_back("Location", locationOf(resource, document.id));
@@ -847,7 +830,10 @@ Response Engine::put(const Target &target, const Request &request)
         existing->identity = prepared.identityText;
         existing->naturalKey = prepared.naturalKey;
         try {
-            m_store.updateDocument(*existing);
+            m_store.updateDocument(*existing, {identityChanged ? "key-change" : "update",
+                                               identityChanged ? std::optional<Uuid>(before.referentialId)
+                                                               : std::nullopt,
+                                               actor, now});
             if (identityChanged)
                 writeAliases(resource, *existing, prepared.superclass, false);
         } catch (const SQLite::Exception &e) {
@@ -856,9 +842,6 @@ Response Engine::put(const Target &target, const Request &request)
             throw;
         }
         m_store.setReferences(existing->docKey, resolved.aliasKeys, true);
-        m_store.appendChange({identityChanged ? "key-change" : "update", &*existing,
-                              identityChanged ? std::optional<Uuid>(before.referentialId) : std::nullopt, true, actor,
-                              now});
         if (identityChanged)
             if (std::optional<Response> failure = cascadeIdentityChange(resource, before, *existing, actor, now, 0))
                 return *failure;
@@ -903,7 +886,11 @@ std::optional<Response> Engine::cascadeIdentityChange(const ResourceSchema &reso
         referrer->identity = dumpJson(m_identity.identityObject(*referrerSchema, referrerBody));
         const bool referrerIdentityChanged = referrer->referentialId != referrerBefore.referentialId;
         try {
-            m_store.updateDocument(*referrer);
+            m_store.updateDocument(*referrer, {referrerIdentityChanged ? "key-change" : "update",
+                                               referrerIdentityChanged
+                                                   ? std::optional<Uuid>(referrerBefore.referentialId)
+                                                   : std::nullopt,
+                                               actor, now});
             if (referrerIdentityChanged)
                 writeAliases(*referrerSchema, *referrer, *newIdentity, false);
         } catch (const SQLite::Exception &e) {
@@ -914,10 +901,6 @@ std::optional<Response> Engine::cascadeIdentityChange(const ResourceSchema &reso
                                             + ").");
             throw;
         }
-        m_store.appendChange({referrerIdentityChanged ? "key-change" : "update", &*referrer,
-                              referrerIdentityChanged ? std::optional<Uuid>(referrerBefore.referentialId)
-                                                      : std::nullopt,
-                              true, actor, now});
         if (referrerIdentityChanged)
             if (std::optional<Response> failure =
                     cascadeIdentityChange(*referrerSchema, referrerBefore, *referrer, actor, now, depth + 1))
@@ -1003,8 +986,7 @@ Response Engine::remove(const Target &target, const Request &request)
             response.status = 204;
             return response;
         }
-        m_store.deleteDocument(existing->docKey);
-        m_store.appendChange({"delete", &*existing, std::nullopt, false, actor, nowUtc()});
+        m_store.deleteDocument(*existing, actor, nowUtc());
         transaction.commit();
         m_lastWriteChanged = true;
         Response response;

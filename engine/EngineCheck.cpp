@@ -58,13 +58,22 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
         while (vanished.executeStep())
             report.violations.push_back({vanished.getColumn(0).getString(), vanished.getColumn(1).getString(),
                                          "the change log says it exists, but the document is missing"});
+        // An entry without a body stands for its document's current body; any other has lost it.
+        SQLite::Statement bodiless(db, "SELECT c.id, c.resource, c.seq FROM changes c WHERE c.body IS NULL "
+                                       "AND c.op <> 'delete' AND NOT EXISTS (SELECT 1 FROM documents d "
+                                       "WHERE d.id = c.id AND d.change_seq = c.seq)");
+        while (bodiless.executeStep())
+            report.violations.push_back({bodiless.getColumn(0).getString(), bodiless.getColumn(1).getString(),
+                                         "its change-log entry " + bodiless.getColumn(2).getString()
+                                             + " has lost the body it was written with"});
     }
 
     const std::int64_t total = db.execAndGet("SELECT count(*) FROM documents").getInt64();
     SQLite::Statement documents(db, "SELECT doc_key, id, project, resource, referential_id, identity, body, etag, "
-                                    "natural_key FROM documents ORDER BY doc_key");
+                                    "natural_key, change_seq FROM documents ORDER BY doc_key");
     SQLite::Statement refs(db, "SELECT to_alias FROM refs WHERE from_doc = ?");
-    SQLite::Statement lastChange(db, "SELECT op, body, etag FROM changes WHERE id = ? ORDER BY seq DESC LIMIT 1");
+    SQLite::Statement lastChange(db,
+                                 "SELECT op, body, etag, seq FROM changes WHERE id = ? ORDER BY seq DESC LIMIT 1");
     while (documents.executeStep()) {
         ++report.documents;
         if (progress && report.documents % 1000 == 0 && !progress(report.documents, total)) {
@@ -128,14 +137,22 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
                           + std::to_string(resolved.aliasKeys.size()) + " its body makes");
         }
 
+        if (!etagFitsBody(documents.getColumn(7).getString(), documents.getColumn(6).getString()))
+            violation("its body does not match its etag: it was changed outside Steward");
+
         lastChange.reset();
         lastChange.bind(1, id);
         if (!lastChange.executeStep())
             violation("the change log has no entry for it");
         else if (lastChange.getColumn(0).getString() == "delete")
             violation("the change log's last entry deletes it, but it is stored");
-        else if (lastChange.getColumn(1).isNull() || lastChange.getColumn(1).getString() != documents.getColumn(6).getString()
-                 || lastChange.getColumn(2).getString() != documents.getColumn(7).getString())
+        else if (lastChange.getColumn(2).getString() != documents.getColumn(7).getString())
+            violation("the change log's last entry is not its current state");
+        else if (const std::int64_t changeSeq = documents.getColumn(9).getInt64();
+                 changeSeq != 0 && changeSeq != lastChange.getColumn(3).getInt64())
+            violation("it points at change-log entry " + std::to_string(changeSeq) + ", not at its last one");
+        else if (lastChange.getColumn(1).isNull() ? changeSeq == 0
+                                                  : lastChange.getColumn(1).getString() != documents.getColumn(6).getString())
             violation("the change log's last entry is not its current state");
     }
     if (progress)

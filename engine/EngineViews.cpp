@@ -165,7 +165,9 @@ std::vector<HistoryEntry> Engine::history(const std::string &id)
 {
     DeferredTransaction read(m_database.connection());
     SQLite::Statement s(m_database.connection(),
-                        "SELECT seq, op, at, actor, body FROM changes WHERE id = ? ORDER BY seq DESC");
+                        "SELECT c.seq, c.op, c.at, c.actor, coalesce(c.body, d.body) FROM changes c "
+                        "LEFT JOIN documents d ON d.id = c.id AND d.change_seq = c.seq WHERE c.id = ? "
+                        "ORDER BY c.seq DESC");
     s.bind(1, id);
     std::vector<HistoryEntry> out;
     while (s.executeStep()) {

@@ -356,8 +356,11 @@ Json ChangeEntry::toJson() const
 
 std::vector<ChangeEntry> readChanges(SQLite::Database &db, std::int64_t afterSeq, int limit)
 {
-    SQLite::Statement query(db, "SELECT seq, op, project, resource, id, identity, body, etag, at, actor "
-                                "FROM changes WHERE seq > ? ORDER BY seq LIMIT ?");
+    // An entry without a body of its own is its document's current one (DocumentStore::appendChange).
+    SQLite::Statement query(db, "SELECT c.seq, c.op, c.project, c.resource, c.id, c.identity, "
+                                "coalesce(c.body, d.body), c.etag, c.at, c.actor FROM changes c "
+                                "LEFT JOIN documents d ON d.id = c.id AND d.change_seq = c.seq "
+                                "WHERE c.seq > ? ORDER BY c.seq LIMIT ?");
     query.bind(1, afterSeq);
     query.bind(2, limit);
     std::vector<ChangeEntry> out;

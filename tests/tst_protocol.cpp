@@ -1,4 +1,5 @@
 // Every row of the protocol's semantics table and each validation stage, on the starter model.
+#include "Sync.h"
 #include "TestSupport.h"
 #include "Validation.h"
 
@@ -73,6 +74,7 @@ private Q_SLOTS:
     void unknownResourceAndMethod();
     void busyDatabaseGives503();
     void changeLogRecordsEveryWrite();
+    void changeLogKeepsEveryBodyItWasWrittenWith();
 };
 
 void TestProtocol::postCreatesThenUpserts()
@@ -637,6 +639,49 @@ void TestProtocol::changeLogRecordsEveryWrite()
         QCOMPARE(s.getColumn(2).getInt() == 1, ops.back() == "delete");
     }
     QCOMPARE(ops, (std::vector<std::string>{"insert", "update", "delete"}));
+}
+
+// The current entry of a document holds no copy of its body (the document has it); each later write
+// gives the entry before it its copy. History, the change feed and check see every body either way.
+void TestProtocol::changeLogKeepsEveryBodyItWasWrittenWith()
+{
+    Fixture f;
+    f.seedDescriptors();
+    const std::string id = f.create("/ed-fi/schools", Fixture::school(31, "First"));
+    auto storedBodies = [&]() {
+        std::vector<std::string> names;
+        for (const HistoryEntry &entry : f.engine().history(id))
+            names.push_back(entry.body ? entry.body->value("nameOfInstitution", std::string("?")) : "(none)");
+        return names;
+    };
+    auto copiesInLog = [&]() {
+        SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
+        return db.execAndGet("SELECT count(*) FROM changes WHERE body IS NOT NULL AND id = '" + id + "'").getInt64();
+    };
+    QCOMPARE(storedBodies(), (std::vector<std::string>{"First"}));
+    QCOMPARE(copiesInLog(), std::int64_t(0));
+    QVERIFY(f.engine().check().clean());
+
+    QCOMPARE(f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(31, "Second")).status, 204);
+    QCOMPARE(f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(31, "Third")).status, 204);
+    QCOMPARE(storedBodies(), (std::vector<std::string>{"Third", "Second", "First"}));
+    QCOMPARE(copiesInLog(), std::int64_t(2));
+    QVERIFY2(f.engine().check().clean(), f.engine().check().toJson().dump().c_str());
+
+    {
+        SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
+        std::vector<std::string> fed;
+        for (const ChangeEntry &entry : readChanges(db, 0, 1000))
+            if (entry.id == id)
+                fed.push_back(entry.op + ":" + (entry.body ? entry.body->value("nameOfInstitution", "?") : "-") + ":"
+                              + (entry.etag.empty() ? "no etag" : "etag"));
+        QCOMPARE(fed, (std::vector<std::string>{"insert:First:etag", "update:Second:etag", "update:Third:etag"}));
+    }
+
+    QCOMPARE(f.call("DELETE", "/ed-fi/schools/" + id).status, 204);
+    QCOMPARE(storedBodies(), (std::vector<std::string>{"(none)", "Third", "Second", "First"}));
+    QCOMPARE(copiesInLog(), std::int64_t(3));
+    QVERIFY(f.engine().check().clean());
 }
 
 QTEST_GUILESS_MAIN(TestProtocol)

@@ -80,13 +80,13 @@ private Q_SLOTS:
         QVERIFY2(f.engine().check().clean(), violationsText(f.engine().check()).c_str());
         const std::string db = f.databasePath();
 
-        // A body edited behind Steward's back: its referential id and the change log disagree.
+        // A body edited behind Steward's back: its referential id and its etag disagree with it.
         vandalize(db, "UPDATE documents SET body = replace(body, 'ALG-1', 'ALG-9') WHERE id = '" + courseId + "'");
         IntegrityReport report = f.engine().check();
         QVERIFY(!report.clean());
         const std::string text = violationsText(report);
         QVERIFY2(text.find("referential id") != std::string::npos, text.c_str());
-        QVERIFY2(text.find("change log's last entry is not its current state") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("does not match its etag") != std::string::npos, text.c_str());
         QVERIFY2(text.find(courseId) != std::string::npos, text.c_str());
 
         // A lost reference row and a School's alias gone: dangling references, missing aliases.
@@ -107,6 +107,15 @@ private Q_SLOTS:
         vandalize(h.databasePath(), "DELETE FROM documents WHERE id = '" + schoolId + "'");
         const std::string vanished = violationsText(h.engine().check());
         QVERIFY2(vanished.find("the document is missing") != std::string::npos, vanished.c_str());
+
+        // A document no longer pointing at its change-log entry leaves that entry without a body.
+        Fixture k;
+        k.seedDescriptors();
+        const std::string pointedId = k.create("/ed-fi/schools", Fixture::school(8));
+        vandalize(k.databasePath(), "UPDATE documents SET change_seq = NULL WHERE id = '" + pointedId + "'");
+        const std::string lost = violationsText(k.engine().check());
+        QVERIFY2(lost.find("has lost the body it was written with") != std::string::npos, lost.c_str());
+        QVERIFY2(lost.find("last entry is not its current state") != std::string::npos, lost.c_str());
 
         // The command line: exit 1 with a line naming the document.
         const QStringList args{"--db", QString::fromStdString(db), "check"};
