@@ -20,6 +20,14 @@ private Q_SLOTS:
         QVERIFY(tooDeep.error.find("deeper than 128") != std::string::npos);
         // A very deep input fails cleanly instead of exhausting the stack.
         QVERIFY(!parseJson(nested(100000)).value);
+        // Brackets inside strings (escaped quotes too) neither count nor hide real nesting.
+        const std::string brackets(300, '[');
+        QVERIFY(parseJson("[\"" + brackets + "\", \"\\\"" + brackets + "\"]").value.has_value());
+        const std::string closers = "\"\\\"" + std::string(10, ']') + "\"";
+        QVERIFY(parseJson("[" + closers + "," + nested(127) + "]").value.has_value());
+        JsonParseResult hidden = parseJson("[" + closers + "," + nested(128) + "]");
+        QVERIFY(!hidden.value);
+        QVERIFY2(hidden.error.find("deeper than 128") != std::string::npos, hidden.error.c_str());
     }
     void sizeLimit()
     {
