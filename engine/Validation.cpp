@@ -13,7 +13,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <set>
 #include <unordered_map>
@@ -188,8 +191,97 @@ const Json *schemaForPath(const Json &root, const JsonPath &path)
 
 } // namespace
 
+namespace {
+
+// PCRE's \s without Unicode properties: these six ASCII characters, nothing else.
+bool isPatternSpace(char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+// The three patterns Ed-Fi puts on nearly every string, checked without a regex: one match per
+// string value had cost a lock, a map lookup and a UTF-16 copy (tst_protocol compares these
+// against QRegularExpression over many strings). Their '$' is '\z' (see ecmaPattern) and their '.'
+// is PCRE's, which stops only at '\n'.
+enum class KnownPattern
+{
+    Other,
+    NoOuterSpaceOrEmpty, // ^(?!\s).*(?<!\s)$
+    NoOuterSpace,        // ^(?!\s)(.*\S)$
+    NotBlank,            // ^(?!\s*$).+
+};
+
+KnownPattern knownPattern(const std::string &pattern)
+{
+    if (pattern == R"(^(?!\s).*(?<!\s)$)")
+        return KnownPattern::NoOuterSpaceOrEmpty;
+    if (pattern == R"(^(?!\s)(.*\S)$)")
+        return KnownPattern::NoOuterSpace;
+    if (pattern == R"(^(?!\s*$).+)")
+        return KnownPattern::NotBlank;
+    return KnownPattern::Other;
+}
+
+// Byte-wise is exact: every byte of a multi-byte UTF-8 character is >= 0x80, never space nor '\n'.
+bool matchesKnownPattern(KnownPattern pattern, const std::string &text)
+{
+    switch (pattern) {
+    case KnownPattern::NoOuterSpaceOrEmpty:
+        if (text.empty())
+            return true;
+        [[fallthrough]];
+    case KnownPattern::NoOuterSpace:
+        return !text.empty() && !isPatternSpace(text.front()) && !isPatternSpace(text.back())
+               && text.find('\n') == std::string::npos;
+    case KnownPattern::NotBlank:
+        return !text.empty() && text.front() != '\n'
+               && std::any_of(text.begin(), text.end(), [](char c) { return !isPatternSpace(c); });
+    case KnownPattern::Other:
+        break;
+    }
+    return false;
+}
+
+// The parts of a resource's JSON Schema the normalizer reads, looked up once per resource instead
+// of once per value: the keyword lookups and pattern comparisons showed in import profiles.
+struct NormalizerNode
+{
+    bool isSchema = false; // only object schemas are walked
+    bool closed = false;   // additionalProperties: false
+    std::map<std::string, NormalizerNode, std::less<>> properties;
+    std::unique_ptr<NormalizerNode> items;
+    std::optional<std::string> format;
+    std::optional<std::string> pattern;
+    KnownPattern knownPattern = KnownPattern::Other;
+};
+
+void buildNormalizerNode(const Json &schema, NormalizerNode &node)
+{
+    if (!schema.is_object())
+        return;
+    node.isSchema = true;
+    const auto additional = schema.find("additionalProperties");
+    node.closed = additional != schema.end() && additional->is_boolean() && !additional->get<bool>();
+    if (const auto properties = schema.find("properties"); properties != schema.end() && properties->is_object())
+        for (const auto &[name, propertySchema] : properties->items())
+            buildNormalizerNode(propertySchema, node.properties[name]);
+    if (const auto items = schema.find("items"); items != schema.end()) {
+        node.items = std::make_unique<NormalizerNode>();
+        buildNormalizerNode(*items, *node.items);
+    }
+    if (const auto format = schema.find("format"); format != schema.end() && format->is_string())
+        node.format = format->get<std::string>();
+    if (const auto pattern = schema.find("pattern"); pattern != schema.end() && pattern->is_string()) {
+        node.pattern = pattern->get<std::string>();
+        node.knownPattern = knownPattern(*node.pattern);
+    }
+}
+
+} // namespace
+
 struct DocumentValidator::Compiled
 {
+    NormalizerNode normalizer;
     Json strippedSchema;
     valijson::Schema schema;
     std::vector<UniquenessGroup> uniqueness;
@@ -233,6 +325,7 @@ const DocumentValidator::Compiled &DocumentValidator::compiled(const ResourceSch
         return *it->second;
 
     auto compiled = std::make_unique<Compiled>();
+    buildNormalizerNode(resource.jsonSchema, compiled->normalizer);
     compiled->strippedSchema = resource.jsonSchema;
     stripKeywordsValijsonCannotHandle(compiled->strippedSchema);
     try {
@@ -302,55 +395,6 @@ void DocumentValidator::compileAll() const
 
 namespace {
 
-// PCRE's \s without Unicode properties: these six ASCII characters, nothing else.
-bool isPatternSpace(char c)
-{
-    return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-// The three patterns Ed-Fi puts on nearly every string, checked without a regex: one match per
-// string value had cost a lock, a map lookup and a UTF-16 copy (tst_protocol compares these
-// against QRegularExpression over many strings). Their '$' is '\z' (see ecmaPattern) and their '.'
-// is PCRE's, which stops only at '\n'.
-enum class KnownPattern
-{
-    Other,
-    NoOuterSpaceOrEmpty, // ^(?!\s).*(?<!\s)$
-    NoOuterSpace,        // ^(?!\s)(.*\S)$
-    NotBlank,            // ^(?!\s*$).+
-};
-
-KnownPattern knownPattern(const std::string &pattern)
-{
-    if (pattern == R"(^(?!\s).*(?<!\s)$)")
-        return KnownPattern::NoOuterSpaceOrEmpty;
-    if (pattern == R"(^(?!\s)(.*\S)$)")
-        return KnownPattern::NoOuterSpace;
-    if (pattern == R"(^(?!\s*$).+)")
-        return KnownPattern::NotBlank;
-    return KnownPattern::Other;
-}
-
-// Byte-wise is exact: every byte of a multi-byte UTF-8 character is >= 0x80, never space nor '\n'.
-bool matchesKnownPattern(KnownPattern pattern, const std::string &text)
-{
-    switch (pattern) {
-    case KnownPattern::NoOuterSpaceOrEmpty:
-        if (text.empty())
-            return true;
-        [[fallthrough]];
-    case KnownPattern::NoOuterSpace:
-        return !text.empty() && !isPatternSpace(text.front()) && !isPatternSpace(text.back())
-               && text.find('\n') == std::string::npos;
-    case KnownPattern::NotBlank:
-        return !text.empty() && text.front() != '\n'
-               && std::any_of(text.begin(), text.end(), [](char c) { return !isPatternSpace(c); });
-    case KnownPattern::Other:
-        break;
-    }
-    return false;
-}
-
 class Normalizer
 {
 public:
@@ -360,7 +404,7 @@ public:
     {
     }
 
-    void walk(const Json &schema, Json &value)
+    void walk(const NormalizerNode &schema, Json &value)
     {
         m_path = "$";
         walkAt(schema, value);
@@ -369,21 +413,16 @@ public:
 private:
     // m_path is the value's path while walkAt runs: one buffer grown and cut back, since building a
     // path string for every value showed in import profiles and only an error needs one.
-    void walkAt(const Json &schema, Json &value)
+    void walkAt(const NormalizerNode &schema, Json &value)
     {
-        if (!schema.is_object())
+        if (!schema.isSchema)
             return;
         const std::size_t pathLength = m_path.size();
         if (value.is_object()) {
-            auto props = schema.find("properties");
-            auto additional = schema.find("additionalProperties");
-            const bool closed = additional != schema.end() && additional->is_boolean() && !additional->get<bool>();
             for (auto it = value.begin(); it != value.end();) {
-                const Json *propertySchema = nullptr;
-                if (props != schema.end())
-                    if (auto found = props->find(it.key()); found != props->end())
-                        propertySchema = &*found;
-                if (it->is_null() || (closed && propertySchema == nullptr)) {
+                const auto found = schema.properties.find(it.key());
+                const NormalizerNode *propertySchema = found == schema.properties.end() ? nullptr : &found->second;
+                if (it->is_null() || (schema.closed && propertySchema == nullptr)) {
                     it = value.erase(it);
                     continue;
                 }
@@ -396,12 +435,12 @@ private:
                 ++it;
             }
         } else if (value.is_array()) {
-            if (auto items = schema.find("items"); items != schema.end())
+            if (schema.items)
                 for (std::size_t i = 0; i < value.size(); ++i) {
                     m_path += '[';
                     m_path += std::to_string(i);
                     m_path += ']';
-                    walkAt(*items, value[i]);
+                    walkAt(*schema.items, value[i]);
                     m_path.resize(pathLength);
                 }
         } else if (value.is_string()) {
@@ -409,27 +448,23 @@ private:
         }
     }
 
-    void checkString(const Json &schema, const std::string &text)
+    void checkString(const NormalizerNode &schema, const std::string &text)
     {
-        if (auto format = schema.find("format"); format != schema.end() && format->is_string()) {
-            if (!checkFormat(format->get_ref<const std::string &>(), text))
-                m_errors[m_path].push_back(lastSegment(m_path) + " must be "
-                                           + describeFormat(format->get_ref<const std::string &>()) + "; '" + text
-                                           + "' is not.");
-        }
-        auto pattern = schema.find("pattern");
-        if (pattern == schema.end() || !pattern->is_string())
+        if (schema.format && !checkFormat(*schema.format, text))
+            m_errors[m_path].push_back(lastSegment(m_path) + " must be " + describeFormat(*schema.format) + "; '" + text
+                                       + "' is not.");
+        if (!schema.pattern)
             return;
-        const std::string &patternText = pattern->get_ref<const std::string &>();
         bool matches = true;
-        if (const std::optional<bool> common = matchesCommonPattern(patternText, text)) {
-            matches = *common;
+        if (schema.knownPattern != KnownPattern::Other) {
+            matches = matchesKnownPattern(schema.knownPattern, text);
         } else {
-            const QRegularExpression regex = m_regex(patternText);
+            const QRegularExpression regex = m_regex(*schema.pattern);
             matches = !regex.isValid() || regex.match(QString::fromStdString(text)).hasMatch();
         }
         if (!matches)
-            m_errors[m_path].push_back(lastSegment(m_path) + " does not match the required pattern " + patternText + "."
+            m_errors[m_path].push_back(lastSegment(m_path) + " does not match the required pattern " + *schema.pattern
+                                       + "."
                                        + (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))
                                                   || std::isspace(static_cast<unsigned char>(text.back()))
                                               ? " It must not start or end with white space."
@@ -497,7 +532,7 @@ ValidationErrors DocumentValidator::validateSchema(const ResourceSchema &resourc
     }
     const Compiled &schema = compiled(resource);
     Normalizer normalizer([this](const std::string &p) { return m_cache->regex(p); }, errors);
-    normalizer.walk(resource.jsonSchema, body);
+    normalizer.walk(schema.normalizer, body);
 
     valijson::Validator validator;
     valijson::ValidationResults results;
