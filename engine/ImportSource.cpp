@@ -337,7 +337,8 @@ std::string envelopeLine(const std::string &resource, const Json &body)
 }
 
 bool scanResources(const std::string &path, const Model &model,
-                   const std::function<bool(const std::string &resource)> &visit)
+                   const std::function<bool(const std::string &resource)> &visit,
+                   const std::function<bool(std::uint64_t bytesRead)> &keepGoing)
 {
     const QFileInfo info(QString::fromStdString(path));
     const QString suffix = info.suffix().toLower();
@@ -350,7 +351,10 @@ bool scanResources(const std::string &path, const Model &model,
     static const std::string prefix = "{\"resource\":\"";
     std::string line;
     bool tooLong = false;
-    while (reader.next(line, tooLong)) {
+    constexpr std::uint64_t kLinesBetweenAsks = 16384; // about 7 MB of generated lines
+    for (std::uint64_t lines = 0; reader.next(line, tooLong); ++lines) {
+        if (keepGoing && lines % kLinesBetweenAsks == 0 && !keepGoing(lines == 0 ? 0 : reader.position()))
+            return false;
         if (tooLong)
             return false;
         if (isBlank(line))

@@ -66,8 +66,11 @@ std::string envelopeLine(const std::string &resource, const Json &body);
 // line must start with {"resource":"..." (as the generator and steward's own tools write them); a
 // per-resource file names its resource. False, having stopped, at a line that does not, when visit
 // returns false, or for any other input (JSON arrays, XML, directories are not scanned).
+// keepGoing(bytes of the file read so far), when given, is asked at the start and every few
+// thousand lines; false stops the scan (and it returns false).
 bool scanResources(const std::string &path, const Model &model,
-                   const std::function<bool(const std::string &resource)> &visit);
+                   const std::function<bool(const std::string &resource)> &visit,
+                   const std::function<bool(std::uint64_t bytesRead)> &keepGoing = {});
 
 std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Model &model, std::string *error);
 

@@ -3,6 +3,7 @@
 #include "ImportSource.h"
 #include "LoadOrder.h"
 
+#include <QFileInfo>
 #include <QTemporaryDir>
 
 #include <SQLiteCpp/Database.h>
@@ -529,7 +530,9 @@ struct InputRuns
 // other (nor shares its superclass identities), as the generator and Ed-Fi loaders write them.
 // Nothing when they do not, or when that cannot be told cheaply (see scanResources). Such inputs
 // are applied as they are read, without the spool: one parse per document, reading beside writing.
-std::optional<InputRuns> runsIfInLoadOrder(const std::vector<std::string> &paths, const Model &model)
+// keepGoing(bytes scanned, bytes of all inputs) is asked now and then; false stops the scan.
+std::optional<InputRuns> runsIfInLoadOrder(const std::vector<std::string> &paths, const Model &model,
+                                           const std::function<bool(std::uint64_t, std::uint64_t)> &keepGoing)
 {
     constexpr std::size_t kMaxRuns = 100000; // beyond this, interleaving costs more than the spool
     const LoadOrder order(model);
@@ -554,9 +557,16 @@ std::optional<InputRuns> runsIfInLoadOrder(const std::vector<std::string> &paths
             started.push_back(schema);
         return true;
     };
+    std::uint64_t bytesTotal = 0;
     for (const std::string &path : paths)
-        if (!scanResources(path, model, visit))
+        bytesTotal += static_cast<std::uint64_t>(QFileInfo(QString::fromStdString(path)).size());
+    std::uint64_t bytesBefore = 0; // of the files scanned already
+    for (const std::string &path : paths) {
+        const auto ask = [&](std::uint64_t bytesRead) { return keepGoing(bytesBefore + bytesRead, bytesTotal); };
+        if (!scanResources(path, model, visit, ask))
             return std::nullopt;
+        bytesBefore += static_cast<std::uint64_t>(QFileInfo(QString::fromStdString(path)).size());
+    }
     return input;
 }
 
@@ -603,10 +613,23 @@ ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions
     }
     Spool spool(spoolDir.filePath(QStringLiteral("spool.db")).toStdString());
     std::set<std::string> impliedSeen; // "resource body": each implied document once per import
-    const std::optional<InputRuns> inLoadOrder = runsIfInLoadOrder(options.paths, model);
+    ImportProgress status;
+    status.phase = "scanning";
+    bool scanCancelled = false;
+    const std::optional<InputRuns> inLoadOrder =
+        runsIfInLoadOrder(options.paths, model, [&](std::uint64_t bytesRead, std::uint64_t bytesTotal) {
+            status.bytesRead = bytesRead;
+            status.bytesTotal = bytesTotal;
+            scanCancelled = progress && !progress(status);
+            return !scanCancelled;
+        });
+    if (scanCancelled) {
+        report.cancelled = true;
+        return report; // nothing read or applied yet
+    }
+    status = ImportProgress();
 
     // Phase 1 (inputs not in load order): read every input into the spool keyed by load order.
-    ImportProgress status;
     status.phase = "reading";
     if (!inLoadOrder) {
         if (progress && !progress(status)) {

@@ -44,8 +44,10 @@ struct ImportDraftEntry
 
 struct ImportProgress
 {
-    // "reading" (inputs into load order; skipped when they come in load order already), then
-    // "applying", then "indexing" when a large import rebuilds the indexes it dropped.
+    // "scanning" (NDJSON inputs' resources read without parsing, in bytes; it decides whether the
+    // inputs are in load order already), "reading" (inputs into load order; skipped when they
+    // are in it already), then "applying", then "indexing" when a large import rebuilds the
+    // indexes it dropped.
     std::string phase;
     std::int64_t items = 0;
     std::int64_t itemsTotal = 0; // 0 while unknown

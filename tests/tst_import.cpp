@@ -6,6 +6,7 @@
 #include "TestSupport.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -227,20 +228,20 @@ private Q_SLOTS:
 
         Fixture streamed;
         ImportReport streamedReport;
-        QCOMPARE(phasesOf(streamed, ordered, &streamedReport), std::vector<std::string>{"applying"});
+        QCOMPARE(phasesOf(streamed, ordered, &streamedReport), (std::vector<std::string>{"scanning", "applying"}));
         QVERIFY(streamedReport.completed);
         QCOMPARE(streamedReport.totals.created, static_cast<std::int64_t>(lines.size()));
         QCOMPARE(streamedReport.totals.drafts, 0);
         Fixture spooled;
         ImportReport spooledReport;
-        QCOMPARE(phasesOf(spooled, shuffled, &spooledReport), (std::vector<std::string>{"reading", "applying"}));
+        QCOMPARE(phasesOf(spooled, shuffled, &spooledReport), (std::vector<std::string>{"scanning", "reading", "applying"}));
         QCOMPARE(spooledReport.totals.created, streamedReport.totals.created);
         QVERIFY(storedDocuments(streamed.databasePath()) == storedDocuments(spooled.databasePath()));
         QCOMPARE(count(streamed.databasePath(), "SELECT count(*) FROM refs"),
                  count(spooled.databasePath(), "SELECT count(*) FROM refs"));
         // Again: all unchanged, still without the spool.
         ImportReport again;
-        QCOMPARE(phasesOf(streamed, ordered, &again), std::vector<std::string>{"applying"});
+        QCOMPARE(phasesOf(streamed, ordered, &again), (std::vector<std::string>{"scanning", "applying"}));
         QCOMPARE(again.totals.unchanged, static_cast<std::int64_t>(lines.size()));
     }
 
@@ -259,7 +260,7 @@ private Q_SLOTS:
             ImportOptions options;
             options.paths = {dir.filePath("in-order.ndjson").toStdString()};
             ImportReport report;
-            QCOMPARE(phasesOf(f, options, &report), std::vector<std::string>{"applying"});
+            QCOMPARE(phasesOf(f, options, &report), (std::vector<std::string>{"scanning", "applying"}));
             QCOMPARE(report.totals.created + report.totals.unchanged, 3);
         }
         Fixture f;
@@ -267,7 +268,7 @@ private Q_SLOTS:
         ImportOptions options;
         options.paths = {dir.filePath("course-first.ndjson").toStdString()};
         ImportReport report;
-        QCOMPARE(phasesOf(f, options, &report), (std::vector<std::string>{"reading", "applying"}));
+        QCOMPARE(phasesOf(f, options, &report), (std::vector<std::string>{"scanning", "reading", "applying"}));
         QCOMPARE(report.totals.drafts, 0);
         QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'Course'"), 1);
     }
@@ -294,7 +295,7 @@ private Q_SLOTS:
             ImportOptions options;
             options.paths = {dir.filePath("streamed.ndjson").toStdString()};
             ImportReport report;
-            QCOMPARE(phasesOf(f, options, &report), std::vector<std::string>{"applying"});
+            QCOMPARE(phasesOf(f, options, &report), (std::vector<std::string>{"scanning", "applying"}));
             QVERIFY2(report.completed, report.error.c_str());
             QCOMPARE(report.totals.created, 2);
             QCOMPARE(report.totals.drafts, 3);
@@ -314,7 +315,7 @@ private Q_SLOTS:
         ImportOptions options;
         options.paths = {dir.filePath("repeated.ndjson").toStdString()};
         ImportReport report;
-        QCOMPARE(phasesOf(f, options, &report), (std::vector<std::string>{"reading", "applying"}));
+        QCOMPARE(phasesOf(f, options, &report), (std::vector<std::string>{"scanning", "reading", "applying"}));
         QCOMPARE(report.totals.created, 3);
         QCOMPARE(report.totals.drafts, 0);
     }
@@ -384,6 +385,48 @@ private Q_SLOTS:
         ImportReport report = importFiles(f.engine(), f.model(), options);
         QCOMPARE(report.totals.created, 3);
         QCOMPARE(report.totals.drafts, 0);
+    }
+
+    // The scan before an import reports its bytes, across files, and a cancel during it stops the
+    // import before anything is read or applied.
+    void scanReportsBytesAndCanBeCancelled()
+    {
+        QTemporaryDir dir;
+        std::vector<std::string> paths;
+        for (const char *name : {"first.ndjson", "second.ndjson"}) {
+            paths.push_back(dir.filePath(QString::fromLatin1(name)).toStdString());
+            std::ofstream out(paths.back());
+            GeneratorOptions generator;
+            generator.students = 1700; // about 19,000 lines: the scan asks more than once per file
+            generateDistrict(generator, [&out](const std::string &resource, const Json &body) {
+                out << steward::envelopeLine(resource, body) << "\n";
+            });
+        }
+        const std::uint64_t totalBytes = QFileInfo(QString::fromStdString(paths[0])).size()
+                                         + QFileInfo(QString::fromStdString(paths[1])).size();
+        ImportOptions options;
+        options.paths = paths;
+
+        Fixture f;
+        std::vector<std::uint64_t> scanned;
+        std::set<std::uint64_t> totalsSeen;
+        ImportReport cancelled = importFiles(f.engine(), f.model(), options, [&](const ImportProgress &p) {
+            if (p.phase != "scanning")
+                return true;
+            totalsSeen.insert(p.bytesTotal);
+            scanned.push_back(p.bytesRead);
+            return p.bytesRead < totalBytes / 2; // cancel once into the second file
+        });
+        QVERIFY(cancelled.cancelled);
+        QVERIFY(!cancelled.completed);
+        QCOMPARE(totalsSeen, std::set<std::uint64_t>{totalBytes});
+        QVERIFY2(scanned.size() >= 3, std::to_string(scanned.size()).c_str());
+        QVERIFY(std::is_sorted(scanned.begin(), scanned.end()));
+        QCOMPARE(scanned.front(), std::uint64_t(0));
+        QVERIFY(scanned.back() >= totalBytes / 2 && scanned.back() < totalBytes);
+        QCOMPARE(cancelled.totals.created + cancelled.totals.drafts, std::int64_t(0));
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM documents"), std::int64_t(0));
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM drafts"), std::int64_t(0));
     }
 
     void cancelKeepsCommittedChunks()

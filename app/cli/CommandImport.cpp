@@ -22,7 +22,7 @@ void onInterrupt(int)
 
 void drawBar(const ImportProgress &p)
 {
-    const double fraction = p.phase == "reading"
+    const double fraction = p.phase == "scanning" || p.phase == "reading"
                                 ? (p.bytesTotal > 0 ? static_cast<double>(p.bytesRead) / p.bytesTotal : 0.0)
                                 : (p.itemsTotal > 0 ? static_cast<double>(p.items) / p.itemsTotal : 0.0);
     const int width = 30;
