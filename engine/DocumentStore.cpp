@@ -13,15 +13,6 @@ namespace {
 const char *const kDocumentColumns =
     "doc_key, id, project, resource, referential_id, identity, body, etag, created_at, last_modified, change_seq";
 
-// A referential id stored as 16 bytes; false (out untouched) for anything else.
-bool readUuid(const SQLite::Column &column, Uuid &out)
-{
-    if (column.getBytes() != static_cast<int>(out.bytes.size()))
-        return false;
-    std::memcpy(out.bytes.data(), column.getBlob(), out.bytes.size());
-    return true;
-}
-
 StoredDocument readDocument(SQLite::Statement &s)
 {
     StoredDocument d;
@@ -73,6 +64,17 @@ std::optional<StoredDocument> fetchOne(SQLite::Statement &s)
 }
 
 } // namespace
+
+const char *const kChangesWithBodies = "changes c LEFT JOIN documents d ON d.id = c.id AND d.change_seq = c.seq";
+const char *const kChangeBody = "coalesce(c.body, d.body)";
+
+bool readUuid(const SQLite::Column &column, Uuid &out)
+{
+    if (column.getBytes() != static_cast<int>(out.bytes.size()))
+        return false;
+    std::memcpy(out.bytes.data(), column.getBlob(), out.bytes.size());
+    return true;
+}
 
 // An ETag only has to change when the document does: 64-bit FNV-1a over the stored text (and its
 // length) is enough for that and far cheaper than a cryptographic hash on every write.

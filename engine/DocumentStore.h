@@ -57,9 +57,18 @@ struct ReferencingDocument
     std::string identity; // JSON text
 };
 
+// A referential id stored as 16 bytes; false (out untouched) for anything else.
+bool readUuid(const SQLite::Column &column, Uuid &out);
+
 // The ETag of a stored body; and whether an etag was made from a body (by etagOf or an older way).
 std::string etagOf(const std::string &body);
 bool etagFitsBody(const std::string &etag, const std::string &body);
+
+// The change log with every entry's body. An entry holds no copy of its body while it is its
+// document's current one (DocumentStore::appendChange); the body is then the document's. Read
+// FROM kChangesWithBodies (the entry is c) and SELECT kChangeBody.
+extern const char *const kChangesWithBodies;
+extern const char *const kChangeBody;
 
 // Who made a document write and when; the store records it in the change log with the write.
 struct ChangeRecord

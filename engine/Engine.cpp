@@ -27,6 +27,16 @@ std::string nowUtc()
     return lastText;
 }
 
+// The change-log record of a document rewritten from one with referential id `before`: a key change
+// when its identity moved.
+ChangeRecord rewriteRecord(const Uuid &before, const StoredDocument &after, const std::string &actor,
+                           const std::string &at)
+{
+    if (after.referentialId == before)
+        return {"update", std::nullopt, actor, at};
+    return {"key-change", before, actor, at};
+}
+
 std::string quotedEtag(const std::string &etag)
 {
     return "\"" + etag + "\"";
@@ -830,10 +840,7 @@ Response Engine::put(const Target &target, const Request &request)
         existing->identity = prepared.identityText;
         existing->naturalKey = prepared.naturalKey;
         try {
-            m_store.updateDocument(*existing, {identityChanged ? "key-change" : "update",
-                                               identityChanged ? std::optional<Uuid>(before.referentialId)
-                                                               : std::nullopt,
-                                               actor, now});
+            m_store.updateDocument(*existing, rewriteRecord(before.referentialId, *existing, actor, now));
             if (identityChanged)
                 writeAliases(resource, *existing, prepared.superclass, false);
         } catch (const SQLite::Exception &e) {
@@ -886,11 +893,7 @@ std::optional<Response> Engine::cascadeIdentityChange(const ResourceSchema &reso
         referrer->identity = dumpJson(m_identity.identityObject(*referrerSchema, referrerBody));
         const bool referrerIdentityChanged = referrer->referentialId != referrerBefore.referentialId;
         try {
-            m_store.updateDocument(*referrer, {referrerIdentityChanged ? "key-change" : "update",
-                                               referrerIdentityChanged
-                                                   ? std::optional<Uuid>(referrerBefore.referentialId)
-                                                   : std::nullopt,
-                                               actor, now});
+            m_store.updateDocument(*referrer, rewriteRecord(referrerBefore.referentialId, *referrer, actor, now));
             if (referrerIdentityChanged)
                 writeAliases(*referrerSchema, *referrer, *newIdentity, false);
         } catch (const SQLite::Exception &e) {

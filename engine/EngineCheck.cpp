@@ -3,8 +3,6 @@
 
 #include <SQLiteCpp/Statement.h>
 
-#include <cstring>
-
 namespace steward {
 
 namespace {
@@ -59,9 +57,9 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
             report.violations.push_back({vanished.getColumn(0).getString(), vanished.getColumn(1).getString(),
                                          "the change log says it exists, but the document is missing"});
         // An entry without a body stands for its document's current body; any other has lost it.
-        SQLite::Statement bodiless(db, "SELECT c.id, c.resource, c.seq FROM changes c WHERE c.body IS NULL "
-                                       "AND c.op <> 'delete' AND NOT EXISTS (SELECT 1 FROM documents d "
-                                       "WHERE d.id = c.id AND d.change_seq = c.seq)");
+        SQLite::Statement bodiless(db, std::string("SELECT c.id, c.resource, c.seq FROM ") + kChangesWithBodies
+                                           + " WHERE c.body IS NULL AND c.op <> 'delete' AND " + kChangeBody
+                                           + " IS NULL");
         while (bodiless.executeStep())
             report.violations.push_back({bodiless.getColumn(0).getString(), bodiless.getColumn(1).getString(),
                                          "its change-log entry " + bodiless.getColumn(2).getString()
@@ -101,9 +99,7 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
             continue;
         }
         Uuid stored;
-        const SQLite::Column storedId = documents.getColumn(4);
-        if (storedId.getBytes() == 16)
-            std::memcpy(stored.bytes.data(), storedId.getBlob(), 16);
+        readUuid(documents.getColumn(4), stored);
         if (!(identity->referentialId() == stored))
             violation("its referential id " + hex(stored) + " does not match its body (" + identity->referentialName()
                       + " gives " + hex(identity->referentialId()) + ")");

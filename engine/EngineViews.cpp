@@ -164,10 +164,9 @@ ReferrerPage Engine::referrers(const std::string &id, int limit, int offset)
 std::vector<HistoryEntry> Engine::history(const std::string &id)
 {
     DeferredTransaction read(m_database.connection());
-    SQLite::Statement s(m_database.connection(),
-                        "SELECT c.seq, c.op, c.at, c.actor, coalesce(c.body, d.body) FROM changes c "
-                        "LEFT JOIN documents d ON d.id = c.id AND d.change_seq = c.seq WHERE c.id = ? "
-                        "ORDER BY c.seq DESC");
+    SQLite::Statement s(m_database.connection(), std::string("SELECT c.seq, c.op, c.at, c.actor, ") + kChangeBody
+                                                     + " FROM " + kChangesWithBodies
+                                                     + " WHERE c.id = ? ORDER BY c.seq DESC");
     s.bind(1, id);
     std::vector<HistoryEntry> out;
     while (s.executeStep()) {

@@ -1,5 +1,6 @@
 #include "Exporter.h"
 
+#include "DocumentStore.h"
 #include "Identity.h"
 #include "LoadOrder.h"
 
@@ -356,9 +357,7 @@ ExportResult exportBatch(Database &database, const Model &model, const ExportOpt
                 entry.naturalKey = identity.value ? std::move(*identity.value) : Json::object();
                 entry.keyText = naturalKeyText(entry.naturalKey);
                 Uuid referentialId;
-                const SQLite::Column blob = query.getColumn(4);
-                if (blob.getBytes() == static_cast<int>(referentialId.bytes.size()))
-                    std::memcpy(referentialId.bytes.data(), blob.getBlob(), referentialId.bytes.size());
+                readUuid(query.getColumn(4), referentialId);
                 entry.referentialId = referentialId.toString();
                 required.push_back(std::move(entry));
             }

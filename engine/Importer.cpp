@@ -557,15 +557,18 @@ std::optional<InputRuns> runsIfInLoadOrder(const std::vector<std::string> &paths
             started.push_back(schema);
         return true;
     };
+    std::vector<std::uint64_t> sizes;
     std::uint64_t bytesTotal = 0;
-    for (const std::string &path : paths)
-        bytesTotal += static_cast<std::uint64_t>(QFileInfo(QString::fromStdString(path)).size());
-    std::uint64_t bytesBefore = 0; // of the files scanned already
     for (const std::string &path : paths) {
+        sizes.push_back(static_cast<std::uint64_t>(QFileInfo(QString::fromStdString(path)).size()));
+        bytesTotal += sizes.back();
+    }
+    std::uint64_t bytesBefore = 0; // of the files scanned already
+    for (std::size_t i = 0; i < paths.size(); ++i) {
         const auto ask = [&](std::uint64_t bytesRead) { return keepGoing(bytesBefore + bytesRead, bytesTotal); };
-        if (!scanResources(path, model, visit, ask))
+        if (!scanResources(paths[i], model, visit, ask))
             return std::nullopt;
-        bytesBefore += static_cast<std::uint64_t>(QFileInfo(QString::fromStdString(path)).size());
+        bytesBefore += sizes[i];
     }
     return input;
 }

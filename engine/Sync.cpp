@@ -1,6 +1,7 @@
 #include "Sync.h"
 
 #include "Database.h"
+#include "DocumentStore.h"
 #include "LoadOrder.h"
 
 #include <QByteArray>
@@ -356,11 +357,9 @@ Json ChangeEntry::toJson() const
 
 std::vector<ChangeEntry> readChanges(SQLite::Database &db, std::int64_t afterSeq, int limit)
 {
-    // An entry without a body of its own is its document's current one (DocumentStore::appendChange).
-    SQLite::Statement query(db, "SELECT c.seq, c.op, c.project, c.resource, c.id, c.identity, "
-                                "coalesce(c.body, d.body), c.etag, c.at, c.actor FROM changes c "
-                                "LEFT JOIN documents d ON d.id = c.id AND d.change_seq = c.seq "
-                                "WHERE c.seq > ? ORDER BY c.seq LIMIT ?");
+    SQLite::Statement query(db, std::string("SELECT c.seq, c.op, c.project, c.resource, c.id, c.identity, ")
+                                    + kChangeBody + ", c.etag, c.at, c.actor FROM " + kChangesWithBodies
+                                    + " WHERE c.seq > ? ORDER BY c.seq LIMIT ?");
     query.bind(1, afterSeq);
     query.bind(2, limit);
     std::vector<ChangeEntry> out;

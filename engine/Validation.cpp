@@ -189,10 +189,6 @@ const Json *schemaForPath(const Json &root, const JsonPath &path)
     return node;
 }
 
-} // namespace
-
-namespace {
-
 // PCRE's \s without Unicode properties: these six ASCII characters, nothing else.
 bool isPatternSpace(char c)
 {
