@@ -108,20 +108,16 @@ int main(int argc, char **argv)
     // The work an import does per document before SQLite sees it, on one thread with nothing to
     // wait for: what one preparing core can feed a writer at most.
     {
-        std::ifstream in(input);
-        std::string line;
+        std::string error;
+        std::unique_ptr<ImportSource> source = openImportSource(input, *model, &error);
         std::int64_t prepared = 0;
         t0 = Clock::now();
-        while (std::getline(in, line)) {
-            JsonParseResult parsed = parseJson(line);
-            if (!parsed.value || !parsed.value->is_object())
-                continue;
-            const ResourceSchema *resource = model->findByPath(parsed.value->value("resource", std::string()));
-            auto body = parsed.value->find("body");
-            if (resource == nullptr || body == parsed.value->end())
-                continue;
-            if (!engine.preparePost(*resource, std::move(*body)).refusal)
+        ImportItem item;
+        while (source && source->next(item)) {
+            const ResourceSchema *resource = model->findByPath(item.resource);
+            if (resource != nullptr && item.body && !engine.preparePost(*resource, std::move(*item.body)).refusal)
                 ++prepared;
+            item = ImportItem();
         }
         const double rate = prepared / seconds(t0, Clock::now());
         std::printf("prepare only, 1 thread         %8.0f docs/s   (%.1f us each: parse, validate, identities, "
