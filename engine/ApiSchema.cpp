@@ -303,8 +303,13 @@ std::unique_ptr<ResourceSchema> readResource(const SchemaReader &reader, const J
                 const std::string entryPath = fieldPath + "[" + std::to_string(i) + "]";
                 if (!entry.is_object() || !entry.contains("path"))
                     reader.fail(entryPath, "needs 'path'");
-                field.paths.push_back({reader.jsonPath(entry["path"], memberPath(entryPath, "path")),
-                                       reader.optionalString(entry, entryPath, "type")});
+                QueryFieldPath queryPath{reader.jsonPath(entry["path"], memberPath(entryPath, "path")),
+                                         reader.optionalString(entry, entryPath, "type")};
+                // The published files type some numbers as strings (every schoolYear); the value is
+                // stored as a number, so it is compared as one.
+                if (resource->numericPaths.count(queryPath.path.text()) && queryPath.type == "string")
+                    queryPath.type = "number";
+                field.paths.push_back(std::move(queryPath));
             }
             resource->queryFields[toLower(it.key())] = std::move(field);
         }
@@ -599,6 +604,47 @@ void Model::link()
                                           "references " + reference.targetProjectName + " resource '"
                                               + reference.targetResourceName + "', which no loaded schema defines");
             }
+        }
+    }
+    addDescriptorsInsideReferences();
+}
+
+void Model::addDescriptorsInsideReferences()
+{
+    // A reference can carry a descriptor URI as part of its target's identity (a Staff's
+    // personReference.sourceSystemDescriptor). The published files list such a value only as part of
+    // the reference, yet ODS/API and DMS check it as a descriptor, before references (stage 3).
+    for (const auto &project : m_projects) {
+        for (auto &[key, resource] : project->resources) {
+            std::vector<DescriptorMapping> found;
+            for (const ReferenceMapping &reference : resource->references) {
+                std::vector<const ResourceSchema *> targets;
+                if (const ResourceSchema *target = findByName(reference.targetProjectName, reference.targetResourceName))
+                    targets.push_back(target);
+                else if (const AbstractResource *abstract =
+                             findAbstract(reference.targetProjectName, reference.targetResourceName))
+                    targets = abstract->subclasses;
+                for (const ReferencePathPair &pair : reference.paths) {
+                    for (const ResourceSchema *target : targets) {
+                        auto descriptor = std::find_if(target->descriptors.begin(), target->descriptors.end(),
+                                                       [&](const DescriptorMapping &d) {
+                                                           return d.path == pair.identityPath;
+                                                       });
+                        if (descriptor == target->descriptors.end())
+                            continue;
+                        const bool known = std::any_of(resource->descriptors.begin(), resource->descriptors.end(),
+                                                       [&](const DescriptorMapping &d) {
+                                                           return d.path == pair.referencePath;
+                                                       });
+                        if (!known)
+                            found.push_back({reference.name + "." + descriptor->name,
+                                             descriptor->descriptorProjectName,
+                                             descriptor->descriptorResourceName, pair.referencePath});
+                        break;
+                    }
+                }
+            }
+            resource->descriptors.insert(resource->descriptors.end(), found.begin(), found.end());
         }
     }
 }

@@ -149,6 +149,7 @@ public:
 private:
     void addDocument(const std::string &file, const Json &document);
     void link();
+    void addDescriptorsInsideReferences();
 
     std::vector<std::unique_ptr<Project>> m_projects;
     std::map<std::pair<std::string, std::string>, const ResourceSchema *> m_byName;

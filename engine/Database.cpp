@@ -257,6 +257,20 @@ CREATE INDEX documents_by_natural_key ON documents(project, resource, natural_ke
     R"SQL(
 ALTER TABLE documents ADD COLUMN change_seq INTEGER;
 )SQL",
+    // Version 10: Change Queries. A document's change version is its entry's sequence number, so
+    // documents from before version 9 get theirs; an incremental pull reads documents by change
+    // version, and the deletes and key changes of a resource come from small partial indexes.
+    R"SQL(
+UPDATE documents SET change_seq = (SELECT max(c.seq) FROM changes c WHERE c.id = documents.id)
+    WHERE change_seq IS NULL;
+CREATE INDEX documents_by_change ON documents(change_seq);
+CREATE INDEX changes_deletes ON changes(project, resource, seq) WHERE op = 'delete';
+CREATE INDEX changes_key_changes ON changes(project, resource, seq) WHERE op = 'key-change';
+-- Incremental pulls: the target's newest change version taken so far (NULL: none yet), and the
+-- local document for a target's id (its deletes and key changes name only that).
+ALTER TABLE sync_targets ADD COLUMN pull_change_version INTEGER;
+CREATE INDEX sync_remote_ids_by_remote ON sync_remote_ids(target_id, remote_id);
+)SQL",
 };
 
 // The first migration that rebuilds a table other tables point at: foreign keys must be off while

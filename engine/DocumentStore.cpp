@@ -1,5 +1,7 @@
 #include "DocumentStore.h"
 
+#include <limits>
+
 #include <QCryptographicHash>
 
 #include <algorithm>
@@ -441,11 +443,23 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
     return m_db.getLastInsertRowid();
 }
 
-std::string DocumentStore::whereClause(const CollectionQuery &query, std::vector<Json> &bindings) const
+std::string DocumentStore::whereClause(const CollectionQuery &query, std::vector<Json> &bindings)
 {
-    std::string where = " WHERE project = ? AND resource = ?";
+    // A narrow change window (an incremental pull) is answered from the change-version index and
+    // must not scan the whole resource; a wide one (a first pull) reads the resource in key order.
+    // The unary '+' keeps SQLite from using the index the other way would use.
+    constexpr std::int64_t kNarrowWindow = 100000;
+    const bool window = query.hasChangeWindow();
+    const std::int64_t upper = query.maxChangeVersion >= 0 ? query.maxChangeVersion : newestChangeVersion();
+    const bool narrow = window && upper - query.minChangeVersion <= kNarrowWindow;
+    std::string where = narrow ? " WHERE +project = ? AND +resource = ?" : " WHERE project = ? AND resource = ?";
     bindings.push_back(query.project);
     bindings.push_back(query.resource);
+    if (window) {
+        where += narrow ? " AND change_seq BETWEEN ? AND ?" : " AND +change_seq BETWEEN ? AND ?";
+        bindings.push_back(query.minChangeVersion);
+        bindings.push_back(upper);
+    }
     for (const auto &alternatives : query.filters) {
         std::string clause;
         for (const CollectionQuery::Alternative &alt : alternatives) {
@@ -493,6 +507,62 @@ std::int64_t DocumentStore::count(const CollectionQuery &query)
     std::vector<Json> bindings;
     const std::string sql = "SELECT count(*) FROM documents" + whereClause(query, bindings);
     SQLite::Statement s(m_db, sql);
+    for (std::size_t i = 0; i < bindings.size(); ++i)
+        bindJson(s, static_cast<int>(i + 1), bindings[i]);
+    s.executeStep();
+    return s.getColumn(0).getInt64();
+}
+
+std::int64_t DocumentStore::newestChangeVersion()
+{
+    SQLite::Statement &s = statement("SELECT coalesce(max(seq), 0) FROM changes");
+    s.executeStep();
+    const std::int64_t newest = s.getColumn(0).getInt64();
+    s.reset();
+    return newest;
+}
+
+std::string DocumentStore::trackedChangesWhere(TrackedChangeKind kind, const CollectionQuery &query,
+                                               std::vector<Json> &bindings)
+{
+    // The literal op lets SQLite use the partial index of that kind of entry.
+    std::string where = kind == TrackedChangeKind::Delete ? " WHERE c.op = 'delete'" : " WHERE c.op = 'key-change'";
+    where += " AND c.project = ? AND c.resource = ? AND c.seq BETWEEN ? AND ?";
+    bindings.push_back(query.project);
+    bindings.push_back(query.resource);
+    bindings.push_back(query.minChangeVersion);
+    bindings.push_back(query.maxChangeVersion >= 0 ? query.maxChangeVersion : std::numeric_limits<std::int64_t>::max());
+    return where;
+}
+
+std::vector<TrackedChange> DocumentStore::trackedChanges(TrackedChangeKind kind, const CollectionQuery &query)
+{
+    std::vector<Json> bindings;
+    // A key change's earlier identity is the identity of the document's entry before it.
+    std::string sql = "SELECT c.id, c.seq, c.identity, (SELECT p.identity FROM changes p WHERE p.id = c.id AND "
+                      "p.seq < c.seq ORDER BY p.seq DESC LIMIT 1) FROM changes c"
+                      + trackedChangesWhere(kind, query, bindings) + " ORDER BY c.seq LIMIT ? OFFSET ?";
+    bindings.push_back(query.limit);
+    bindings.push_back(query.offset);
+    SQLite::Statement s(m_db, sql);
+    for (std::size_t i = 0; i < bindings.size(); ++i)
+        bindJson(s, static_cast<int>(i + 1), bindings[i]);
+    std::vector<TrackedChange> out;
+    while (s.executeStep()) {
+        TrackedChange change;
+        change.id = s.getColumn(0).getString();
+        change.changeVersion = s.getColumn(1).getInt64();
+        change.identity = s.getColumn(2).getString();
+        change.previousIdentity = s.getColumn(3).isNull() ? change.identity : s.getColumn(3).getString();
+        out.push_back(std::move(change));
+    }
+    return out;
+}
+
+std::int64_t DocumentStore::countTrackedChanges(TrackedChangeKind kind, const CollectionQuery &query)
+{
+    std::vector<Json> bindings;
+    SQLite::Statement s(m_db, "SELECT count(*) FROM changes c" + trackedChangesWhere(kind, query, bindings));
     for (std::size_t i = 0; i < bindings.size(); ++i)
         bindJson(s, static_cast<int>(i + 1), bindings[i]);
     s.executeStep();

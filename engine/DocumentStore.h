@@ -94,6 +94,21 @@ struct CollectionQuery
         Json value;                // typed: number, string (compared case-insensitively) or boolean
     };
     std::vector<std::vector<Alternative>> filters;
+    // Change Queries: documents whose last change has a sequence number in [min, max] (inclusive).
+    std::int64_t minChangeVersion = 0;
+    std::int64_t maxChangeVersion = -1; // none
+    bool hasChangeWindow() const { return minChangeVersion > 0 || maxChangeVersion >= 0; }
+};
+
+// The entries Change Queries list beside the documents: deletes and identity (key) changes.
+enum class TrackedChangeKind { Delete, KeyChange };
+
+struct TrackedChange
+{
+    std::string id;
+    std::int64_t changeVersion = 0;
+    std::string identity;         // JSON text: the deleted document's, or the new one of a key change
+    std::string previousIdentity; // a key change's identity before it
 };
 
 // Referential ids that may have an alias: a Bloom filter (no false "absent"), so that a large
@@ -150,6 +165,12 @@ public:
 
     std::vector<StoredDocument> query(const CollectionQuery &query, bool fetchOneMore);
     std::int64_t count(const CollectionQuery &query);
+    // The change log's newest sequence number (0 when empty): Change Queries' newest change version.
+    std::int64_t newestChangeVersion();
+    // Deletes or key changes of the query's resource in its change window, oldest first, paged by
+    // its limit and offset (its filters do not apply).
+    std::vector<TrackedChange> trackedChanges(TrackedChangeKind kind, const CollectionQuery &query);
+    std::int64_t countTrackedChanges(TrackedChangeKind kind, const CollectionQuery &query);
 
 private:
     SQLite::Statement &statement(const char *sql);
@@ -157,7 +178,8 @@ private:
                               const std::optional<Uuid> &previousReferentialId, const std::string &actor,
                               const std::string &at);
     void copyBodyIntoCurrentChange(std::int64_t docKey);
-    std::string whereClause(const CollectionQuery &query, std::vector<Json> &bindings) const;
+    std::string whereClause(const CollectionQuery &query, std::vector<Json> &bindings);
+    std::string trackedChangesWhere(TrackedChangeKind kind, const CollectionQuery &query, std::vector<Json> &bindings);
 
     SQLite::Database &m_db;
     std::unordered_map<const char *, std::unique_ptr<SQLite::Statement>> m_statements;

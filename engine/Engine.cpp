@@ -3,7 +3,10 @@
 #include <QCryptographicHash>
 #include <QDateTime>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <cstdio>
 #include <random>
@@ -84,6 +87,33 @@ std::vector<std::string> splitPath(const std::string &path)
         start = slash + 1;
     }
     return segments;
+}
+
+// Ed-Fi ids travel in two spellings: ODS/API writes them as 32 hex digits, DMS (and Steward) as a
+// hyphenated UUID. Either names the same document; anything else is left as it is (and not found).
+std::string canonicalId(const std::string &id)
+{
+    auto isHex = [](char c) { return hexValue(c) >= 0; };
+    std::string lower = id;
+    for (char &c : lower)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.size() == 32 && std::all_of(lower.begin(), lower.end(), isHex))
+        return lower.substr(0, 8) + "-" + lower.substr(8, 4) + "-" + lower.substr(12, 4) + "-" + lower.substr(16, 4)
+               + "-" + lower.substr(20);
+    if (lower.size() == 36 && Uuid::parse(lower))
+        return lower;
+    return id;
+}
+
+bool isUuidText(const std::string &id)
+{
+    return Uuid::parse(canonicalId(id)).has_value();
+}
+
+// If-Match as ODS/API reads it: "*" matches any existing document, anything else the quoted etag.
+bool ifMatchHolds(const std::string &ifMatch, const std::string &etag)
+{
+    return ifMatch.empty() || ifMatch == "*" || ifMatch == "\"" + etag + "\"";
 }
 
 Response notFound(const std::string &detail)
@@ -325,6 +355,13 @@ Response Engine::dispatch(const Request &request)
     if (method != "GET" && method != "POST" && method != "PUT" && method != "DELETE")
         return problem::make(405, problem::kMethodNotAllowed, "Method Not Allowed",
                              "Method '" + method + "' is not supported; use GET, POST, PUT or DELETE.");
+    // ODS/API reads under a snapshot when asked; a write cannot be made to one.
+    if (method != "GET" && toLower(request.header("use-snapshot")) == "true") {
+        Response refused = problem::make(405, problem::kMethodNotAllowed, "Method Not Allowed",
+                                         "A request with 'Use-Snapshot: true' can only read (GET).");
+        refused.headers.emplace_back("Allow", "GET");
+        return refused;
+    }
     // A PUT or DELETE may move or remove aliases, and one refused part way rolls back what it had
     // looked up since: remembered lookups are forgotten before and after.
     struct ForgetAliases
@@ -347,6 +384,13 @@ Response Engine::dispatch(const Request &request)
         pathPart = pathPart.substr(0, q);
     }
     const std::vector<std::string> segments = splitPath(pathPart);
+    if (segments.size() == 3 && toLower(segments[0]) == "changequeries" && toLower(segments[1]) == "v1"
+        && toLower(segments[2]) == "availablechangeversions") {
+        if (method != "GET")
+            return problem::make(405, problem::kMethodNotAllowed, "Method Not Allowed",
+                                 "availableChangeVersions answers GET only.");
+        return availableChangeVersions();
+    }
     if (segments.size() < 2 || segments.size() > 3)
         return notFound("The path '" + pathPart + "' is not of the form /{project}/{resource}[/{id}].");
     Target target;
@@ -357,7 +401,7 @@ Response Engine::dispatch(const Request &request)
         return notFound("The resource '" + segments[1] + "' does not exist in project '" + segments[0] + "'.");
     }
     if (segments.size() == 3)
-        target.id = segments[2];
+        target.id = canonicalId(segments[2]);
 
     if (!queryPart.empty()) {
         std::size_t start = 0;
@@ -377,6 +421,14 @@ Response Engine::dispatch(const Request &request)
         }
     }
 
+    // Change Queries' feeds sit where an id would; ids are UUIDs, so the names cannot clash.
+    const std::string lowerId = toLower(target.id);
+    if (lowerId == "deletes" || lowerId == "keychanges") {
+        if (method != "GET")
+            return problem::make(405, problem::kMethodNotAllowed, "Method Not Allowed",
+                                 "/" + segments[0] + "/" + segments[1] + "/" + segments[2] + " answers GET only.");
+        return changeFeed(target, lowerId == "deletes" ? TrackedChangeKind::Delete : TrackedChangeKind::KeyChange);
+    }
     if (method == "GET")
         return target.id.empty() ? getCollection(target, request) : getById(target, request);
     if (method == "POST") {
@@ -420,35 +472,94 @@ Response Engine::getById(const Target &target, const Request &)
     return response;
 }
 
+namespace {
+
+bool parseCount(const std::string &text, std::int64_t &out)
+{
+    if (text.empty() || text.size() > 18 || !std::all_of(text.begin(), text.end(), ::isdigit))
+        return false;
+    out = std::stoll(text);
+    return true;
+}
+
+// The parameters every collection and change feed shares (ODS/API's names, matched without case).
+// Answers whether the name was one of them; `refusal` is set when its value is not acceptable.
+bool readPagingParameter(const std::string &name, const std::string &value, CollectionQuery &query,
+                         bool &totalCount, std::optional<Response> &refusal)
+{
+    if (name == "limit" || name == "pagesize") {
+        if (!parseCount(value, query.limit) || query.limit > 500)
+            refusal = parameterFailed("Limit must be omitted or set to a numeric value between 0 and 500.");
+    } else if (name == "offset") {
+        if (!parseCount(value, query.offset))
+            refusal = parameterFailed("Offset must be omitted or set to a non-negative numeric value.");
+    } else if (name == "totalcount") {
+        const std::string lower = toLower(value);
+        if (lower != "true" && lower != "false")
+            refusal = parameterFailed("TotalCount must be omitted or set to true or false.");
+        totalCount = lower == "true";
+    } else if (name == "minchangeversion" || name == "maxchangeversion") {
+        std::int64_t version = 0;
+        if (!parseCount(value, version))
+            refusal = parameterFailed((name == "minchangeversion" ? "MinChangeVersion" : "MaxChangeVersion")
+                                      + std::string(" must be omitted or set to a non-negative integer."));
+        (name == "minchangeversion" ? query.minChangeVersion : query.maxChangeVersion) = version;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// A query value of the type its field has; a value that cannot be one is refused, not compared.
+std::optional<Json> typedQueryValue(const std::string &type, const std::string &value)
+{
+    if (type == "number" || type == "integer") {
+        char *end = nullptr;
+        const double number = std::strtod(value.c_str(), &end);
+        if (value.empty() || end == nullptr || *end != '\0' || !std::isfinite(number)
+            || (type == "integer" && number != std::trunc(number)))
+            return std::nullopt;
+        return number == std::trunc(number) && std::fabs(number) < 9e15 ? Json(static_cast<std::int64_t>(number))
+                                                                       : Json(number);
+    }
+    if (type == "boolean") {
+        const std::string lower = toLower(value);
+        if (lower != "true" && lower != "false")
+            return std::nullopt;
+        return Json(lower == "true");
+    }
+    if ((type == "date" || type == "date-time" || type == "time") && !matchesFormat(type, value))
+        return std::nullopt;
+    return Json(value);
+}
+
+std::string typeDescription(const std::string &type)
+{
+    if (type == "number" || type == "integer")
+        return type == "integer" ? "an integer" : "a number";
+    if (type == "boolean")
+        return "true or false";
+    return describeFormat(type);
+}
+
+} // namespace
+
 Response Engine::getCollection(const Target &target, const Request &)
 {
     CollectionQuery query;
     query.project = target.resource->projectName();
     query.resource = target.resource->resourceName;
     bool totalCount = false;
-    auto parseInteger = [](const std::string &text, std::int64_t &out) {
-        if (text.empty() || text.size() > 18 || !std::all_of(text.begin(), text.end(), ::isdigit))
-            return false;
-        out = std::stoll(text);
-        return true;
-    };
     for (const auto &[name, value] : target.query) {
-        if (name == "limit") {
-            if (!parseInteger(value, query.limit) || query.limit > 500)
-                return parameterFailed("Limit must be omitted or set to a numeric value between 0 and 500.");
-        } else if (name == "offset") {
-            if (!parseInteger(value, query.offset))
-                return parameterFailed("Offset must be omitted or set to a non-negative numeric value.");
-        } else if (name == "totalcount") {
-            const std::string lower = toLower(value);
-            if (lower != "true" && lower != "false")
-                return parameterFailed("TotalCount must be omitted or set to true or false.");
-            totalCount = lower == "true";
+        std::optional<Response> refusal;
+        if (readPagingParameter(name, value, query, totalCount, refusal)) {
+            if (refusal)
+                return *refusal;
         } else if (name == "pagetoken") {
             const QByteArray decoded =
                 QByteArray::fromBase64(QByteArray::fromStdString(value), QByteArray::Base64UrlEncoding);
             std::int64_t key = 0;
-            if (!decoded.startsWith("k:") || !parseInteger(decoded.mid(2).toStdString(), key) || key <= 0)
+            if (!decoded.startsWith("k:") || !parseCount(decoded.mid(2).toStdString(), key) || key <= 0)
                 return parameterFailed("pageToken '" + value + "' is not a token this server issued.");
             query.afterDocKey = key;
         } else {
@@ -459,25 +570,11 @@ Response Engine::getCollection(const Target &target, const Request &)
             std::vector<CollectionQuery::Alternative> alternatives;
             for (const QueryFieldPath &path : field->second.paths) {
                 CollectionQuery::Alternative alt;
-                const std::string type = path.type;
-                if (type == "number" || type == "integer") {
-                    char *end = nullptr;
-                    const double number = std::strtod(value.c_str(), &end);
-                    if (value.empty() || end == nullptr || *end != '\0')
-                        return parameterFailed("The value '" + value + "' of '" + field->second.name
-                                               + "' is not a number.");
-                    alt.value = number == std::trunc(number) && std::fabs(number) < 9e15
-                                    ? Json(static_cast<std::int64_t>(number))
-                                    : Json(number);
-                } else if (type == "boolean") {
-                    const std::string lower = toLower(value);
-                    if (lower != "true" && lower != "false")
-                        return parameterFailed("The value '" + value + "' of '" + field->second.name
-                                               + "' is not true or false.");
-                    alt.value = lower == "true";
-                } else {
-                    alt.value = value;
-                }
+                std::optional<Json> typed = typedQueryValue(path.type, value);
+                if (!typed)
+                    return parameterFailed("The value '" + value + "' of '" + field->second.name + "' is not "
+                                           + typeDescription(path.type) + ".");
+                alt.value = std::move(*typed);
                 auto split = path.path.arrayPrefixLength();
                 if (split == 0) {
                     alt.jsonPath = path.path.text();
@@ -514,6 +611,49 @@ Response Engine::getCollection(const Target &target, const Request &)
     response.body = Json::array();
     for (const StoredDocument &row : rows)
         response.body.push_back(documentForClient(row));
+    return response;
+}
+
+Response Engine::availableChangeVersions()
+{
+    DeferredTransaction read(m_database.connection());
+    Response response;
+    response.status = 200;
+    // The change log keeps every change from the first, so the oldest version is always available.
+    response.body = Json{{"oldestChangeVersion", 0}, {"newestChangeVersion", m_store.newestChangeVersion()}};
+    return response;
+}
+
+Response Engine::changeFeed(const Target &target, TrackedChangeKind kind)
+{
+    CollectionQuery query;
+    query.project = target.resource->projectName();
+    query.resource = target.resource->resourceName;
+    bool totalCount = false;
+    for (const auto &[name, value] : target.query) {
+        std::optional<Response> refusal;
+        if (!readPagingParameter(name, value, query, totalCount, refusal))
+            return parameterFailed("The query parameter '" + target.queryNames.at(name)
+                                   + "' is not one of offset, limit, totalCount, minChangeVersion, maxChangeVersion.");
+        if (refusal)
+            return *refusal;
+    }
+    DeferredTransaction read(m_database.connection());
+    Response response;
+    response.status = 200;
+    if (totalCount)
+        response.headers.emplace_back("Total-Count", std::to_string(m_store.countTrackedChanges(kind, query)));
+    response.body = Json::array();
+    for (const TrackedChange &change : m_store.trackedChanges(kind, query)) {
+        Json item{{"id", change.id}, {"changeVersion", change.changeVersion}};
+        if (kind == TrackedChangeKind::Delete) {
+            item["keyValues"] = keyValuesOf(Json::parse(change.identity));
+        } else {
+            item["oldKeyValues"] = keyValuesOf(Json::parse(change.previousIdentity));
+            item["newKeyValues"] = keyValuesOf(Json::parse(change.identity));
+        }
+        response.body.push_back(std::move(item));
+    }
     return response;
 }
 
@@ -788,8 +928,12 @@ Response Engine::put(const Target &target, const Request &request)
         return dataValidationFailed({{"$", {"A JSON object body is required."}}});
     Json body = *request.body;
     if (auto idIt = body.find("id"); idIt != body.end()) {
-        if (!idIt->is_string() || idIt->get<std::string>() != target.id)
-            return dataValidationFailed({{"$.id", {"Request body id must match the id in the url."}}});
+        // ODS/API answers an id it cannot use with a plain bad request, before any validation.
+        const std::string given = idIt->is_string() ? idIt->get<std::string>() : std::string();
+        if (!idIt->is_string() || !isUuidText(given) || canonicalId(given) != target.id)
+            return problem::make(400, problem::kBadRequest, "Bad Request",
+                                 "The request could not be processed. See 'errors' for details.", {},
+                                 {"Request body id must match the id in the url."});
         body.erase(idIt);
     }
     const PreparedBody prepared = prepareBody(resource, std::move(body));
@@ -803,9 +947,12 @@ Response Engine::put(const Target &target, const Request &request)
     return withWriteTransaction([&]() -> Response {
         WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch, m_batchBroken);
         std::optional<StoredDocument> existing = m_store.findById(target.id);
-        if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName())
+        if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName()) {
+            if (ifMatch == "*")
+                return preconditionFailed();
             return notFound("No " + resource.resourceName + " with the id '" + target.id + "' exists.");
-        if (!ifMatch.empty() && ifMatch != quotedEtag(existing->etag))
+        }
+        if (!ifMatchHolds(ifMatch, existing->etag))
             return preconditionFailed();
         const bool identityChanged = existing->referentialId != referentialId;
         if (identityChanged && !resource.allowIdentityUpdates)
@@ -962,9 +1109,12 @@ Response Engine::remove(const Target &target, const Request &request)
     return withWriteTransaction([&]() -> Response {
         WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch, m_batchBroken);
         std::optional<StoredDocument> existing = m_store.findById(target.id);
-        if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName())
+        if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName()) {
+            if (ifMatch == "*")
+                return preconditionFailed();
             return notFound("No " + resource.resourceName + " with the id '" + target.id + "' exists.");
-        if (!ifMatch.empty() && ifMatch != quotedEtag(existing->etag))
+        }
+        if (!ifMatchHolds(ifMatch, existing->etag))
             return preconditionFailed();
         const std::int64_t count = m_store.countReferencing(existing->docKey);
         if (count > 0) {

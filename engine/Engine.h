@@ -238,6 +238,8 @@ private:
     Response dispatch(const Request &request);
     Response getById(const Target &target, const Request &request);
     Response getCollection(const Target &target, const Request &request);
+    Response availableChangeVersions();
+    Response changeFeed(const Target &target, TrackedChangeKind kind);
     Response post(const Target &target, const Request &request);
     Response postPrepared(const PreparedBody &prepared, const std::string &actor);
     PreparedBody prepareBody(const ResourceSchema &resource, Json body) const;

@@ -5,6 +5,7 @@
 #include <QRandomGenerator>
 #include <QUuid>
 
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <cstdio>
@@ -235,6 +236,40 @@ std::optional<DocumentIdentity> IdentityCalculator::superclassIdentity(const Res
     if (resource.subclassType != "association" && identity.elements.size() == 1)
         identity.elements[0].path = resource.superclassIdentityPath;
     return identity;
+}
+
+namespace {
+
+void flattenKeyValues(const Json &object, const std::string &prefix, Json &out)
+{
+    for (const auto &[name, value] : object.items()) {
+        if (value.is_object()) {
+            std::string inner = name;
+            if (inner.size() > 9 && inner.compare(inner.size() - 9, 9, "Reference") == 0)
+                inner.resize(inner.size() - 9);
+            flattenKeyValues(value, inner, out);
+            continue;
+        }
+        auto existing = out.find(name);
+        if (existing == out.end() || *existing == value) {
+            out[name] = value;
+        } else {
+            std::string qualified = prefix + name;
+            if (!prefix.empty())
+                qualified[prefix.size()] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+            out[qualified] = value;
+        }
+    }
+}
+
+} // namespace
+
+Json keyValuesOf(const Json &identityObject)
+{
+    Json out = Json::object();
+    if (identityObject.is_object())
+        flattenKeyValues(identityObject, {}, out);
+    return out;
 }
 
 Json IdentityCalculator::identityObject(const ResourceSchema &resource, const Json &body) const

@@ -71,6 +71,11 @@ struct BodyReference
     const std::string &targetResource() const;
 };
 
+// A natural key as Change Queries list it ("keyValues"): one flat object of the identity's leaf
+// values ({"schoolId":1,"studentUniqueId":"9","entryDate":"..."}). A leaf name two references share
+// with different values keeps the first; the other is prefixed with its reference ("sessionSchoolId").
+Json keyValuesOf(const Json &identityObject);
+
 class IdentityCalculator
 {
 public:

@@ -52,13 +52,13 @@ SyncTarget SyncState::ensureTarget(const std::string &url, const std::string &cl
 
 std::vector<SyncTarget> SyncState::targets()
 {
-    SQLite::Statement query(m_db, "SELECT target_id, url, client, push_cursor, last_pull_at, last_push_at "
-                                  "FROM sync_targets ORDER BY target_id");
+    SQLite::Statement query(m_db, "SELECT target_id, url, client, push_cursor, last_pull_at, last_push_at, "
+                                  "coalesce(pull_change_version, -1) FROM sync_targets ORDER BY target_id");
     std::vector<SyncTarget> out;
     while (query.executeStep())
         out.push_back({query.getColumn(0).getInt64(), query.getColumn(1).getString(), query.getColumn(2).getString(),
                        query.getColumn(3).getInt64(), optionalText(query.getColumn(4)),
-                       optionalText(query.getColumn(5))});
+                       optionalText(query.getColumn(5)), query.getColumn(6).getInt64()});
     return out;
 }
 
@@ -74,14 +74,28 @@ void SyncState::setPushCursor(std::int64_t targetId, std::int64_t seq)
     transaction.commit();
 }
 
-void SyncState::markPulled(std::int64_t targetId)
+void SyncState::markPulled(std::int64_t targetId, std::optional<std::int64_t> changeVersion)
 {
     ImmediateTransaction transaction(m_db);
     SQLite::Statement update(m_db, std::string("UPDATE sync_targets SET last_pull_at = ") + kNow
-                                       + " WHERE target_id = ?");
-    update.bind(1, targetId);
+                                       + ", pull_change_version = ? WHERE target_id = ?");
+    if (changeVersion)
+        update.bind(1, *changeVersion);
+    else
+        update.bind(1); // NULL: the next pull takes everything again
+    update.bind(2, targetId);
     update.exec();
     transaction.commit();
+}
+
+std::optional<std::string> SyncState::localId(std::int64_t targetId, const std::string &remoteId)
+{
+    SQLite::Statement query(m_db, "SELECT id FROM sync_remote_ids WHERE target_id = ? AND remote_id = ?");
+    query.bind(1, targetId);
+    query.bind(2, remoteId);
+    if (query.executeStep())
+        return query.getColumn(0).getString();
+    return std::nullopt;
 }
 
 std::optional<std::string> SyncState::remoteId(std::int64_t targetId, const std::string &localId)

@@ -22,6 +22,9 @@ struct SyncTarget
     std::int64_t pushCursor = 0; // every change up to this change-log seq was accepted by the target
     std::string lastPullAt;
     std::string lastPushAt;
+    // The target's newest change version that a completed pull took everything up to; -1 before
+    // the first such pull (or for a target without Change Queries).
+    std::int64_t pullChangeVersion = -1;
 };
 
 struct SyncFailure
@@ -48,7 +51,10 @@ public:
     SyncTarget ensureTarget(const std::string &url, const std::string &client);
     std::vector<SyncTarget> targets();
     void setPushCursor(std::int64_t targetId, std::int64_t seq);
-    void markPulled(std::int64_t targetId);
+    // A completed pull; with the target's change version it reached, when the target has Change Queries.
+    void markPulled(std::int64_t targetId, std::optional<std::int64_t> changeVersion = std::nullopt);
+    // The local document the target knows by remoteId.
+    std::optional<std::string> localId(std::int64_t targetId, const std::string &remoteId);
 
     std::optional<std::string> remoteId(std::int64_t targetId, const std::string &localId);
     void setRemoteId(std::int64_t targetId, const std::string &localId, const std::string &remoteId);

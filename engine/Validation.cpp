@@ -68,39 +68,6 @@ bool validDate(int year, int month, int day)
     return day <= limit;
 }
 
-// PCRE2 (QRegularExpression), not std::regex: libstdc++'s matcher recurses once per character of a
-// repetition, so a time with a megabyte of fractional-second digits overflowed the stack.
-bool checkFormat(const std::string &format, const std::string &value)
-{
-    static const QString dateText = QStringLiteral(R"((\d{4})-(\d{2})-(\d{2}))");
-    static const QString timeText = QStringLiteral(R"(([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(\.\d+)?)")
-                                    + QStringLiteral(R"(([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)?)");
-    static const QRegularExpression date(QRegularExpression::anchoredPattern(dateText));
-    static const QRegularExpression dateTime(
-        QRegularExpression::anchoredPattern(dateText + QStringLiteral("[Tt ]") + timeText));
-    static const QRegularExpression time(QRegularExpression::anchoredPattern(timeText));
-    if (format == "date" || format == "date-time") {
-        const QRegularExpression &regex = format == "date" ? date : dateTime;
-        const QRegularExpressionMatch match = regex.match(QString::fromStdString(value));
-        return match.hasMatch()
-               && validDate(match.captured(1).toInt(), match.captured(2).toInt(), match.captured(3).toInt());
-    }
-    if (format == "time")
-        return time.match(QString::fromStdString(value)).hasMatch();
-    return true; // formats Ed-Fi does not use are not enforced
-}
-
-std::string describeFormat(const std::string &format)
-{
-    if (format == "date")
-        return "a date (YYYY-MM-DD)";
-    if (format == "date-time")
-        return "a date and time (YYYY-MM-DDThh:mm:ss, optionally with a UTC offset)";
-    if (format == "time")
-        return "a time (hh:mm:ss)";
-    return "'" + format + "'";
-}
-
 std::string lastSegment(const std::string &path)
 {
     const std::size_t dot = path.find_last_of('.');
@@ -275,6 +242,40 @@ void buildNormalizerNode(const Json &schema, NormalizerNode &node)
 
 } // namespace
 
+// PCRE2 (QRegularExpression), not std::regex: libstdc++'s matcher recurses once per character of a
+// repetition, so a time with a megabyte of fractional-second digits overflowed the stack.
+bool matchesFormat(const std::string &format, const std::string &value)
+{
+    static const QString dateText = QStringLiteral(R"((\d{4})-(\d{2})-(\d{2}))");
+    static const QString timeText = QStringLiteral(R"(([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(\.\d+)?)")
+                                    + QStringLiteral(R"(([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)?)");
+    static const QRegularExpression date(QRegularExpression::anchoredPattern(dateText));
+    static const QRegularExpression dateTime(
+        QRegularExpression::anchoredPattern(dateText + QStringLiteral("[Tt ]") + timeText));
+    static const QRegularExpression time(QRegularExpression::anchoredPattern(timeText));
+    if (format == "date" || format == "date-time") {
+        const QRegularExpression &regex = format == "date" ? date : dateTime;
+        const QRegularExpressionMatch match = regex.match(QString::fromStdString(value));
+        return match.hasMatch()
+               && validDate(match.captured(1).toInt(), match.captured(2).toInt(), match.captured(3).toInt());
+    }
+    if (format == "time")
+        return time.match(QString::fromStdString(value)).hasMatch();
+    return true; // formats Ed-Fi does not use are not enforced
+}
+
+std::string describeFormat(const std::string &format)
+{
+    if (format == "date")
+        return "a date (YYYY-MM-DD)";
+    if (format == "date-time")
+        return "a date and time (YYYY-MM-DDThh:mm:ss, optionally with a UTC offset)";
+    if (format == "time")
+        return "a time (hh:mm:ss)";
+    return "'" + format + "'";
+}
+
+
 struct DocumentValidator::Compiled
 {
     NormalizerNode normalizer;
@@ -446,7 +447,7 @@ private:
 
     void checkString(const NormalizerNode &schema, const std::string &text)
     {
-        if (schema.format && !checkFormat(*schema.format, text))
+        if (schema.format && !matchesFormat(*schema.format, text))
             m_errors[m_path].push_back(lastSegment(m_path) + " must be " + describeFormat(*schema.format) + "; '" + text
                                        + "' is not.");
         if (!schema.pattern)

@@ -19,6 +19,11 @@ using ValidationErrors = std::map<std::string, std::vector<std::string>>;
 // for any other pattern.
 std::optional<bool> matchesCommonPattern(const std::string &pattern, const std::string &text);
 
+// Whether text is a valid value of a JSON Schema format Ed-Fi uses (date, date-time, time; any other
+// format passes), and how to name that format in a message ("a date (YYYY-MM-DD)").
+bool matchesFormat(const std::string &format, const std::string &text);
+std::string describeFormat(const std::string &format);
+
 // Stages 1 and 2 of the request protocol: JSON Schema, then equality and array-uniqueness constraints.
 class DocumentValidator
 {

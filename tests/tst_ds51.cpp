@@ -1,5 +1,6 @@
 // Against the published Ed-Fi files in ../shared/edfi (skipped, visibly, when they are absent).
 #include "CliSupport.h"
+#include "Engine.h"
 #include "Identity.h"
 #include "TestSupport.h"
 #include "Validation.h"
@@ -99,6 +100,28 @@ private Q_SLOTS:
         checkExampleSession({"--schema", shared + "/ds-5.1/ApiSchema.json", "--schema",
                              shared + "/ds-5.1/ApiSchema-TPDM.json"},
                             dir.filePath("ds51.db"));
+    }
+
+    void descriptorInsideAReferenceIsCheckedAsADescriptor()
+    {
+        // A Staff's personReference carries a SourceSystemDescriptor: an unknown one is the
+        // descriptor stage's 400, named at its path, not the reference stage's 409.
+        Fixture f(loadDs51(false));
+        const Json staff{{"staffUniqueId", "S-1"},
+                         {"firstName", "Ada"},
+                         {"lastSurname", "Lovelace"},
+                         {"personReference",
+                          {{"personId", "P-1"}, {"sourceSystemDescriptor", "uri://ed-fi.org/SourceSystemDescriptor#Nope"}}}};
+        Response refused = f.call("POST", "/ed-fi/staffs", staff);
+        QCOMPARE(refused.status, 400);
+        QCOMPARE(refused.body["type"].get<std::string>(), std::string(problem::kBadRequest));
+        QVERIFY2(refused.body["validationErrors"].contains("$.personReference.sourceSystemDescriptor"),
+                 refused.body.dump().c_str());
+        QVERIFY(refused.body["detail"].get<std::string>().find("SourceSystemDescriptor") != std::string::npos);
+        // With the descriptor stored, the missing Person is the reference stage's 409.
+        f.create("/ed-fi/sourceSystemDescriptors",
+                 Json{{"namespace", "uri://ed-fi.org/SourceSystemDescriptor"}, {"codeValue", "Nope"}, {"shortDescription", "Nope"}});
+        QCOMPARE(f.call("POST", "/ed-fi/staffs", staff).status, 409);
     }
 
     void starterModelIdsMatchDs51()

@@ -75,6 +75,11 @@ private Q_SLOTS:
     void busyDatabaseGives503();
     void changeLogRecordsEveryWrite();
     void changeLogKeepsEveryBodyItWasWrittenWith();
+    void ifMatchStar();
+    void putBodyIdMustBeThePathId();
+    void idsInEitherSpelling();
+    void queryValuesAreCheckedByType();
+    void changeQueriesWindowsDeletesAndKeyChanges();
 };
 
 void TestProtocol::postCreatesThenUpserts()
@@ -149,7 +154,7 @@ void TestProtocol::putReplacesAndChecksId()
     body["id"] = Uuid::random().toString();
     Response mismatch = f.call("PUT", "/ed-fi/schools/" + id, body);
     QCOMPARE(mismatch.status, 400);
-    QCOMPARE(mismatch.body["type"].get<std::string>(), std::string(problem::kDataValidationFailed));
+    QCOMPARE(mismatch.body["type"].get<std::string>(), std::string(problem::kBadRequest));
 
     QCOMPARE(f.call("PUT", "/ed-fi/schools/" + Uuid::random().toString(), Fixture::school(9)).status, 404);
     // The body is validated before the id is looked up.
@@ -681,6 +686,145 @@ void TestProtocol::changeLogKeepsEveryBodyItWasWrittenWith()
     QCOMPARE(f.call("DELETE", "/ed-fi/schools/" + id).status, 204);
     QCOMPARE(storedBodies(), (std::vector<std::string>{"(none)", "Third", "Second", "First"}));
     QCOMPARE(copiesInLog(), std::int64_t(3));
+    QVERIFY(f.engine().check().clean());
+}
+
+void TestProtocol::ifMatchStar()
+{
+    Fixture f;
+    f.seedDescriptors();
+    const std::string id = f.create("/ed-fi/schools", Fixture::school(7));
+    QCOMPARE(f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(7, "X"), {{"If-Match", "*"}}).status, 204);
+    const std::string missing = "/ed-fi/schools/00000000-0000-4000-8000-000000000000";
+    Response put = f.call("PUT", missing, Fixture::school(7, "X"), {{"If-Match", "*"}});
+    QCOMPARE(put.status, 412);
+    QCOMPARE(put.body["type"].get<std::string>(), std::string(problem::kOptimisticLockFailed));
+    QCOMPARE(f.call("DELETE", missing, nullptr, {{"If-Match", "*"}}).status, 412);
+    QCOMPARE(f.call("DELETE", missing).status, 404);
+    QCOMPARE(f.call("DELETE", "/ed-fi/schools/" + id, nullptr, {{"If-Match", "*"}}).status, 204);
+}
+
+void TestProtocol::putBodyIdMustBeThePathId()
+{
+    Fixture f;
+    f.seedDescriptors();
+    const std::string id = f.create("/ed-fi/schools", Fixture::school(8));
+    for (const Json &bad : {Json("00000000-0000-4000-8000-000000000000"), Json(""), Json("not-a-uuid"), Json(17)}) {
+        Json body = Fixture::school(8, "X");
+        body["id"] = bad;
+        Response refused = f.call("PUT", "/ed-fi/schools/" + id, body);
+        QCOMPARE(refused.status, 400);
+        QCOMPARE(refused.body["type"].get<std::string>(), std::string(problem::kBadRequest));
+    }
+    // The same id spelled without hyphens, in capitals, is the same id.
+    std::string compact;
+    for (char c : id)
+        if (c != '-')
+            compact += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    Json body = Fixture::school(8, "Y");
+    body["id"] = compact;
+    QCOMPARE(f.call("PUT", "/ed-fi/schools/" + id, body).status, 204);
+}
+
+void TestProtocol::idsInEitherSpelling()
+{
+    Fixture f;
+    f.seedDescriptors();
+    const std::string id = f.create("/ed-fi/schools", Fixture::school(9));
+    std::string compact;
+    for (char c : id)
+        if (c != '-')
+            compact += c;
+    Response got = f.call("GET", "/ed-fi/schools/" + compact);
+    QCOMPARE(got.status, 200);
+    QCOMPARE(got.body["id"].get<std::string>(), id);
+    QCOMPARE(f.call("PUT", "/ed-fi/schools/" + compact, Fixture::school(9, "Z")).status, 204);
+    QCOMPARE(f.call("DELETE", "/ed-fi/schools/" + compact).status, 204);
+}
+
+void TestProtocol::queryValuesAreCheckedByType()
+{
+    Fixture f;
+    f.seedDescriptors();
+    f.create("/ed-fi/schools", Fixture::school(10));
+    f.create("/ed-fi/schoolYearTypes", Fixture::schoolYear(2022));
+    f.create("/ed-fi/sessions", Fixture::session(10, 2022, "Fall"));
+    for (const char *query : {"beginDate=word", "beginDate=099-99-09", "beginDate=2021-02-30", "schoolId=ten",
+                              "schoolId=1e999"}) {
+        Response refused = f.call("GET", std::string("/ed-fi/sessions?") + query);
+        QVERIFY2(refused.status == 400, query);
+        QCOMPARE(refused.body["type"].get<std::string>(), std::string(problem::kParameterValidationFailed));
+    }
+    QCOMPARE(f.call("GET", "/ed-fi/sessions?beginDate=2021-08-23").body.size(), std::size_t(1));
+    QCOMPARE(f.call("GET", "/ed-fi/sessions?beginDate=2021-08-24").body.size(), std::size_t(0));
+    QCOMPARE(f.call("GET", "/ed-fi/sessions?totalInstructionalDays=80").body.size(), std::size_t(1));
+    // The published files type schoolYear as a string; it is stored, and so compared, as a number.
+    QCOMPARE(f.call("GET", "/ed-fi/sessions?schoolYear=2022").body.size(), std::size_t(1));
+    QCOMPARE(f.call("GET", "/ed-fi/sessions?schoolYear=2023").body.size(), std::size_t(0));
+}
+
+void TestProtocol::changeQueriesWindowsDeletesAndKeyChanges()
+{
+    Fixture f;
+    f.seedDescriptors();
+    auto newest = [&f]() -> std::int64_t {
+        Response available = f.call("GET", "/changeQueries/v1/availableChangeVersions");
+        if (available.status != 200 || available.body.value("oldestChangeVersion", -1) != 0)
+            return -1;
+        return available.body["newestChangeVersion"].get<std::int64_t>();
+    };
+    const std::int64_t start = newest();
+    QVERIFY(start > 0); // the seeded descriptors
+    const std::string a = f.create("/ed-fi/schools", Fixture::school(21, "A"));
+    const std::string b = f.create("/ed-fi/schools", Fixture::school(22, "B"));
+    const std::int64_t afterCreates = newest();
+    QCOMPARE(afterCreates, start + 2);
+    QCOMPARE(f.call("PUT", "/ed-fi/schools/" + a, Fixture::school(21, "A2")).status, 204);
+    const std::int64_t afterUpdate = newest();
+
+    auto ids = [&f](const std::string &path) {
+        std::vector<std::string> out;
+        for (const Json &item : f.call("GET", path).body)
+            out.push_back(item["id"].get<std::string>());
+        return out;
+    };
+    const std::string window = "/ed-fi/schools?minChangeVersion=" + std::to_string(afterCreates + 1);
+    QCOMPARE(ids(window), std::vector<std::string>{a});
+    QCOMPARE(ids("/ed-fi/schools?minChangeVersion=" + std::to_string(start + 1) + "&maxChangeVersion="
+                 + std::to_string(afterCreates)),
+             std::vector<std::string>{b}); // a's last change is later than the window
+    QCOMPARE(f.call("GET", window + "&totalCount=true").header("Total-Count"), std::string("1"));
+    QCOMPARE(f.call("GET", "/ed-fi/schools?minChangeVersion=-1").status, 400);
+    QCOMPARE(f.call("GET", "/ed-fi/schools?maxChangeVersion=x").status, 400);
+
+    // Deletes: the deleted document's id, change version and flat key values.
+    QCOMPARE(f.call("DELETE", "/ed-fi/schools/" + b).status, 204);
+    Response deletes = f.call("GET", "/ed-fi/schools/deletes?minChangeVersion=" + std::to_string(afterUpdate + 1)
+                                         + "&totalCount=true");
+    QCOMPARE(deletes.status, 200);
+    QCOMPARE(deletes.header("Total-Count"), std::string("1"));
+    QCOMPARE(deletes.body.size(), std::size_t(1));
+    QCOMPARE(deletes.body[0]["id"].get<std::string>(), b);
+    QCOMPARE(deletes.body[0]["changeVersion"].get<std::int64_t>(), afterUpdate + 1);
+    JSON_COMPARE(deletes.body[0]["keyValues"], (Json{{"schoolId", 22}}));
+    QCOMPARE(f.call("GET", "/ed-fi/schools/deletes?maxChangeVersion=" + std::to_string(afterUpdate)).body.size(),
+             std::size_t(0));
+    QCOMPARE(f.call("POST", "/ed-fi/schools/deletes", Fixture::school(1)).status, 405);
+
+    // Key changes: a Session (its identity may be updated) renamed, with its old and new key values.
+    f.create("/ed-fi/schoolYearTypes", Fixture::schoolYear(2022));
+    const std::string session = f.create("/ed-fi/sessions", Fixture::session(21, 2022, "Fall"));
+    const std::int64_t beforeRename = newest();
+    QCOMPARE(f.call("PUT", "/ed-fi/sessions/" + session, Fixture::session(21, 2022, "Autumn")).status, 204);
+    Response keyChanges = f.call("GET", "/ed-fi/sessions/keyChanges?minChangeVersion=" + std::to_string(beforeRename + 1));
+    QCOMPARE(keyChanges.status, 200);
+    QCOMPARE(keyChanges.body.size(), std::size_t(1));
+    QCOMPARE(keyChanges.body[0]["id"].get<std::string>(), session);
+    JSON_COMPARE(keyChanges.body[0]["oldKeyValues"], (Json{{"schoolId", 21}, {"schoolYear", 2022}, {"sessionName", "Fall"}}));
+    JSON_COMPARE(keyChanges.body[0]["newKeyValues"], (Json{{"schoolId", 21}, {"schoolYear", 2022}, {"sessionName", "Autumn"}}));
+    QCOMPARE(keyChanges.body[0]["changeVersion"].get<std::int64_t>(), beforeRename + 1);
+    // The renamed session is in the window of changed documents.
+    QCOMPARE(ids("/ed-fi/sessions?minChangeVersion=" + std::to_string(beforeRename + 1)), std::vector<std::string>{session});
     QVERIFY(f.engine().check().clean());
 }
 

@@ -196,8 +196,10 @@ private Q_SLOTS:
         QCOMPARE(c.execAndGet("SELECT count(*) FROM aliases").getInt(), 3);
         QCOMPARE(c.execAndGet("SELECT count(*) FROM refs").getInt(), 1);
         QCOMPARE(c.execAndGet("SELECT count(*) FROM changes").getInt(), 1);
-        // Version 9: documents written before it point at no change-log entry; the entries keep their bodies.
-        QCOMPARE(c.execAndGet("SELECT count(*) FROM documents WHERE change_seq IS NULL").getInt(), 2);
+        // Version 9 left documents written before it pointing at no change-log entry; version 10 points
+        // each at its last entry (its change version), which keeps its body. One without an entry stays NULL.
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM documents WHERE change_seq IS NULL").getInt(), 1);
+        QCOMPARE(c.execAndGet("SELECT change_seq FROM documents WHERE id = 's'").getInt(), 1);
         QCOMPARE(c.execAndGet("SELECT body FROM changes").getString(), std::string("{}"));
         SQLite::Statement violations(c, "PRAGMA foreign_key_check");
         QVERIFY(!violations.executeStep());
