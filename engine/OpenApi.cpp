@@ -410,13 +410,8 @@ Json DocumentBuilder::resourceSchema(const ResourceContext &context)
         properties["id"] = Json{{"type", "string"},
                                 {"description", "The resource's identifier, assigned by the server."},
                                 {"readOnly", true}};
-    // ODS/API returns a descriptor's surrogate key beside it; clients name the descriptor from it.
-    const std::string descriptorKey = lowerFirst(resource.resourceName) + "Id";
-    if (resource.isDescriptor && !properties.contains(descriptorKey))
-        properties[descriptorKey] = Json{{"type", "integer"},
-                                         {"format", "int32"},
-                                         {"description", "The descriptor's surrogate key, assigned by the server."},
-                                         {"readOnly", true}};
+    // No '<descriptor>Id': ODS/API stopped returning that surrogate key in 7.1, and neither does
+    // the engine; a document must describe what is served.
     if (!properties.contains("_etag"))
         properties["_etag"] = Json{{"type", "string"},
                                    {"description", "A value that changes whenever the resource does."},

@@ -16,9 +16,11 @@
 #include <QTimer>
 #include <QUrlQuery>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 
 using namespace steward;
 using namespace steward::test;
@@ -278,8 +280,9 @@ private Q_SLOTS:
         QCOMPARE(doc["dataModels"][0]["name"].get<std::string>(), std::string("Ed-Fi"));
         QVERIFY(!doc["dataModels"][0]["version"].get<std::string>().empty());
         QCOMPARE(doc["urls"]["oauth"].get<std::string>(), base + "/oauth/token");
-        QCOMPARE(doc["urls"]["dependencies"].get<std::string>(), base + "/metadata/dependencies");
-        QCOMPARE(doc["urls"]["dataManagementApi"].get<std::string>(), base);
+        // ODS/API 7.x's layout, where clients look; the old paths stay as aliases.
+        QCOMPARE(doc["urls"]["dependencies"].get<std::string>(), base + "/metadata/data/v3/dependencies");
+        QCOMPARE(doc["urls"]["dataManagementApi"].get<std::string>(), base + "/data/v3/");
         QCOMPARE(server.stop(), 0);
 
         CliRun help = runCli({"serve", "--help"}, "");
@@ -306,7 +309,8 @@ private Q_SLOTS:
         QCOMPARE(none.json()["status"].get<int>(), 401);
         QCOMPARE(call(nam, "GET", schools, {}, bearer("made-up")).status, 401);
         QCOMPARE(call(nam, "GET", schools, {}, {{"Authorization", basicAuth(m_client)}}).status, 401);
-        QCOMPARE(call(nam, "GET", server.url("/metadata/dependencies")).status, 401);
+        // Metadata is public, as on ODS/API: clients read the load order before they hold a token.
+        QCOMPARE(call(nam, "GET", server.url("/metadata/dependencies")).status, 200);
 
         // Wrong secret, by HTTP Basic and by form fields.
         const Credentials wrong{m_client.key,
@@ -390,6 +394,305 @@ private Q_SLOTS:
         const QByteArray token = QByteArray::fromStdString(issued.json()["access_token"].get<std::string>());
         QTRY_COMPARE_WITH_TIMEOUT(call(nam, "GET", server.url("/ed-fi/schools"), {}, bearer(token)).status,
                                   401, 30000);
+    }
+
+    // A district's loader and extractor as they meet an ODS/API 7.x server: discovery, a token, the
+    // OpenAPI documents, a send in dependency order, counting and paging past one page, then an
+    // update and a delete found by natural key and seen again through Change Queries. Every address
+    // but the token's comes from the discovery document, as those clients build theirs.
+    void anEdFiClientWalksTheApi()
+    {
+        // A bulk send is hundreds of requests a minute; the default rate would turn most away.
+        Server server(m_db, {"--rate", "1000000"});
+        QVERIFY2(server.port() != 0, qPrintable(server.firstLine()));
+        QNetworkAccessManager nam;
+        const std::string base = "http://127.0.0.1:" + std::to_string(server.port());
+        const auto at = [](const std::string &url) { return QUrl(QString::fromStdString(url)); };
+        const auto said = [](const std::string &what, const HttpResult &result) {
+            return QString::fromStdString(what) + " answered " + QString::number(result.status) + ": "
+                   + QString::fromUtf8(result.body.left(400));
+        };
+        const auto body = [](const Json &json) { return QByteArray::fromStdString(dumpJson(json)); };
+
+        // Discovery: the keys clients stop without, and every address in it answers.
+        const HttpResult root = call(nam, "GET", at(base + "/"));
+        QCOMPARE(root.status, 200);
+        const Json discovery = root.json();
+        QCOMPARE(discovery.value("version", std::string()), std::string("7.3"));
+        QVERIFY(!discovery.value("apiMode", std::string()).empty());
+        QVERIFY(discovery.contains("dataModels") && discovery["dataModels"].is_array());
+        bool edFiModel = false;
+        for (const Json &model : discovery["dataModels"]) {
+            for (const char *key : {"name", "version", "informationalVersion"})
+                QVERIFY2(!model.value(key, std::string()).empty(), key);
+            edFiModel = edFiModel || model["name"] == "Ed-Fi";
+        }
+        QVERIFY(edFiModel);
+        QVERIFY(discovery.contains("urls") && discovery["urls"].is_object());
+        const Json urls = discovery["urls"];
+        for (const char *key : {"dependencies", "openApiMetadata", "oauth", "dataManagementApi",
+                                "xsdMetadata", "changeQueries"})
+            QVERIFY2(urls.value(key, std::string()).starts_with(base + "/"), key);
+        const std::string dataApi = urls["dataManagementApi"].get<std::string>();
+        QCOMPARE(dataApi, base + "/data/v3/");
+        QCOMPARE(urls["changeQueries"].get<std::string>(), base + "/changeQueries/v1/");
+        for (auto it = urls.begin(); it != urls.end(); ++it) {
+            const std::string url = it.value().get<std::string>();
+            const HttpResult answer = call(nam, "GET", at(url));
+            // The token address takes POST only; the others answer a GET before any token.
+            const int expected = it.key() == "oauth" ? 405 : 200;
+            QVERIFY2(answer.status == expected, qPrintable(said("GET " + url, answer)));
+        }
+
+        // A token the way both clients ask for one: HTTP Basic and a form body.
+        const HttpResult issued = call(
+            nam, "POST", at(urls["oauth"].get<std::string>()), "grant_type=client_credentials",
+            {{"Authorization", basicAuth(m_client)}, {"Content-Type", "application/x-www-form-urlencoded"}});
+        QCOMPARE(issued.status, 200);
+        const Json grant = issued.json();
+        QVERIFY(!grant.value("access_token", std::string()).empty());
+        QVERIFY(grant.contains("expires_in") && grant["expires_in"].is_number_integer());
+        QVERIFY(grant["expires_in"].get<std::int64_t>() > 0);
+        QCOMPARE(QString::fromStdString(grant.value("token_type", std::string())).toLower(),
+                 QStringLiteral("bearer"));
+        const QByteArray token = QByteArray::fromStdString(grant["access_token"].get<std::string>());
+        RawHeaders formWithToken = bearer(token);
+        formWithToken.append(
+            qMakePair(QByteArray("Content-Type"), QByteArray("application/x-www-form-urlencoded")));
+        const HttpResult info = call(nam, "POST", at(base + "/oauth/token_info"),
+                                     "token=" + QUrl::toPercentEncoding(token), formWithToken);
+        QCOMPARE(info.status, 200);
+        QVERIFY2(info.json().value("active", false), info.body.constData());
+        QCOMPARE(info.json().value("client_id", std::string()), m_client.key.toStdString());
+
+        // Change versions are data: they need the token.
+        const QUrl versionsUrl = at(urls["changeQueries"].get<std::string>() + "availableChangeVersions");
+        QCOMPARE(call(nam, "GET", versionsUrl).status, 401);
+        const HttpResult versions = call(nam, "GET", versionsUrl, {}, bearer(token));
+        QVERIFY2(versions.status == 200, qPrintable(said("availableChangeVersions", versions)));
+        QVERIFY(versions.json().contains("oldestChangeVersion"));
+        QVERIFY(versions.json().contains("newestChangeVersion"));
+
+        // The OpenAPI documents, found by their lower-cased names.
+        const HttpResult listed = call(nam, "GET", at(urls["openApiMetadata"].get<std::string>()));
+        QCOMPARE(listed.status, 200);
+        QVERIFY(listed.json().is_array());
+        std::map<std::string, Json> documents; // lower-cased name -> the document
+        for (const Json &entry : listed.json()) {
+            const std::string uri = entry.value("endpointUri", std::string());
+            QVERIFY2(uri.starts_with(base + "/") && entry.contains("prefix"), entry.dump().c_str());
+            const HttpResult fetched = call(nam, "GET", at(uri));
+            QVERIFY2(fetched.status == 200, qPrintable(said("GET " + uri, fetched)));
+            const Json document = fetched.json();
+            QVERIFY2(document.value("openapi", std::string()).starts_with("3.0"), uri.c_str());
+            QVERIFY(document.contains("components") && document["components"].contains("schemas"));
+            // Schema validators follow every $ref; one that points nowhere stops them.
+            QStringList dangling;
+            int refs = 0;
+            std::function<void(const Json &)> walk = [&](const Json &node) {
+                if (node.is_object()) {
+                    if (const auto ref = node.find("$ref"); ref != node.end()) {
+                        ++refs;
+                        const std::string target = ref->is_string() ? ref->get<std::string>() : ref->dump();
+                        bool resolves = false;
+                        try {
+                            resolves = target.starts_with("#/")
+                                       && document.contains(Json::json_pointer(target.substr(1)));
+                        } catch (const Json::exception &) {
+                        }
+                        if (!resolves)
+                            dangling << QString::fromStdString(target);
+                    }
+                }
+                if (node.is_object() || node.is_array())
+                    for (const Json &child : node)
+                        walk(child);
+            };
+            walk(document);
+            QVERIFY(refs > 0);
+            QVERIFY2(dangling.isEmpty(),
+                     qPrintable(QString::fromStdString(uri) + ": " + dangling.mid(0, 10).join(", ")));
+            documents[QString::fromStdString(entry.value("name", std::string())).toLower().toStdString()] =
+                document;
+        }
+        QVERIFY(documents.count("resources") && documents.count("descriptors"));
+        // Deletes by identity are switched on by this marker; without it a client falls back to every
+        // required field.
+        QVERIFY(documents["resources"].value(
+            Json::json_pointer("/components/schemas/edFi_school/properties/schoolId/x-Ed-Fi-isIdentity"),
+            false));
+        QVERIFY(documents["descriptors"].value(
+            Json::json_pointer(
+                "/components/schemas/edFi_gradeLevelDescriptor/properties/codeValue/x-Ed-Fi-isIdentity"),
+            false));
+
+        // The send: what the load order can create, by its order. The descriptors a School names,
+        // three schools, and more grade levels than one page of 500 holds.
+        const HttpResult order = call(nam, "GET", at(urls["dependencies"].get<std::string>()));
+        QCOMPARE(order.status, 200);
+        QVERIFY(order.json().is_array());
+        std::vector<Json> creatable;
+        for (const Json &item : order.json()) {
+            const Json operations = item.value("operations", Json::array());
+            if (std::find(operations.begin(), operations.end(), Json("Create")) != operations.end())
+                creatable.push_back(item);
+        }
+        std::stable_sort(creatable.begin(), creatable.end(), [](const Json &a, const Json &b) {
+            return a.value("order", 0) < b.value("order", 0);
+        });
+        const int gradeLevels = 620;
+        const auto descriptor = [](const std::string &type, const std::string &code) {
+            return Json{
+                {"namespace", "uri://ed-fi.org/" + type}, {"codeValue", code}, {"shortDescription", code}};
+        };
+        std::map<std::string, std::vector<Json>> toSend;
+        toSend["educationOrganizationCategoryDescriptors"].push_back(
+            descriptor("EducationOrganizationCategoryDescriptor", "School"));
+        toSend["gradeLevelDescriptors"].push_back(descriptor("GradeLevelDescriptor", "Ninth grade"));
+        for (int i = 1; i < gradeLevels; ++i)
+            toSend["gradeLevelDescriptors"].push_back(
+                descriptor("GradeLevelDescriptor",
+                           QStringLiteral("Level %1").arg(i, 3, 10, QLatin1Char('0')).toStdString()));
+        for (int schoolId : {255901, 255902, 255903})
+            toSend["schools"].push_back(Fixture::school(schoolId, "School " + std::to_string(schoolId)));
+        std::map<int, std::string> schoolLocations;
+        std::vector<std::string> sent;
+        for (const Json &item : creatable) {
+            const std::string resource = item.value("resource", std::string());
+            if (!resource.starts_with("/ed-fi/"))
+                continue;
+            const std::string endpoint = resource.substr(7);
+            const auto bodies = toSend.find(endpoint);
+            if (bodies == toSend.end())
+                continue;
+            const std::string collection = dataApi + "ed-fi/" + endpoint;
+            for (const Json &document : bodies->second) {
+                const HttpResult created = call(nam, "POST", at(collection), body(document), bearer(token));
+                QVERIFY2(created.status == 201, qPrintable(said("POST " + collection, created)));
+                const std::string location = created.header("Location").toStdString();
+                QVERIFY2(location.starts_with(collection + "/") && location.size() > collection.size() + 1,
+                         location.c_str());
+                if (endpoint == "schools")
+                    schoolLocations[document["schoolId"].get<int>()] = location;
+            }
+            sent.push_back(endpoint);
+            toSend.erase(bodies);
+        }
+        QVERIFY2(toSend.empty(), "an endpoint the send needs is missing from the load order");
+        QCOMPARE(sent.back(), std::string("schools"));
+        const HttpResult byLocation = call(nam, "GET", at(schoolLocations[255901]), {}, bearer(token));
+        QCOMPARE(byLocation.status, 200);
+        QCOMPARE(byLocation.json().value("schoolId", 0), 255901);
+
+        // Counting as the loader does, and the page limit.
+        const std::string grades = dataApi + "ed-fi/gradeLevelDescriptors";
+        const HttpResult counted =
+            call(nam, "GET", at(grades + "?limit=0&totalCount=true"), {}, bearer(token));
+        QCOMPARE(counted.status, 200);
+        QCOMPARE(counted.header("Total-Count"), QByteArray::number(gradeLevels));
+        JSON_COMPARE(counted.json(), Json::array());
+        for (const char *tooMany : {"?limit=501", "?pageSize=501"}) {
+            const HttpResult refused = call(nam, "GET", at(grades + tooMany), {}, bearer(token));
+            QVERIFY2(refused.status == 400, qPrintable(said(tooMany, refused)));
+            QCOMPARE(refused.json().value("type", std::string()),
+                     std::string("urn:ed-fi:api:bad-request:parameter-validation-failed"));
+        }
+
+        // Paging past 500 by offset until a short page, then by cursor until no Next-Page-Token:
+        // every document once, and the same documents both ways.
+        std::set<std::string> byOffset;
+        for (int offset = 0;; offset += 500) {
+            QVERIFY(offset <= gradeLevels);
+            const std::string url = grades + "?limit=500&offset=" + std::to_string(offset);
+            const HttpResult page = call(nam, "GET", at(url), {}, bearer(token));
+            QVERIFY2(page.status == 200, qPrintable(said(url, page)));
+            const Json items = page.json();
+            for (const Json &item : items)
+                QVERIFY2(byOffset.insert(item.value("id", std::string())).second,
+                         qPrintable(QString::fromStdString(url)));
+            if (items.size() < 500)
+                break;
+        }
+        QCOMPARE(byOffset.size(), std::size_t(gradeLevels));
+        std::set<std::string> byCursor;
+        QByteArray pageToken;
+        int pages = 0;
+        do {
+            QUrlQuery query;
+            query.addQueryItem("pageSize", "500");
+            if (!pageToken.isEmpty())
+                query.addQueryItem("pageToken", QString::fromLatin1(pageToken));
+            QUrl url = at(grades);
+            url.setQuery(query);
+            const HttpResult page = call(nam, "GET", url, {}, bearer(token));
+            QVERIFY2(page.status == 200, qPrintable(said(url.toString().toStdString(), page)));
+            for (const Json &item : page.json())
+                QVERIFY2(byCursor.insert(item.value("id", std::string())).second, qPrintable(url.toString()));
+            pageToken = page.header("Next-Page-Token");
+            QVERIFY(++pages <= 3);
+        } while (!pageToken.isEmpty());
+        QCOMPARE(pages, 2);
+        QVERIFY(byCursor == byOffset);
+
+        // An update found by natural key, then seen in the change window after the newest version.
+        const HttpResult before = call(nam, "GET", versionsUrl, {}, bearer(token));
+        QCOMPARE(before.status, 200);
+        const std::int64_t newest = before.json().value("newestChangeVersion", std::int64_t(-1));
+        QVERIFY(newest > 0);
+        const std::string schools = dataApi + "ed-fi/schools";
+        const auto findSchool = [&](int schoolId) {
+            const HttpResult found =
+                call(nam, "GET", at(schools + "?schoolId=" + std::to_string(schoolId)), {}, bearer(token));
+            const Json items = found.json();
+            return found.status == 200 && items.is_array() && items.size() == 1 ? items[0] : Json();
+        };
+        Json updated = findSchool(255902);
+        QVERIFY(updated.is_object());
+        const std::string updatedId = updated.value("id", std::string());
+        QCOMPARE(updatedId, idFromLocation(schoolLocations[255902]));
+        for (const char *serverField : {"id", "_etag", "_lastModifiedDate"})
+            updated.erase(serverField);
+        updated["nameOfInstitution"] = "Grand Bend Middle School";
+        const HttpResult put = call(nam, "PUT", at(schools + "/" + updatedId), body(updated), bearer(token));
+        QVERIFY2(put.status == 204, qPrintable(said("PUT", put)));
+        const std::string since = "?minChangeVersion=" + std::to_string(newest + 1);
+        const HttpResult changed = call(nam, "GET", at(schools + since), {}, bearer(token));
+        QCOMPARE(changed.status, 200);
+        QCOMPARE(changed.json().size(), std::size_t(1));
+        QCOMPARE(changed.json()[0].value("id", std::string()), updatedId);
+        QCOMPARE(changed.json()[0].value("nameOfInstitution", std::string()),
+                 std::string("Grand Bend Middle School"));
+        JSON_COMPARE(call(nam, "GET", at(grades + since), {}, bearer(token)).json(), Json::array());
+        // The window's upper end is inclusive too: up to the newest version, the other two schools.
+        const HttpResult upTo =
+            call(nam, "GET", at(schools + "?maxChangeVersion=" + std::to_string(newest)), {}, bearer(token));
+        QCOMPARE(upTo.status, 200);
+        QCOMPARE(upTo.json().size(), std::size_t(2));
+
+        // A delete by natural key, then the deletes feed of the same window names it by its identity.
+        const std::string doomedId = findSchool(255903).value("id", std::string());
+        QVERIFY(!doomedId.empty());
+        const HttpResult deleted = call(nam, "DELETE", at(schools + "/" + doomedId), {}, bearer(token));
+        QVERIFY2(deleted.status == 204, qPrintable(said("DELETE", deleted)));
+        QVERIFY(findSchool(255903).is_null());
+        const HttpResult deletes = call(nam, "GET", at(schools + "/deletes" + since), {}, bearer(token));
+        QVERIFY2(deletes.status == 200, qPrintable(said("deletes", deletes)));
+        const Json gone = deletes.json();
+        QCOMPARE(gone.size(), std::size_t(1));
+        QCOMPARE(gone[0].value("id", std::string()), doomedId);
+        QVERIFY(gone[0].value("changeVersion", std::int64_t(0)) > newest);
+        JSON_COMPARE(gone[0]["keyValues"], Json({{"schoolId", 255903}}));
+        const HttpResult keyChanges =
+            call(nam, "GET", at(schools + "/keyChanges" + since), {}, bearer(token));
+        QCOMPARE(keyChanges.status, 200);
+        JSON_COMPARE(keyChanges.json(), Json::array());
+        const HttpResult after = call(nam, "GET", versionsUrl, {}, bearer(token));
+        QCOMPARE(after.json().value("newestChangeVersion", std::int64_t(0)),
+                 gone[0]["changeVersion"].get<std::int64_t>());
+        QCOMPARE(call(nam, "GET", at(schools + "?limit=0&totalCount=true"), {}, bearer(token))
+                     .header("Total-Count"),
+                 QByteArray("2"));
+        QCOMPARE(server.stop(), 0);
     }
 
     void bothCarriersAnswerTheSameBytes()

@@ -4,6 +4,7 @@
 #include "Engine.h"
 #include "Json.h"
 #include "LoadOrder.h"
+#include "OpenApi.h"
 
 #include <QCoreApplication>
 #include <QHttpServerRequest>
@@ -172,29 +173,64 @@ void HttpFront::missingHandler(const QHttpServerRequest &request, QTcpSocket *so
          false);
 }
 
+namespace {
+
+// Where ODS/API 7.x puts things under its base address (and so where its clients look).
+constexpr const char *kDataPrefix = "/data/v3";
+constexpr const char *kMetadataDataPrefix = "/metadata/data/v3";
+constexpr const char *kChangeQueriesPrefix = "/changeQueries/v1";
+
+bool startsWithSegment(const QString &path, const QString &prefix)
+{
+    return path.compare(prefix, Qt::CaseInsensitive) == 0
+           || (path.startsWith(prefix, Qt::CaseInsensitive) && path.at(prefix.size()) == QLatin1Char('/'));
+}
+
+} // namespace
+
 Response HttpFront::route(const QHttpServerRequest &request, QTcpSocket *socket, const std::string &method)
 {
-    const QString path = request.url().path();
+    QString path = request.url().path();
+    while (path.size() > 1 && path.endsWith(QLatin1Char('/')))
+        path.chop(1);
     if (path.isEmpty() || path == QLatin1String("/"))
         return method == "GET" ? discovery(request, socket) : methodNotAllowed("GET", "/");
     if (path == QLatin1String("/oauth/token"))
         return method == "POST" ? issueToken(request, socket) : methodNotAllowed("POST", "/oauth/token");
+    // The roots the discovery document names answer with what lies under them.
+    if (path.compare(QString::fromLatin1(kDataPrefix), Qt::CaseInsensitive) == 0)
+        return method == "GET" ? jsonResponse(200, m_dependencies) : methodNotAllowed("GET", kDataPrefix);
+    if (path.compare(QString::fromLatin1(kChangeQueriesPrefix), Qt::CaseInsensitive) == 0)
+        return method == "GET" ? jsonResponse(200, Json{{"availableChangeVersions",
+                                                         baseUrl(request, socket) + kChangeQueriesPrefix
+                                                             + "/availableChangeVersions"}})
+                               : methodNotAllowed("GET", kChangeQueriesPrefix);
+    // Metadata is public on ODS/API: clients read it before they have a token.
+    if (startsWithSegment(path, QStringLiteral("/metadata")))
+        return method == "GET" ? metadata(request, socket, path) : methodNotAllowed("GET", path.toStdString());
 
     Response refusal;
     const std::optional<std::string> client = authenticate(request, refusal);
     if (!client)
         return refusal;
+    if (path == QLatin1String("/oauth/token_info"))
+        return method == "POST" ? tokenInfo(request) : methodNotAllowed("POST", "/oauth/token_info");
     if (const int wait = m_requestRates.take(*client))
         return tooManyRequests(wait, "Client '" + *client + "' has used its " +
                                          std::to_string(m_limits.requestsPerMinute) +
                                          " requests per minute; retry after " + std::to_string(wait) + " s.");
-    if (path == QLatin1String("/metadata/dependencies"))
-        return method == "GET" ? jsonResponse(200, m_dependencies)
-                               : methodNotAllowed("GET", "/metadata/dependencies");
-    return dataRequest(request, method, *client);
+    if (startsWithSegment(path, QString::fromLatin1(kDataPrefix))) {
+        Response response = dataRequest(request, method, *client, int(qstrlen(kDataPrefix)));
+        // ODS/API answers with the address the client used, in full.
+        for (auto &[name, value] : response.headers)
+            if (name == "Location")
+                value = baseUrl(request, socket) + kDataPrefix + value;
+        return response;
+    }
+    return dataRequest(request, method, *client, 0);
 }
 
-Response HttpFront::discovery(const QHttpServerRequest &request, QTcpSocket *socket) const
+std::string HttpFront::baseUrl(const QHttpServerRequest &request, QTcpSocket *socket) const
 {
     // The guard lets only plain host[:port] values through, so the Host header can be echoed.
     QByteArray host = headerValue(request, "host");
@@ -205,17 +241,108 @@ Response HttpFront::discovery(const QHttpServerRequest &request, QTcpSocket *soc
                                     : local.toString();
         host = address.toUtf8() + ':' + QByteArray::number(socket->localPort());
     }
-    const std::string base = "http://" + host.toStdString();
+    return "http://" + host.toStdString();
+}
+
+Response HttpFront::discovery(const QHttpServerRequest &request, QTcpSocket *socket) const
+{
+    const std::string base = baseUrl(request, socket);
     Json models = Json::array();
     for (const auto &project : m_engine.model().projects())
-        models.push_back(Json{{"name", project->projectName}, {"version", project->projectVersion}});
-    return jsonResponse(200, Json{{"version", QCoreApplication::applicationVersion().toStdString()},
+        models.push_back(Json{{"name", project->projectName},
+                              {"version", project->projectVersion},
+                              {"informationalVersion", project->projectName + " " + project->projectVersion}});
+    // The ODS/API release whose behaviour serve follows: clients choose their paging by it (7.3 and
+    // later page by cursor: pageToken, pageSize, Next-Page-Token).
+    return jsonResponse(200, Json{{"version", "7.3"},
+                                  {"informationalVersion", "7.3"},
+                                  {"suite", "3"},
+                                  {"build", QCoreApplication::applicationVersion().toStdString()},
+                                  {"apiMode", "Sandbox"},
                                   {"applicationName", "Steward"},
                                   {"dataModels", models},
                                   {"urls",
-                                   {{"dependencies", base + "/metadata/dependencies"},
+                                   {{"dependencies", base + kMetadataDataPrefix + "/dependencies"},
+                                    {"openApiMetadata", base + "/metadata/"},
                                     {"oauth", base + "/oauth/token"},
-                                    {"dataManagementApi", base}}}});
+                                    {"dataManagementApi", base + kDataPrefix + "/"},
+                                    {"xsdMetadata", base + "/metadata/xsd"},
+                                    {"changeQueries", base + kChangeQueriesPrefix + "/"}}}});
+}
+
+Response HttpFront::metadata(const QHttpServerRequest &request, QTcpSocket *socket, const QString &path)
+{
+    const std::string base = baseUrl(request, socket);
+    const Model &model = m_engine.model();
+    if (path.compare(QLatin1String("/metadata"), Qt::CaseInsensitive) == 0) {
+        Json list = Json::array();
+        for (const OpenApiDocumentInfo &document : openApiDocuments(model))
+            list.push_back(Json{{"name", document.name}, {"endpointUri", base + document.path}, {"prefix", ""}});
+        return jsonResponse(200, list);
+    }
+    if (path.compare(QLatin1String("/metadata/dependencies"), Qt::CaseInsensitive) == 0
+        || path.compare(QString::fromLatin1(kMetadataDataPrefix) + "/dependencies", Qt::CaseInsensitive) == 0)
+        return jsonResponse(200, m_dependencies);
+    if (path.compare(QLatin1String("/metadata/xsd"), Qt::CaseInsensitive) == 0) {
+        // The interchange schemas are Ed-Fi's files, which Steward does not carry: each data model is
+        // listed with an address that answers, and names no files.
+        Json list = Json::array();
+        for (const auto &project : model.projects())
+            list.push_back(Json{{"name", project->projectEndpointName},
+                                {"version", project->projectVersion},
+                                {"description", project->projectName + " interchange schemas (not served)"},
+                                {"files", base + "/metadata/xsd/" + project->projectEndpointName + "/files"}});
+        return jsonResponse(200, list);
+    }
+    const QStringList parts = path.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    if (parts.size() == 4 && parts[1] == QLatin1String("xsd") && parts[3] == QLatin1String("files")
+        && model.findProjectByEndpoint(parts[2].toStdString()) != nullptr)
+        return jsonResponse(200, Json::array());
+    // /metadata/data/v3/{section}/swagger.json
+    if (parts.size() == 5 && startsWithSegment(path, QString::fromLatin1(kMetadataDataPrefix))
+        && parts[4].compare(QLatin1String("swagger.json"), Qt::CaseInsensitive) == 0) {
+        const std::string section = parts[3].toLower().toStdString();
+        const std::string key = section + " " + base;
+        auto cached = m_openApiCache.find(key);
+        if (cached == m_openApiCache.end()) {
+            std::optional<Json> document = openApiDocument(model, section, base + kDataPrefix);
+            if (document) {
+                if (m_openApiCache.size() > 16)
+                    m_openApiCache.clear();
+                cached = m_openApiCache.emplace(key, std::move(*document)).first;
+            }
+        }
+        if (cached != m_openApiCache.end())
+            return jsonResponse(200, cached->second);
+    }
+    return problem::make(404, problem::kNotFound, "Not Found",
+                         "No metadata at " + path.toStdString() + "; GET /metadata/ lists the documents.");
+}
+
+Response HttpFront::tokenInfo(const QHttpServerRequest &request)
+{
+    std::map<std::string, std::string> fields;
+    const QByteArray contentType = headerValue(request, "content-type").toLower();
+    if (contentType.startsWith("application/json")) {
+        JsonParseResult parsed = parseJson(request.body().toStdString());
+        if (parsed.value && parsed.value->is_object() && parsed.value->contains("token")
+            && (*parsed.value)["token"].is_string())
+            fields["token"] = (*parsed.value)["token"].get<std::string>();
+    } else {
+        fields = parseForm(request.body());
+    }
+    if (fields["token"].empty())
+        return problem::make(400, problem::kBadRequest, "Bad Request", "The form field 'token' is required.");
+    const std::optional<std::string> client = m_tokens.clientOf(fields["token"]);
+    if (!client || !m_clients.exists(*client))
+        return jsonResponse(200, Json{{"active", false}});
+    // Serve grants every client the whole API: no claim sets, profiles or education organization limits.
+    return jsonResponse(200, Json{{"active", true},
+                                  {"client_id", *client},
+                                  {"namespace_prefixes", Json::array()},
+                                  {"education_organizations", Json::array()},
+                                  {"assigned_profiles", Json::array()},
+                                  {"claim_set", {{"name", "Steward full access"}}}});
 }
 
 Response HttpFront::issueToken(const QHttpServerRequest &request, QTcpSocket *socket)
@@ -306,12 +433,12 @@ std::optional<std::string> HttpFront::authenticate(const QHttpServerRequest &req
 }
 
 Response HttpFront::dataRequest(const QHttpServerRequest &request, const std::string &method,
-                                const std::string &client)
+                                const std::string &client, int prefixLength)
 {
     Request call;
     call.method = method;
     const QUrl url = request.url();
-    call.path = url.path(QUrl::FullyEncoded).toStdString();
+    call.path = url.path(QUrl::FullyEncoded).mid(prefixLength).toStdString();
     if (url.hasQuery())
         call.path += "?" + url.query(QUrl::FullyEncoded).toStdString();
     for (const auto &[name, value] : request.headers()) {
@@ -346,8 +473,14 @@ void HttpFront::send(const QHttpServerRequest &request, QTcpSocket *socket, cons
     const int status = knownStatus(response.status) ? response.status : 500;
     QHttpServerResponder responder = makeResponder(request, socket);
     responder.writeStatusLine(static_cast<QHttpServerResponder::StatusCode>(status));
-    for (const auto &[name, value] : response.headers)
+    bool retryAfter = false;
+    for (const auto &[name, value] : response.headers) {
         responder.writeHeader(QByteArray::fromStdString(name), QByteArray::fromStdString(value));
+        retryAfter = retryAfter || name == "Retry-After";
+    }
+    // Clients back off by Retry-After on the statuses they retry; a busy database clears in moments.
+    if ((status == 429 || status == 503) && !retryAfter)
+        responder.writeHeader("Retry-After", "1");
     // The bytes the NDJSON carrier writes in its "body" field: one serializer for both.
     const QByteArray body =
         response.body.is_null() ? QByteArray() : QByteArray::fromStdString(dumpJson(response.body));

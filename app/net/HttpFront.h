@@ -8,6 +8,7 @@
 #include <QByteArray>
 #include <QHostAddress>
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -17,10 +18,14 @@ class ApiClients;
 class Engine;
 
 // The HTTP carrier of the request protocol (`steward-cli serve`): one handler routes every request.
+// The URL layout is ODS/API 7.x's, so its clients work unmodified:
 //   GET  /                        discovery document (no token needed)
-//   POST /oauth/token             OAuth2 client credentials against api_clients
-//   GET  /metadata/dependencies   the load order, Ed-Fi's shape
-//   *    /{project}/{resource}[/{id}]   Engine::handle, answered byte for byte like the NDJSON carrier
+//   POST /oauth/token             OAuth2 client credentials against api_clients; POST /oauth/token_info
+//   GET  /metadata/...            OpenAPI documents, dependencies (the load order), xsd (no token needed)
+//   GET  /changeQueries/v1/availableChangeVersions
+//   *    /data/v3/{project}/{resource}[/{id}|/deletes|/keyChanges]   Engine::handle, answered byte for
+//                                 byte like the NDJSON carrier (Location made absolute); the same paths
+//                                 without /data/v3 are kept as aliases
 // Connections pass through GuardedTcpServer/ConnectionGuard first (limits, timeouts, caps).
 class HttpFront : public QAbstractHttpServer
 {
@@ -40,10 +45,15 @@ protected:
 
 private:
     Response route(const QHttpServerRequest &request, QTcpSocket *socket, const std::string &method);
+    // "http://host:port" as the client addressed this server.
+    std::string baseUrl(const QHttpServerRequest &request, QTcpSocket *socket) const;
     Response discovery(const QHttpServerRequest &request, QTcpSocket *socket) const;
+    Response metadata(const QHttpServerRequest &request, QTcpSocket *socket, const QString &path);
     Response issueToken(const QHttpServerRequest &request, QTcpSocket *socket);
+    Response tokenInfo(const QHttpServerRequest &request);
+    // The request's path less its first prefixLength characters (/data/v3) is the protocol path.
     Response dataRequest(const QHttpServerRequest &request, const std::string &method,
-                         const std::string &client);
+                         const std::string &client, int prefixLength);
     // The client a bearer token belongs to, or the 401 that says why not.
     std::optional<std::string> authenticate(const QHttpServerRequest &request, Response &refusal);
     void send(const QHttpServerRequest &request, QTcpSocket *socket, const Response &response, bool close);
@@ -55,6 +65,7 @@ private:
     RateLimiter m_requestRates;
     RateLimiter m_tokenRates;
     Json m_dependencies;
+    std::map<std::string, Json> m_openApiCache; // generated documents by section and base address
     GuardedTcpServer *m_server = nullptr;
 };
 
