@@ -138,8 +138,17 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
         if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.outcome.toJson()))
             return kExitFailed;
         const ImportCounts &t = report.outcome.totals;
-        std::cerr << "steward-cli: pulled " << report.pages << " pages: " << t.created << " created, " << t.updated
-                  << " updated, " << t.unchanged << " unchanged, " << t.drafts << " kept as drafts";
+        std::cerr << "steward-cli: pulled " << report.pages << " pages";
+        if (report.incremental)
+            std::cerr << " of changes up to change version " << *report.changeVersion;
+        std::cerr << ": " << t.created << " created, " << t.updated << " updated, " << t.unchanged << " unchanged, "
+                  << t.drafts << " kept as drafts";
+        if (report.incremental)
+            std::cerr << ", " << report.deleted << " deleted";
+        for (const Json &refused : report.deletesRefused)
+            std::cerr << "\nsteward-cli: the target deleted " << refused["resource"].get<std::string>() << " "
+                      << refused["id"].get<std::string>() << ", but it stays here: "
+                      << refused["problem"].value("detail", std::string());
         if (report.outcome.cancelled)
             std::cerr << "; stopped: pages stored so far stay";
         if (!report.outcome.error.empty())

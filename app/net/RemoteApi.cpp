@@ -58,9 +58,30 @@ RemoteApi::RemoteApi(RemoteOptions options)
     while (base.endsWith(QLatin1Char('/')))
         base.chop(1);
     m_options.url = base.toStdString();
+    // An ODS/API data address (".../data/v3", ".../data/v3/2026", ".../data/v3/district/2026") is
+    // taken as given; its API describes itself above it.
+    const qsizetype data = base.indexOf(QLatin1String("/data/v3"), 0, Qt::CaseInsensitive);
+    if (data >= 0 && (base.size() == data + 8 || base.at(data + 8) == QLatin1Char('/'))) {
+        m_root = QUrl(base.left(data));
+        m_route = base.mid(data + 8);
+        m_dataAddressGiven = true;
+    } else {
+        m_root = QUrl(base);
+    }
     m_dataBase = QUrl(base);
-    m_tokenUrl = QUrl(base + QStringLiteral("/oauth/token"));
+    m_tokenUrl = QUrl(m_root.toString() + QStringLiteral("/oauth/token"));
 }
+
+namespace {
+
+QString withoutTrailingSlash(QString text)
+{
+    while (text.endsWith(QLatin1Char('/')))
+        text.chop(1);
+    return text;
+}
+
+} // namespace
 
 bool RemoteApi::connect(std::string *error)
 {
@@ -69,7 +90,7 @@ bool RemoteApi::connect(std::string *error)
         return false;
     }
     // Ed-Fi APIs describe themselves at their root; use the addresses they give when they do.
-    const RemoteResponse discovery = sendWithRetries("GET", m_dataBase, {}, {}, false);
+    const RemoteResponse discovery = sendWithRetries("GET", m_root, {}, {}, false);
     if (discovery.status == 0) {
         *error = m_options.url + ": " + discovery.describe();
         return false;
@@ -77,26 +98,48 @@ bool RemoteApi::connect(std::string *error)
     const Json root = discovery.json();
     if (discovery.status == 200 && root.is_object() && root.contains("urls") && root["urls"].is_object()) {
         const Json &urls = root["urls"];
-        if (urls.contains("oauth") && urls["oauth"].is_string())
-            m_tokenUrl = QUrl(QString::fromStdString(urls["oauth"].get<std::string>()));
-        if (urls.contains("dataManagementApi") && urls["dataManagementApi"].is_string()) {
-            QString data = QString::fromStdString(urls["dataManagementApi"].get<std::string>());
-            while (data.endsWith(QLatin1Char('/')))
-                data.chop(1);
-            m_dataBase = QUrl(data);
+        auto url = [&urls](const char *name) {
+            return urls.contains(name) && urls[name].is_string()
+                       ? withoutTrailingSlash(QString::fromStdString(urls[name].get<std::string>()))
+                       : QString();
+        };
+        if (!url("oauth").isEmpty())
+            m_tokenUrl = QUrl(url("oauth"));
+        const std::string mode = root.value("apiMode", std::string());
+        if (!m_dataAddressGiven && !url("dataManagementApi").isEmpty()) {
+            // Year-specific and instance APIs put their data under a route the address must name.
+            if (mode.find("Year") != std::string::npos || mode.find("Instance") != std::string::npos
+                || mode.find("District") != std::string::npos) {
+                *error = m_options.url + " is an Ed-Fi API in '" + mode + "' mode: give its data address with "
+                         + "the route, e.g. " + url("dataManagementApi").toStdString() + "/2026";
+                return false;
+            }
+            m_dataBase = QUrl(url("dataManagementApi"));
         }
+        if (!url("changeQueries").isEmpty())
+            m_changeQueries = QUrl(url("changeQueries") + m_route);
     }
     return fetchToken(error);
 }
 
 bool RemoteApi::fetchToken(std::string *error)
 {
-    QUrlQuery form;
-    form.addQueryItem(QStringLiteral("grant_type"), QStringLiteral("client_credentials"));
-    form.addQueryItem(QStringLiteral("client_id"), QString::fromStdString(m_options.client));
-    form.addQueryItem(QStringLiteral("client_secret"), QString::fromStdString(m_options.secret));
-    const RemoteResponse answer = sendWithRetries("POST", m_tokenUrl, form.toString(QUrl::FullyEncoded).toUtf8(),
-                                                  "application/x-www-form-urlencoded", false);
+    // HTTP Basic with the grant in the form, as Ed-Fi's own clients ask: ODS/API takes it, and the
+    // Data Management Service takes nothing else. Credentials in the form are the fallback.
+    const QByteArray basic = "Basic "
+                             + (QUrl::toPercentEncoding(QString::fromStdString(m_options.client)) + ':'
+                                + QUrl::toPercentEncoding(QString::fromStdString(m_options.secret)))
+                                   .toBase64();
+    RemoteResponse answer = sendWithRetries("POST", m_tokenUrl, "grant_type=client_credentials",
+                                            "application/x-www-form-urlencoded", false, basic);
+    if (answer.status == 400 || answer.status == 401) {
+        QUrlQuery form;
+        form.addQueryItem(QStringLiteral("grant_type"), QStringLiteral("client_credentials"));
+        form.addQueryItem(QStringLiteral("client_id"), QString::fromStdString(m_options.client));
+        form.addQueryItem(QStringLiteral("client_secret"), QString::fromStdString(m_options.secret));
+        answer = sendWithRetries("POST", m_tokenUrl, form.toString(QUrl::FullyEncoded).toUtf8(),
+                                 "application/x-www-form-urlencoded", false);
+    }
     const Json token = answer.json();
     if (answer.status != 200 || !token.is_object() || !token.contains("access_token")
         || !token["access_token"].is_string()) {
@@ -109,10 +152,11 @@ bool RemoteApi::fetchToken(std::string *error)
 }
 
 RemoteResponse RemoteApi::sendWithRetries(const std::string &method, const QUrl &url, const QByteArray &body,
-                                          const QByteArray &contentType, bool withToken)
+                                          const QByteArray &contentType, bool withToken,
+                                          const QByteArray &authorization)
 {
     for (int attempt = 0;; ++attempt) {
-        RemoteResponse response = sendOnce(method, url, body, contentType, withToken);
+        RemoteResponse response = sendOnce(method, url, body, contentType, withToken, authorization);
         if (!response.transient() || attempt >= m_options.retries)
             return response;
         m_sleep(m_options.firstBackoffMs << attempt);
@@ -121,7 +165,16 @@ RemoteResponse RemoteApi::sendWithRetries(const std::string &method, const QUrl 
 
 RemoteResponse RemoteApi::send(const std::string &method, const std::string &pathAndQuery, const QByteArray &body)
 {
-    const QUrl url(m_dataBase.toString() + QString::fromStdString(pathAndQuery));
+    return sendAuthorized(method, QUrl(m_dataBase.toString() + QString::fromStdString(pathAndQuery)), body);
+}
+
+RemoteResponse RemoteApi::sendChangeQueries(const std::string &pathAndQuery)
+{
+    return sendAuthorized("GET", QUrl(m_changeQueries.toString() + QString::fromStdString(pathAndQuery)), {});
+}
+
+RemoteResponse RemoteApi::sendAuthorized(const std::string &method, const QUrl &url, const QByteArray &body)
+{
     const QByteArray contentType = body.isEmpty() ? QByteArray() : QByteArray("application/json");
     bool refreshed = false;
     int delay = m_options.firstBackoffMs;
@@ -147,7 +200,7 @@ RemoteResponse RemoteApi::send(const std::string &method, const std::string &pat
 }
 
 RemoteResponse RemoteApi::sendOnce(const std::string &method, const QUrl &url, const QByteArray &body,
-                                   const QByteArray &contentType, bool withToken)
+                                   const QByteArray &contentType, bool withToken, const QByteArray &authorization)
 {
     QNetworkRequest request(url);
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::NoLessSafeRedirectPolicy);
@@ -156,6 +209,8 @@ RemoteResponse RemoteApi::sendOnce(const std::string &method, const QUrl &url, c
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     if (withToken)
         request.setRawHeader("Authorization", "Bearer " + m_token);
+    else if (!authorization.isEmpty())
+        request.setRawHeader("Authorization", authorization);
     QNetworkReply *reply = m_network.sendCustomRequest(request, QByteArray::fromStdString(method), body);
 
     QEventLoop wait;

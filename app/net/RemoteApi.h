@@ -50,22 +50,34 @@ public:
     // pathAndQuery is relative to the data API ("/ed-fi/schools?limit=500"). Transient failures
     // are retried with backoff; a 401 gets one new token and one more try.
     RemoteResponse send(const std::string &method, const std::string &pathAndQuery, const QByteArray &body = {});
+    // Whether the discovery document named Change Queries; then pathAndQuery relative to them
+    // ("/availableChangeVersions"), with the data address's year or instance route applied.
+    bool hasChangeQueries() const { return !m_changeQueries.isEmpty(); }
+    RemoteResponse sendChangeQueries(const std::string &pathAndQuery);
     // Between retries; tests shorten it.
     void setSleep(std::function<void(int ms)> sleep) { m_sleep = std::move(sleep); }
 
     const std::string &url() const { return m_options.url; }
 
 private:
+    // authorization: sent as the Authorization header when there is no token to send.
     RemoteResponse sendOnce(const std::string &method, const QUrl &url, const QByteArray &body,
-                            const QByteArray &contentType, bool withToken);
+                            const QByteArray &contentType, bool withToken, const QByteArray &authorization = {});
     // sendOnce, again with backoff while the answer is transient (discovery and token requests).
     RemoteResponse sendWithRetries(const std::string &method, const QUrl &url, const QByteArray &body,
-                                   const QByteArray &contentType, bool withToken);
+                                   const QByteArray &contentType, bool withToken,
+                                   const QByteArray &authorization = {});
     bool fetchToken(std::string *error);
+    // A data-API call: the token, one renewal on 401, waits on 429, retries while transient.
+    RemoteResponse sendAuthorized(const std::string &method, const QUrl &url, const QByteArray &body);
 
     RemoteOptions m_options;
     QNetworkAccessManager m_network;
-    QUrl m_dataBase;
+    QUrl m_root;     // where the discovery document is
+    QUrl m_dataBase; // where data paths start
+    QString m_route; // "/2026" or "/instance/2026" when the address named a year-specific data route
+    bool m_dataAddressGiven = false;
+    QUrl m_changeQueries;
     QUrl m_tokenUrl;
     QByteArray m_token;
     std::function<void(int)> m_sleep;

@@ -17,6 +17,17 @@ struct Pending
     std::int64_t position = 0;
 };
 
+// Change Queries' newest change version, read case-insensitively (older ODS/APIs capitalized it).
+std::optional<std::int64_t> newestChangeVersion(const Json &body)
+{
+    if (!body.is_object())
+        return std::nullopt;
+    for (const auto &[name, value] : body.items())
+        if (toLower(name) == "newestchangeversion" && value.is_number_integer())
+            return value.get<std::int64_t>();
+    return std::nullopt;
+}
+
 class Puller
 {
 public:
@@ -34,55 +45,202 @@ public:
         SyncProgress status;
         status.phase = "pulling";
         try {
-            for (const ResourceSchema *resource : order.flat()) {
-                status.resource = endpointPath(*resource).substr(1);
-                for (std::int64_t offset = 0;; offset += kPageSize) {
+            // With Change Queries, a pull takes what changed up to the target's newest change version
+            // (everything the first time), and remembers that version for the next.
+            std::optional<std::int64_t> newest;
+            if (m_remote.hasChangeQueries()) {
+                const RemoteResponse available = m_remote.sendChangeQueries("/availableChangeVersions");
+                ++m_report.requests;
+                newest = available.status == 200 ? newestChangeVersion(available.json()) : std::nullopt;
+            }
+            if (newest && m_target.pullChangeVersion >= 0) {
+                m_window = "&minChangeVersion=" + std::to_string(m_target.pullChangeVersion + 1)
+                           + "&maxChangeVersion=" + std::to_string(*newest);
+                m_report.incremental = true;
+            } else if (newest) {
+                m_window = "&maxChangeVersion=" + std::to_string(*newest);
+            }
+            if (!m_report.incremental || *newest > m_target.pullChangeVersion) {
+                for (const ResourceSchema *resource : order.flat()) {
+                    status.resource = endpointPath(*resource).substr(1);
                     if (progress && !progress(status)) {
                         m_report.outcome.cancelled = true;
                         return m_report;
                     }
-                    const std::string page = endpointPath(*resource) + "?offset=" + std::to_string(offset)
-                                             + "&limit=" + std::to_string(kPageSize);
-                    const RemoteResponse response = m_remote.send("GET", page);
-                    if (response.status == 404)
-                        break; // the target's model does not have this resource
-                    const Json items = response.json();
-                    if (response.status != 200 || !items.is_array()) {
-                        m_report.outcome.error = "the pull stopped at " + m_remote.url() + page + ": "
-                                                 + response.describe();
+                    if (m_report.incremental && resource->allowIdentityUpdates && !takeKeyChanges(*resource))
                         return m_report;
-                    }
-                    ++m_report.pages;
-                    std::vector<Pending> pending;
-                    for (std::size_t i = 0; i < items.size(); ++i)
-                        pending.push_back(pendingFrom(*resource, items[i], page, offset + static_cast<std::int64_t>(i) + 1));
-                    apply(pending, false);
-                    status.done += static_cast<std::int64_t>(items.size());
-                    if (items.size() < static_cast<std::size_t>(kPageSize))
-                        break;
+                    if (!pullResource(*resource, status, progress))
+                        return m_report;
+                }
+                retryUnresolved();
+                if (m_report.incremental) {
+                    const std::vector<const ResourceSchema *> flat = order.flat();
+                    for (auto it = flat.rbegin(); it != flat.rend(); ++it)
+                        if (!takeDeletes(**it))
+                            return m_report;
                 }
             }
-            // References to documents of the same resource that came on a later page.
-            for (bool progressed = true; progressed && !m_unresolved.empty();) {
-                std::vector<Pending> again;
-                again.swap(m_unresolved);
-                apply(again, false);
-                progressed = m_unresolved.size() < again.size();
-            }
-            std::vector<Pending> last;
-            last.swap(m_unresolved);
-            apply(last, true);
+            m_report.changeVersion = newest;
         } catch (const std::exception &e) {
             m_engine.rollbackBatch();
             m_report.outcome.error = std::string("the pull stopped: ") + e.what() + "; pages stored before stay";
             return m_report;
         }
         m_report.outcome.completed = true;
-        m_state.markPulled(m_target.targetId);
+        m_state.markPulled(m_target.targetId, m_report.changeVersion);
         return m_report;
     }
 
 private:
+    // Every page of the resource (in the change window, when there is one). False when the pull stopped.
+    bool pullResource(const ResourceSchema &resource, SyncProgress &status, const SyncProgressFn &progress)
+    {
+        for (std::int64_t offset = 0;; offset += kPageSize) {
+            if (offset > 0 && progress && !progress(status)) {
+                m_report.outcome.cancelled = true;
+                return false;
+            }
+            const std::string page = endpointPath(resource) + "?offset=" + std::to_string(offset)
+                                     + "&limit=" + std::to_string(kPageSize) + m_window;
+            const RemoteResponse response = m_remote.send("GET", page);
+            ++m_report.requests;
+            if (response.status == 404)
+                return true; // the target's model does not have this resource
+            const Json items = response.json();
+            if (response.status != 200 || !items.is_array())
+                return stop(page, response);
+            ++m_report.pages;
+            std::vector<Pending> pending;
+            for (std::size_t i = 0; i < items.size(); ++i)
+                pending.push_back(pendingFrom(resource, items[i], page, offset + static_cast<std::int64_t>(i) + 1));
+            apply(pending, false);
+            status.done += static_cast<std::int64_t>(items.size());
+            if (items.size() < static_cast<std::size_t>(kPageSize))
+                return true;
+        }
+    }
+
+    // References to documents of the same resource that came on a later page.
+    void retryUnresolved()
+    {
+        for (bool progressed = true; progressed && !m_unresolved.empty();) {
+            std::vector<Pending> again;
+            again.swap(m_unresolved);
+            apply(again, false);
+            progressed = m_unresolved.size() < again.size();
+        }
+        std::vector<Pending> last;
+        last.swap(m_unresolved);
+        apply(last, true);
+    }
+
+    // Every entry of a Change Queries feed ("deletes", "keyChanges") in the window, page by page.
+    std::optional<std::vector<Json>> readFeed(const ResourceSchema &resource, const std::string &feed)
+    {
+        std::vector<Json> entries;
+        for (std::int64_t offset = 0;; offset += kPageSize) {
+            const std::string page = endpointPath(resource) + "/" + feed + "?offset=" + std::to_string(offset)
+                                     + "&limit=" + std::to_string(kPageSize) + m_window;
+            const RemoteResponse response = m_remote.send("GET", page);
+            ++m_report.requests;
+            if (response.status == 404)
+                return entries; // no such resource (or feed) on the target
+            const Json items = response.json();
+            if (response.status != 200 || !items.is_array()) {
+                stop(page, response);
+                return std::nullopt;
+            }
+            for (const Json &item : items)
+                if (item.is_object())
+                    entries.push_back(item);
+            if (items.size() < static_cast<std::size_t>(kPageSize))
+                return entries;
+        }
+    }
+
+    // The local document a feed entry names: by the target's id, else by its key values.
+    std::optional<std::string> localDocumentFor(const ResourceSchema &resource, const Json &entry, const char *keys)
+    {
+        if (entry.contains("id") && entry["id"].is_string())
+            if (std::optional<std::string> known = m_state.localId(m_target.targetId, entry["id"].get<std::string>()))
+                return known;
+        if (!entry.contains(keys) || !entry[keys].is_object())
+            return std::nullopt;
+        // Key values are flat (leaf names); put each where the resource's identity has that name.
+        Json body = Json::object();
+        for (const JsonPath &path : resource.identityPaths) {
+            const std::string leaf = path.steps().empty() ? std::string() : path.steps().back().property;
+            if (auto value = entry[keys].find(leaf); value != entry[keys].end())
+                path.assign(body, {}, *value);
+        }
+        if (std::optional<StoredDocument> found = m_engine.documentByIdentity(resource, body))
+            return found->id;
+        return std::nullopt;
+    }
+
+    // A key change is pulled as the changed document under the target's id: remember which local
+    // document that id is, so the upsert that follows moves it instead of adding another.
+    bool takeKeyChanges(const ResourceSchema &resource)
+    {
+        std::optional<std::vector<Json>> entries = readFeed(resource, "keyChanges");
+        if (!entries)
+            return false;
+        std::vector<std::pair<std::string, std::string>> remoteIds;
+        for (const Json &entry : *entries)
+            if (entry.contains("id") && entry["id"].is_string())
+                if (std::optional<std::string> local = localDocumentFor(resource, entry, "oldKeyValues"))
+                    remoteIds.emplace_back(*local, entry["id"].get<std::string>());
+        if (!remoteIds.empty())
+            m_state.setRemoteIds(m_target.targetId, remoteIds);
+        m_report.keyChanges += static_cast<int>(entries->size());
+        return true;
+    }
+
+    bool takeDeletes(const ResourceSchema &resource)
+    {
+        std::optional<std::vector<Json>> entries = readFeed(resource, "deletes");
+        if (!entries)
+            return false;
+        if (entries->empty())
+            return true;
+        const std::string resourceKey = endpointPath(resource).substr(1);
+        std::vector<std::string> gone;
+        m_engine.beginBatch();
+        for (const Json &entry : *entries) {
+            std::optional<std::string> local = localDocumentFor(resource, entry, "keyValues");
+            if (!local)
+                continue; // never pulled, or gone already
+            Request request;
+            request.method = "DELETE";
+            request.path = endpointPath(resource) + "/" + *local;
+            request.actor = pullActor(m_remote.url());
+            const Response response = m_engine.handle(request);
+            if (m_engine.batchBroken())
+                throw std::runtime_error(response.body.value("detail", std::string("a write failed")));
+            if (response.status == 204) {
+                ++m_report.deleted;
+                gone.push_back(*local);
+            } else if (response.status != 404) {
+                // Something here still references it: the steward decides, nothing is lost.
+                m_report.deletesRefused.push_back(Json{{"resource", resourceKey},
+                                                       {"id", *local},
+                                                       {"status", response.status},
+                                                       {"problem", response.body}});
+            }
+        }
+        m_engine.commitBatch();
+        // Sync bookkeeping has transactions of its own, so it waits for the batch to end.
+        for (const std::string &id : gone)
+            m_state.forgetRemoteId(m_target.targetId, id);
+        return true;
+    }
+
+    bool stop(const std::string &page, const RemoteResponse &response)
+    {
+        m_report.outcome.error = "the pull stopped at " + m_remote.url() + page + ": " + response.describe();
+        return false;
+    }
+
     Pending pendingFrom(const ResourceSchema &resource, const Json &item, const std::string &page,
                         std::int64_t position) const
     {
@@ -97,6 +255,12 @@ private:
             // Server fields of the target's copy, not part of the document.
             for (const char *field : {"id", "_etag", "_lastModifiedDate", "link"})
                 pending.body.erase(field);
+            // ODS/API gives each descriptor its own integer id beside the document's.
+            if (resource.isDescriptor) {
+                std::string idField = resource.resourceName + "Id";
+                idField[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(idField[0])));
+                pending.body.erase(idField);
+            }
         }
         return pending;
     }
@@ -114,18 +278,34 @@ private:
             request.path = endpointPath(*item.resource);
             request.body = item.body;
             request.actor = pullActor(m_remote.url());
-            const Response response = m_engine.handle(request);
+            // A document pulled before is updated where it is, so a change of its identity on the
+            // target moves it here too instead of leaving the old one behind.
+            std::optional<std::string> known =
+                item.remoteId.empty() ? std::nullopt : m_state.localId(m_target.targetId, item.remoteId);
+            Response response;
+            if (known) {
+                request.method = "PUT";
+                request.path += "/" + *known;
+                response = m_engine.handle(request);
+                if (response.status == 404) {
+                    request.method = "POST";
+                    request.path = endpointPath(*item.resource);
+                    known.reset();
+                }
+            }
+            if (!known)
+                response = m_engine.handle(request);
             if (m_engine.batchBroken())
                 throw std::runtime_error(response.body.value("detail", std::string("a write failed")));
             ImportCounts &counts = m_report.outcome.byResource[resourceKey];
             ImportCounts &totals = m_report.outcome.totals;
-            if (response.status == 201 || response.status == 200) {
+            if (response.status == 201 || response.status == 200 || response.status == 204) {
                 std::int64_t ImportCounts::*field = response.status == 201 ? &ImportCounts::created
                                                     : m_engine.lastWriteChanged() ? &ImportCounts::updated
                                                                                    : &ImportCounts::unchanged;
                 ++(counts.*field);
                 ++(totals.*field);
-                if (!item.remoteId.empty())
+                if (!item.remoteId.empty() && !known)
                     remoteIds.emplace_back(idFromLocation(response.header("Location")), item.remoteId);
             } else if (response.status == 409 && !lastChance
                        && response.body.value("type", std::string()) == problem::kUnresolvedReference) {
@@ -148,6 +328,7 @@ private:
     RemoteApi &m_remote;
     SyncTarget m_target;
     PullReport m_report;
+    std::string m_window; // "&minChangeVersion=..&maxChangeVersion=.." when the target has Change Queries
     std::vector<Pending> m_unresolved;
 };
 

@@ -6,6 +6,7 @@
 #include "Sync.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace steward {
@@ -24,11 +25,18 @@ struct PullReport
 {
     ImportReport outcome; // created / updated / unchanged / drafts, per resource, as an import reports them
     int pages = 0;
+    int requests = 0;         // data and Change Queries requests made
+    bool incremental = false; // only what changed since the last pull (the target has Change Queries)
+    std::optional<std::int64_t> changeVersion; // the target's newest change version this pull reached
+    int keyChanges = 0;
+    int deleted = 0;              // local documents deleted because the target deleted them
+    std::vector<Json> deletesRefused; // deletes the local database refused (still referenced here)
 };
 
 // Every resource of the model in load order, paged from the target, stored with full validation
 // (refused documents become drafts with their reasons); the target's id of each is recorded so a
-// later push updates the same record.
+// later push updates the same record. A target with Change Queries is pulled incrementally after
+// the first time: the documents changed since the last pull, its key changes and its deletes.
 PullReport runPull(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
                    const SyncProgressFn &progress = {});
 
