@@ -510,6 +510,14 @@ bool readPagingParameter(const std::string &name, const std::string &value, Coll
     return true;
 }
 
+CollectionQuery collectionOf(const ResourceSchema &resource)
+{
+    CollectionQuery query;
+    query.project = resource.projectName();
+    query.resource = resource.resourceName;
+    return query;
+}
+
 // A query value of the type its field has; a value that cannot be one is refused, not compared.
 std::optional<Json> typedQueryValue(const std::string &type, const std::string &value)
 {
@@ -546,9 +554,7 @@ std::string typeDescription(const std::string &type)
 
 Response Engine::getCollection(const Target &target, const Request &)
 {
-    CollectionQuery query;
-    query.project = target.resource->projectName();
-    query.resource = target.resource->resourceName;
+    CollectionQuery query = collectionOf(*target.resource);
     bool totalCount = false;
     for (const auto &[name, value] : target.query) {
         std::optional<Response> refusal;
@@ -626,9 +632,7 @@ Response Engine::availableChangeVersions()
 
 Response Engine::changeFeed(const Target &target, TrackedChangeKind kind)
 {
-    CollectionQuery query;
-    query.project = target.resource->projectName();
-    query.resource = target.resource->resourceName;
+    CollectionQuery query = collectionOf(*target.resource);
     bool totalCount = false;
     for (const auto &[name, value] : target.query) {
         std::optional<Response> refusal;

@@ -53,7 +53,8 @@ public:
                 ++m_report.requests;
                 newest = available.status == 200 ? newestChangeVersion(available.json()) : std::nullopt;
             }
-            if (newest && m_target.pullChangeVersion >= 0) {
+            // A target whose newest version went backwards was rebuilt: take everything again.
+            if (newest && m_target.pullChangeVersion >= 0 && *newest >= m_target.pullChangeVersion) {
                 m_window = "&minChangeVersion=" + std::to_string(m_target.pullChangeVersion + 1)
                            + "&maxChangeVersion=" + std::to_string(*newest);
                 m_report.incremental = true;
