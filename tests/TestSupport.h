@@ -32,7 +32,7 @@ public:
     const Model &model() const { return *m_model; }
     // Descriptors the starter-model documents below use.
     void seedDescriptors();
-    // The sample district (engine/SampleDistrict), every request accepted (a failure fails the test).
+    // The sample district (engine/batches/SampleDistrict), every request accepted (a failure fails the test).
     void loadSampleDistrict(unsigned seed = 2026, int studentsPerSchool = 20);
 
     static Json school(int schoolId, const std::string &name = "Grand Bend High School");

@@ -70,7 +70,7 @@ struct PushReport
 // The plan alone (for --dry-run and the app's confirmation), without contacting the target.
 PushReport planOnly(Database &database, const Model &model, const std::string &url, const std::string &client);
 
-// Sends the local changes since the last successful push; see engine/Sync.h for the order.
+// Sends the local changes since the last successful push; see engine/sync/Sync.h for the order.
 PushReport runPush(Database &database, const Model &model, RemoteApi &remote, const std::string &client,
                    const SyncProgressFn &progress = {});
 

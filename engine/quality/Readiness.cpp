@@ -156,7 +156,7 @@ ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const R
                                       query.getColumn(2).getString(), query.getColumn(3).getInt64()});
     }
     for (std::size_t t = 0; t < report.targets.size(); ++t) {
-        // What a pull from this target wrote is not pushed back to it (engine/Sync.cpp's actor).
+        // What a pull from this target wrote is not pushed back to it (engine/sync/Sync.cpp's actor).
         countChangedDocuments(db, report.targets[t].pushCursor, "pull:" + report.targets[t].url,
                               [&](const ResourceName &name, std::int64_t count) {
                                   if (ResourceReadiness *r = row(name)) {

@@ -194,7 +194,7 @@ public:
 
     // The referrer's body with every reference to the document whose body was oldBody (directly, or
     // through its superclass identity) pointing at newBody's identity values instead; what an identity
-    // update cascades, and what merge and identity changes (engine/IdentityChange) write with PUTs.
+    // update cascades, and what merge and identity changes (engine/quality/IdentityChange) write with PUTs.
     Json redirectReferences(const ResourceSchema &referrer, Json referrerBody, const ResourceSchema &resource,
                             const Json &oldBody, const Json &newBody) const;
     // The stored document with the identity the body carries (of this resource or another that shares
