@@ -4,6 +4,7 @@
 #include "DocumentEditor.h"
 #include "DocumentTableModel.h"
 #include "MainWindow.h"
+#include "Prompt.h"
 #include "ReferencesPane.h"
 #include "ResourceTreeModel.h"
 #include "SampleDistrict.h"

@@ -1,10 +1,17 @@
-// The readiness dashboard, the Duplicates dialog and the Change identity dialog, offscreen.
+// The readiness dashboard, the Duplicates dialog and the Change identity dialog, offscreen; every
+// dialog and panel built without the main window.
 #include "AppSession.h"
+#include "BlockedDeleteDialog.h"
 #include "DuplicatesDialog.h"
 #include "IdentityChangeDialog.h"
 #include "MainWindow.h"
+#include "Prompt.h"
 #include "ReadinessPanel.h"
+#include "ReferencesPane.h"
+#include "ResultsGrid.h"
+#include "RootCausesPanel.h"
 #include "SampleDistrict.h"
+#include "SyncDialog.h"
 #include "TestSupport.h"
 
 #include <QAbstractItemModelTester>
@@ -65,6 +72,30 @@ private Q_SLOTS:
     {
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("steward-tests"));
+    }
+
+    // No dialog or panel needs the main window: each is built on a session alone and shows itself.
+    void dialogsStandAlone()
+    {
+        QTemporaryDir dir;
+        std::unique_ptr<AppSession> session = districtSession(dir);
+        QVERIFY(session);
+        const std::string school = session->engine().handle({"GET", "/ed-fi/schools?limit=1", {}, std::nullopt, {}})
+                                       .body[0]["id"].get<std::string>();
+        std::vector<std::unique_ptr<QWidget>> widgets;
+        widgets.push_back(std::make_unique<BlockedDeleteDialog>(session.get(), QString::fromStdString(school)));
+        widgets.push_back(std::make_unique<DuplicatesDialog>(*session));
+        widgets.push_back(std::make_unique<IdentityChangeDialog>(*session, QString::fromStdString(school)));
+        widgets.push_back(std::make_unique<ReadinessPanel>(*session));
+        widgets.push_back(std::make_unique<SyncDialog>(*session));
+        widgets.push_back(std::make_unique<ResultsGrid>(session.get()));
+        widgets.push_back(std::make_unique<RootCausesPanel>(session.get()));
+        widgets.push_back(std::make_unique<ReferencesPane>(session.get()));
+        for (const std::unique_ptr<QWidget> &widget : widgets) {
+            widget->show();
+            QVERIFY(QTest::qWaitForWindowExposed(widget.get()));
+            QVERIFY2(!widget->grab().isNull(), widget->metaObject()->className());
+        }
     }
 
     void readinessModelProtocol()

@@ -3,6 +3,7 @@
 // the view exported to CSV and .xlsx and read back cell by cell.
 #include "AppSession.h"
 #include "MainWindow.h"
+#include "Prompt.h"
 #include "ResultsGrid.h"
 #include "ResultsGridModel.h"
 

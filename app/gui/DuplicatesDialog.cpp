@@ -2,7 +2,7 @@
 
 #include "AppSession.h"
 #include "IdentityChange.h"
-#include "MainWindow.h"
+#include "Prompt.h"
 #include "Progress.h"
 
 #include <QDialogButtonBox>

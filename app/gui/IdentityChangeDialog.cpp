@@ -1,7 +1,7 @@
 #include "IdentityChangeDialog.h"
 
 #include "AppSession.h"
-#include "MainWindow.h"
+#include "Prompt.h"
 
 #include <QDialogButtonBox>
 #include <QFormLayout>

@@ -1,7 +1,7 @@
 #include "ResultsGrid.h"
 
 #include "AppSession.h"
-#include "MainWindow.h"
+#include "Prompt.h"
 #include "Progress.h"
 #include "ResultsGridModel.h"
 

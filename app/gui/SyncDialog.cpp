@@ -3,7 +3,7 @@
 
 #include "AppSession.h"
 #include "Credentials.h"
-#include "MainWindow.h"
+#include "Prompt.h"
 #include "Progress.h"
 #include "SyncJobs.h"
 
