@@ -19,7 +19,7 @@ fi
 
 # -O1 without NDEBUG: the library assertions (nlohmann_json's, libstdc++'s) stay on.
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DSTEWARD_FUZZ=ON -DBUILD_TESTING=OFF -DSTEWARD_BUILD_BENCH=OFF >/dev/null
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DSTEWARD_FUZZ=ON -DBUILD_TESTING=OFF -DSTEWARD_BUILD_BENCH=OFF >/dev/null
 # Only what the harnesses need: the engine and the harnesses, not the apps.
 cmake --build "$build" --parallel "${STEWARD_BUILD_JOBS:-$(nproc)}" --target "${harnesses[@]}"
 
