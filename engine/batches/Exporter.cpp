@@ -178,38 +178,134 @@ void writeWhole(const fs::path &path, const std::string &text)
         throw ExportFailed(path.string() + ": cannot write: " + file.errorString().toStdString());
 }
 
-} // namespace
-
-ExportResult exportBatch(Database &database, const Model &model, const ExportOptions &options,
-                         const std::function<bool(std::int64_t, std::int64_t)> &progress)
+// One export from options to a batch directory: the selected resources, the checked output
+// directory, the documents written file by file into a hidden work directory, the manifest, and
+// the batch recorded and moved into place. A refusal leaves its reason in the result.
+class BatchExport
 {
-    ExportResult result;
-    auto refuse = [&result](ExportResult::Refusal why, const std::string &message) {
-        result.refused = why;
-        result.error = message;
-        return result;
-    };
+public:
+    BatchExport(Database &database, const Model &model, const ExportOptions &options,
+                const std::function<bool(std::int64_t, std::int64_t)> &progress);
 
-    std::set<const ResourceSchema *> selected;
-    Json selectedNames = Json::array();
-    for (const std::string &name : options.resources) {
-        const std::vector<const ResourceSchema *> matches = matchResources(model, name);
+    ExportResult run();
+
+private:
+    bool refuse(ExportResult::Refusal why, const std::string &message);
+    bool selectResources();
+    bool checkOutputDirectory();
+    bool countDocuments(const LoadOrder &order);
+    bool createWorkDirectory();
+
+    void reportProgress();
+    void writeResourceFiles();
+    void writeResourceFile(const Part &part, SQLite::Statement &rows, SQLite::Statement &mark);
+    std::vector<Required> readRequired(const LoadOrder &order);
+    Json manifest(std::vector<Required> &required, const std::string &createdAt) const;
+    void recordAndMoveIntoPlace(const std::string &createdAt, const std::string &manifestText,
+                                RemoveOnExit &removeWork);
+
+    Database &m_database;
+    SQLite::Database &m_db;
+    const Model &m_model;
+    const ExportOptions &m_options;
+    const std::function<bool(std::int64_t, std::int64_t)> &m_progress;
+    const bool m_changedSince;
+
+    ExportResult m_result;
+    std::set<const ResourceSchema *> m_selected;
+    Json m_selectedNames = Json::array();
+    fs::path m_outDir;
+    fs::path m_work;
+    std::vector<Part> m_parts;
+    std::int64_t m_total = 0;
+    std::vector<WrittenFile> m_files;
+    std::int64_t m_done = 0;
+};
+
+BatchExport::BatchExport(Database &database, const Model &model, const ExportOptions &options,
+                         const std::function<bool(std::int64_t, std::int64_t)> &progress)
+    : m_database(database)
+    , m_db(database.connection())
+    , m_model(model)
+    , m_options(options)
+    , m_progress(progress)
+    , m_changedSince(!options.changedSinceBatch.empty())
+{
+}
+
+ExportResult BatchExport::run()
+{
+    if (!selectResources() || !checkOutputDirectory())
+        return m_result;
+    const LoadOrder order(m_model);
+    if (!countDocuments(order) || !createWorkDirectory())
+        return m_result;
+    RemoveOnExit removeWork{m_work};
+
+    try {
+        ExportedKeys exported(m_db);
+        writeResourceFiles();
+        m_result.documents = m_done;
+        reportProgress();
+
+        std::vector<Required> required = readRequired(order);
+        m_result.required = static_cast<std::int64_t>(required.size());
+        const std::string createdAt =
+            QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString(); // "2025-01-31T12:00:00Z"
+        const std::string manifestText = manifest(required, createdAt).dump(2) + "\n";
+        writeWhole(m_work / "manifest.json", manifestText);
+        reportProgress();
+
+        recordAndMoveIntoPlace(createdAt, manifestText, removeWork);
+    } catch (const ExportCancelled &) {
+        m_result.cancelled = true;
+        m_result.error = "the export was cancelled; nothing was written";
+        m_result.countsByResource.clear();
+        return m_result;
+    } catch (const SQLite::Exception &e) {
+        m_result.error = m_database.path() + ": the export stopped: " + e.getErrorStr() + "; nothing was written";
+        m_result.countsByResource.clear();
+        return m_result;
+    } catch (const std::exception &e) {
+        m_result.error = std::string("the export stopped: ") + e.what() + "; nothing was written";
+        m_result.countsByResource.clear();
+        return m_result;
+    }
+    m_result.ok = true;
+    return m_result;
+}
+
+bool BatchExport::refuse(ExportResult::Refusal why, const std::string &message)
+{
+    m_result.refused = why;
+    m_result.error = message;
+    return false;
+}
+
+bool BatchExport::selectResources()
+{
+    for (const std::string &name : m_options.resources) {
+        const std::vector<const ResourceSchema *> matches = matchResources(m_model, name);
         if (matches.empty())
             return refuse(ExportResult::Refusal::Options,
-                          "unknown resource '" + name + "': not an endpoint or resource name of " + model.describe());
+                          "unknown resource '" + name + "': not an endpoint or resource name of " + m_model.describe());
         for (const ResourceSchema *resource : matches)
-            if (selected.insert(resource).second)
-                selectedNames.push_back(resourceKey(*resource));
+            if (m_selected.insert(resource).second)
+                m_selectedNames.push_back(resourceKey(*resource));
     }
+    return true;
+}
 
-    if (options.outDir.empty())
+bool BatchExport::checkOutputDirectory()
+{
+    if (m_options.outDir.empty())
         return refuse(ExportResult::Refusal::Options, "no output directory given");
     std::error_code ec;
-    fs::path outDir = fs::absolute(fs::path(options.outDir), ec).lexically_normal();
+    fs::path outDir = fs::absolute(fs::path(m_options.outDir), ec).lexically_normal();
     if (!outDir.has_filename())
         outDir = outDir.parent_path();
     if (ec || !outDir.has_filename() || outDir.filename() == "." || outDir.filename() == "..")
-        return refuse(ExportResult::Refusal::Options, options.outDir + ": not usable as a batch directory");
+        return refuse(ExportResult::Refusal::Options, m_options.outDir + ": not usable as a batch directory");
     if (fs::exists(outDir, ec)) {
         if (!fs::is_directory(outDir, ec))
             return refuse(ExportResult::Refusal::Options, outDir.string() + ": exists and is not a directory");
@@ -217,235 +313,246 @@ ExportResult exportBatch(Database &database, const Model &model, const ExportOpt
             return refuse(ExportResult::Refusal::Options,
                           outDir.string() + ": exists and is not empty; a batch goes into a new or empty directory");
     }
-    result.directory = outDir.string();
+    m_outDir = outDir;
+    m_result.directory = outDir.string();
+    return true;
+}
 
-    SQLite::Database &db = database.connection();
-    const bool changedSince = !options.changedSinceBatch.empty();
-    std::vector<Part> parts;
-    std::int64_t total = 0;
-    const LoadOrder order(model);
+// The change-log range the batch covers and how many documents each selected resource has in it.
+bool BatchExport::countDocuments(const LoadOrder &order)
+{
     try {
-        DeferredTransaction read(db);
-        result.seqFrom = 1;
-        if (changedSince) {
-            SQLite::Statement batch(db, "SELECT seq_to FROM batches WHERE batch_id = ?");
-            batch.bind(1, options.changedSinceBatch);
+        DeferredTransaction read(m_db);
+        m_result.seqFrom = 1;
+        if (m_changedSince) {
+            SQLite::Statement batch(m_db, "SELECT seq_to FROM batches WHERE batch_id = ?");
+            batch.bind(1, m_options.changedSinceBatch);
             if (!batch.executeStep())
-                return refuse(ExportResult::Refusal::Options, "unknown batch '" + options.changedSinceBatch
+                return refuse(ExportResult::Refusal::Options, "unknown batch '" + m_options.changedSinceBatch
                                                                   + "': no export with that id is recorded in "
-                                                                  + database.path());
-            result.seqFrom = batch.getColumn(0).getInt64() + 1;
+                                                                  + m_database.path());
+            m_result.seqFrom = batch.getColumn(0).getInt64() + 1;
         }
-        result.seqTo = db.execAndGet("SELECT coalesce(max(seq), 0) FROM changes").getInt64();
-        SQLite::Statement count(db, changedSince ? kCountSince : kCountAll);
+        m_result.seqTo = m_db.execAndGet("SELECT coalesce(max(seq), 0) FROM changes").getInt64();
+        SQLite::Statement count(m_db, m_changedSince ? kCountSince : kCountAll);
         for (const ResourceSchema *resource : order.flat()) {
-            if (!selected.empty() && !selected.count(resource))
+            if (!m_selected.empty() && !m_selected.count(resource))
                 continue;
             count.reset();
             count.bind(1, resource->projectName());
             count.bind(2, resource->resourceName);
-            if (changedSince)
-                count.bind(3, result.seqFrom - 1);
+            if (m_changedSince)
+                count.bind(3, m_result.seqFrom - 1);
             count.executeStep();
             const std::int64_t n = count.getColumn(0).getInt64();
             // A resource empty now is left out; anything added later has a later change seq.
             if (n > 0)
-                parts.push_back({resource, n});
-            total += n;
+                m_parts.push_back({resource, n});
+            m_total += n;
         }
     } catch (const SQLite::Exception &e) {
-        return refuse(ExportResult::Refusal::Database, database.path() + ": " + e.getErrorStr());
+        return refuse(ExportResult::Refusal::Database, m_database.path() + ": " + e.getErrorStr());
     }
+    return true;
+}
 
-    // Everything is written into a hidden sibling and renamed into place at the end.
-    const fs::path parent = outDir.parent_path();
+// Everything is written into a hidden sibling and renamed into place at the end.
+bool BatchExport::createWorkDirectory()
+{
+    std::error_code ec;
+    const fs::path parent = m_outDir.parent_path();
     fs::create_directories(parent, ec);
-    result.batchId = Uuid::random().toString();
-    const fs::path work = parent / ("." + outDir.filename().string() + ".partial-" + result.batchId.substr(0, 8));
-    if (!fs::create_directory(work, ec))
+    m_result.batchId = Uuid::random().toString();
+    m_work = parent / ("." + m_outDir.filename().string() + ".partial-" + m_result.batchId.substr(0, 8));
+    if (!fs::create_directory(m_work, ec))
         return refuse(ExportResult::Refusal::Options,
-                      work.string() + ": cannot create: " + (ec ? ec.message() : std::string("it exists")));
-    RemoveOnExit removeWork{work};
+                      m_work.string() + ": cannot create: " + (ec ? ec.message() : std::string("it exists")));
+    return true;
+}
 
-    std::vector<WrittenFile> files;
-    std::int64_t done = 0;
-    try {
-        ExportedKeys exported(db);
-        SQLite::Statement rows(db, changedSince ? kRowsSince : kRowsAll);
-        SQLite::Statement mark(db, "INSERT OR IGNORE INTO temp.steward_export (doc_key) VALUES (?)");
-        auto report = [&] {
-            if (progress && !progress(done, std::max(total, done)))
-                throw ExportCancelled{};
-        };
-        report();
+void BatchExport::reportProgress()
+{
+    if (m_progress && !m_progress(m_done, std::max(m_total, m_done)))
+        throw ExportCancelled{};
+}
 
-        for (const Part &part : parts) {
-            const ResourceSchema &resource = *part.resource;
-            const std::string name = batchFileName(model, resource);
-            QSaveFile file(QString::fromStdString((work / name).string()));
-            if (!file.open(QIODevice::WriteOnly))
-                throw ExportFailed(name + ": cannot write: " + file.errorString().toStdString());
-            QCryptographicHash hash(QCryptographicHash::Sha256);
-            std::string buffer;
-            buffer.reserve(kWriteBlock + 64 * 1024);
-            auto flush = [&] {
-                hash.addData(QByteArrayView(buffer.data(), static_cast<qsizetype>(buffer.size())));
-                if (file.write(buffer.data(), static_cast<qint64>(buffer.size())) != static_cast<qint64>(buffer.size()))
-                    throw ExportFailed(name + ": cannot write: " + file.errorString().toStdString());
-                buffer.clear();
-            };
+void BatchExport::writeResourceFiles()
+{
+    SQLite::Statement rows(m_db, m_changedSince ? kRowsSince : kRowsAll);
+    SQLite::Statement mark(m_db, "INSERT OR IGNORE INTO temp.steward_export (doc_key) VALUES (?)");
+    reportProgress();
 
-            std::int64_t count = 0;
-            std::int64_t after = 0;
-            for (bool more = true; more;) {
-                std::int64_t inChunk = 0;
-                {
-                    DeferredTransaction read(db);
-                    const ResetOnExit resetRows{rows};
-                    rows.reset();
-                    rows.bind(1, resource.projectName());
-                    rows.bind(2, resource.resourceName);
-                    rows.bind(3, after);
-                    rows.bind(4, kRowsPerTransaction);
-                    if (changedSince)
-                        rows.bind(5, result.seqFrom - 1);
-                    while (rows.executeStep()) {
-                        after = rows.getColumn(0).getInt64();
-                        const SQLite::Column body = rows.getColumn(1);
-                        const char *text = static_cast<const char *>(body.getBlob());
-                        buffer.append(text, static_cast<std::size_t>(body.getBytes()));
-                        buffer += '\n';
-                        mark.reset();
-                        mark.bind(1, after);
-                        mark.exec();
-                        ++count;
-                        ++inChunk;
-                        ++done;
-                        if (buffer.size() >= kWriteBlock)
-                            flush();
-                        if (done % kProgressEvery == 0)
-                            report();
-                    }
-                }
-                more = inChunk == kRowsPerTransaction;
-            }
-            if (count == 0) {
-                file.cancelWriting(); // every document of it went away meanwhile
-                continue;
-            }
-            flush();
-            if (!file.commit())
-                throw ExportFailed(name + ": cannot write: " + file.errorString().toStdString());
-            files.push_back({name, resourceKey(resource), count, hex(hash.result())});
-            result.countsByResource[resourceKey(resource)] = count;
-        }
-        result.documents = done;
-        report();
+    for (const Part &part : m_parts)
+        writeResourceFile(part, rows, mark);
+}
 
-        std::vector<Required> required;
+// One resource's documents, read in short transactions of kRowsPerTransaction rows each.
+void BatchExport::writeResourceFile(const Part &part, SQLite::Statement &rows, SQLite::Statement &mark)
+{
+    const ResourceSchema &resource = *part.resource;
+    const std::string name = batchFileName(m_model, resource);
+    QSaveFile file(QString::fromStdString((m_work / name).string()));
+    if (!file.open(QIODevice::WriteOnly))
+        throw ExportFailed(name + ": cannot write: " + file.errorString().toStdString());
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    std::string buffer;
+    buffer.reserve(kWriteBlock + 64 * 1024);
+    auto flush = [&] {
+        hash.addData(QByteArrayView(buffer.data(), static_cast<qsizetype>(buffer.size())));
+        if (file.write(buffer.data(), static_cast<qint64>(buffer.size())) != static_cast<qint64>(buffer.size()))
+            throw ExportFailed(name + ": cannot write: " + file.errorString().toStdString());
+        buffer.clear();
+    };
+
+    std::int64_t count = 0;
+    std::int64_t after = 0;
+    for (bool more = true; more;) {
+        std::int64_t inChunk = 0;
         {
-            DeferredTransaction read(db);
-            SQLite::Statement query(db, kRequires);
-            while (query.executeStep()) {
-                Required entry;
-                const std::string project = query.getColumn(1).getString();
-                const std::string resourceName = query.getColumn(2).getString();
-                const ResourceSchema *schema = model.findByName(project, resourceName);
-                entry.rank = order.rankOf(schema);
-                entry.resource = schema ? resourceKey(*schema) : toLower(project) + "/" + resourceName;
-                JsonParseResult identity = parseJson(query.getColumn(3).getString());
-                entry.naturalKey = identity.value ? std::move(*identity.value) : Json::object();
-                entry.keyText = naturalKeyText(entry.naturalKey);
-                Uuid referentialId;
-                readUuid(query.getColumn(4), referentialId);
-                entry.referentialId = referentialId.toString();
-                required.push_back(std::move(entry));
+            DeferredTransaction read(m_db);
+            const ResetOnExit resetRows{rows};
+            rows.reset();
+            rows.bind(1, resource.projectName());
+            rows.bind(2, resource.resourceName);
+            rows.bind(3, after);
+            rows.bind(4, kRowsPerTransaction);
+            if (m_changedSince)
+                rows.bind(5, m_result.seqFrom - 1);
+            while (rows.executeStep()) {
+                after = rows.getColumn(0).getInt64();
+                const SQLite::Column body = rows.getColumn(1);
+                const char *text = static_cast<const char *>(body.getBlob());
+                buffer.append(text, static_cast<std::size_t>(body.getBytes()));
+                buffer += '\n';
+                mark.reset();
+                mark.bind(1, after);
+                mark.exec();
+                ++count;
+                ++inChunk;
+                ++m_done;
+                if (buffer.size() >= kWriteBlock)
+                    flush();
+                if (m_done % kProgressEvery == 0)
+                    reportProgress();
             }
         }
-        std::sort(required.begin(), required.end(), [](const Required &a, const Required &b) {
-            return std::tie(a.rank, a.resource, a.keyText) < std::tie(b.rank, b.resource, b.keyText);
-        });
-        result.required = static_cast<std::int64_t>(required.size());
-
-        Json projects = Json::array();
-        for (const std::unique_ptr<Project> &project : model.projects())
-            projects.push_back(Json{{"name", project->projectName},
-                                    {"endpoint", project->projectEndpointName},
-                                    {"version", project->projectVersion}});
-        Json counts = Json::object();
-        Json loadOrder = Json::array();
-        Json filesJson = Json::array();
-        for (const WrittenFile &file : files) {
-            counts[file.resource] = file.documents;
-            loadOrder.push_back(file.resource);
-            filesJson.push_back(Json{{"name", file.name},
-                                     {"resource", file.resource},
-                                     {"documents", file.documents},
-                                     {"sha256", file.sha256}});
-        }
-        Json requiredJson = Json::array();
-        for (Required &entry : required)
-            requiredJson.push_back(Json{{"resource", entry.resource},
-                                    {"naturalKey", std::move(entry.naturalKey)},
-                                    {"referentialId", entry.referentialId}});
-        const std::string createdAt =
-            QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString(); // "2025-01-31T12:00:00Z"
-        const Json manifest{
-            {"format", kFormat},
-            {"batchId", result.batchId},
-            {"createdAt", createdAt},
-            {"model", {{"description", model.describe()}, {"projects", projects}}},
-            {"selection",
-             {{"resources", selectedNames},
-              {"changedSince", changedSince ? Json(options.changedSinceBatch) : Json(nullptr)}}},
-            {"documents", done},
-            {"countsByResource", counts},
-            {"loadOrder", loadOrder},
-            {"files", filesJson},
-            {"changeSequence", {{"from", result.seqFrom}, {"to", result.seqTo}}},
-            {"requires", requiredJson},
-        };
-        const std::string manifestText = manifest.dump(2) + "\n";
-        writeWhole(work / "manifest.json", manifestText);
-        report();
-
-        // Recorded and moved into place together: a batch on disk is always one the database knows.
-        ImmediateTransaction write(db);
-        SQLite::Statement insert(db, "INSERT INTO batches (batch_id, created_at, seq_from, seq_to, out_dir, manifest) "
-                                     "VALUES (?, ?, ?, ?, ?, ?)");
-        insert.bind(1, result.batchId);
-        insert.bind(2, createdAt);
-        insert.bind(3, result.seqFrom);
-        insert.bind(4, result.seqTo);
-        insert.bind(5, outDir.string());
-        insert.bind(6, manifestText);
-        insert.exec();
-        fs::rename(work, outDir, ec);
-        if (ec)
-            throw ExportFailed(outDir.string() + ": cannot move the batch into place: " + ec.message());
-        removeWork.armed = false;
-        try {
-            write.commit();
-        } catch (...) {
-            fs::remove_all(outDir, ec);
-            throw;
-        }
-    } catch (const ExportCancelled &) {
-        result.cancelled = true;
-        result.error = "the export was cancelled; nothing was written";
-        result.countsByResource.clear();
-        return result;
-    } catch (const SQLite::Exception &e) {
-        result.error = database.path() + ": the export stopped: " + e.getErrorStr() + "; nothing was written";
-        result.countsByResource.clear();
-        return result;
-    } catch (const std::exception &e) {
-        result.error = std::string("the export stopped: ") + e.what() + "; nothing was written";
-        result.countsByResource.clear();
-        return result;
+        more = inChunk == kRowsPerTransaction;
     }
-    result.ok = true;
-    return result;
+    if (count == 0) {
+        file.cancelWriting(); // every document of it went away meanwhile
+        return;
+    }
+    flush();
+    if (!file.commit())
+        throw ExportFailed(name + ": cannot write: " + file.errorString().toStdString());
+    m_files.push_back({name, resourceKey(resource), count, hex(hash.result())});
+    m_result.countsByResource[resourceKey(resource)] = count;
+}
+
+// The manifest's "requires": documents the exported ones point at that are not exported, in load order.
+std::vector<Required> BatchExport::readRequired(const LoadOrder &order)
+{
+    std::vector<Required> required;
+    {
+        DeferredTransaction read(m_db);
+        SQLite::Statement query(m_db, kRequires);
+        while (query.executeStep()) {
+            Required entry;
+            const std::string project = query.getColumn(1).getString();
+            const std::string resourceName = query.getColumn(2).getString();
+            const ResourceSchema *schema = m_model.findByName(project, resourceName);
+            entry.rank = order.rankOf(schema);
+            entry.resource = schema ? resourceKey(*schema) : toLower(project) + "/" + resourceName;
+            JsonParseResult identity = parseJson(query.getColumn(3).getString());
+            entry.naturalKey = identity.value ? std::move(*identity.value) : Json::object();
+            entry.keyText = naturalKeyText(entry.naturalKey);
+            Uuid referentialId;
+            readUuid(query.getColumn(4), referentialId);
+            entry.referentialId = referentialId.toString();
+            required.push_back(std::move(entry));
+        }
+    }
+    std::sort(required.begin(), required.end(), [](const Required &a, const Required &b) {
+        return std::tie(a.rank, a.resource, a.keyText) < std::tie(b.rank, b.resource, b.keyText);
+    });
+    return required;
+}
+
+// Moves each required entry's natural key into the manifest.
+Json BatchExport::manifest(std::vector<Required> &required, const std::string &createdAt) const
+{
+    Json projects = Json::array();
+    for (const std::unique_ptr<Project> &project : m_model.projects())
+        projects.push_back(Json{{"name", project->projectName},
+                                {"endpoint", project->projectEndpointName},
+                                {"version", project->projectVersion}});
+    Json counts = Json::object();
+    Json loadOrder = Json::array();
+    Json filesJson = Json::array();
+    for (const WrittenFile &file : m_files) {
+        counts[file.resource] = file.documents;
+        loadOrder.push_back(file.resource);
+        filesJson.push_back(Json{{"name", file.name},
+                                 {"resource", file.resource},
+                                 {"documents", file.documents},
+                                 {"sha256", file.sha256}});
+    }
+    Json requiredJson = Json::array();
+    for (Required &entry : required)
+        requiredJson.push_back(Json{{"resource", entry.resource},
+                                {"naturalKey", std::move(entry.naturalKey)},
+                                {"referentialId", entry.referentialId}});
+    return Json{
+        {"format", kFormat},
+        {"batchId", m_result.batchId},
+        {"createdAt", createdAt},
+        {"model", {{"description", m_model.describe()}, {"projects", projects}}},
+        {"selection",
+         {{"resources", m_selectedNames},
+          {"changedSince", m_changedSince ? Json(m_options.changedSinceBatch) : Json(nullptr)}}},
+        {"documents", m_done},
+        {"countsByResource", counts},
+        {"loadOrder", loadOrder},
+        {"files", filesJson},
+        {"changeSequence", {{"from", m_result.seqFrom}, {"to", m_result.seqTo}}},
+        {"requires", requiredJson},
+    };
+}
+
+// Recorded and moved into place together: a batch on disk is always one the database knows.
+void BatchExport::recordAndMoveIntoPlace(const std::string &createdAt, const std::string &manifestText,
+                                         RemoveOnExit &removeWork)
+{
+    std::error_code ec;
+    ImmediateTransaction write(m_db);
+    SQLite::Statement insert(m_db, "INSERT INTO batches (batch_id, created_at, seq_from, seq_to, out_dir, manifest) "
+                                   "VALUES (?, ?, ?, ?, ?, ?)");
+    insert.bind(1, m_result.batchId);
+    insert.bind(2, createdAt);
+    insert.bind(3, m_result.seqFrom);
+    insert.bind(4, m_result.seqTo);
+    insert.bind(5, m_outDir.string());
+    insert.bind(6, manifestText);
+    insert.exec();
+    fs::rename(m_work, m_outDir, ec);
+    if (ec)
+        throw ExportFailed(m_outDir.string() + ": cannot move the batch into place: " + ec.message());
+    removeWork.armed = false;
+    try {
+        write.commit();
+    } catch (...) {
+        fs::remove_all(m_outDir, ec);
+        throw;
+    }
+}
+
+} // namespace
+
+ExportResult exportBatch(Database &database, const Model &model, const ExportOptions &options,
+                         const std::function<bool(std::int64_t, std::int64_t)> &progress)
+{
+    BatchExport batch(database, model, options, progress);
+    return batch.run();
 }
 
 namespace {

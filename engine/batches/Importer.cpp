@@ -573,6 +573,371 @@ std::optional<InputRuns> runsIfInLoadOrder(const std::vector<std::string> &paths
     return input;
 }
 
+// Stops the engine's filter of stored referential ids when the import ends, however it ends.
+struct TrackedIds
+{
+    Engine &engine;
+    bool active = false;
+    ~TrackedIds()
+    {
+        if (active)
+            engine.stopTrackingReferentialIds();
+    }
+};
+
+// One import: the scan that tells whether the inputs are in load order, the spool they are read
+// into when they are not, and the chunks that apply them. Members are destroyed in the order the
+// import needs: the id filter stops, then deferred indexes are built, then the spool goes.
+class ImportRun
+{
+public:
+    ImportRun(Engine &engine, const Model &model, const ImportOptions &options,
+              const std::function<bool(const ImportProgress &)> &progress);
+
+    ImportReport run();
+
+private:
+    void addDraft(const std::string &file, std::int64_t line, const std::string &resource,
+                  const Json &problemBody, const std::string &text);
+    bool openSpool();
+    bool scanInputs();
+    bool spoolInputs();
+    bool startApplying();
+    bool applyInputs();
+    bool applyStreamed();
+    bool applySpooled();
+    bool applyAll(Pipeline<SpooledItem> &reader);
+    void spoolForLater(const SpooledItem &item);
+    void apply(SpooledItem &item, bool lastChance);
+    void retryUnresolved();
+    bool buildDeferredIndexes();
+
+    Engine &m_engine;
+    const Model &m_model;
+    const ImportOptions &m_options;
+    const std::function<bool(const ImportProgress &)> &m_progress;
+    ImportReport m_report;
+    const int m_chunk;
+
+    QTemporaryDir m_spoolDir;
+    std::optional<Spool> m_spool;
+    std::set<std::string> m_impliedSeen; // "resource body": each implied document once per import
+    ImportProgress m_status;
+    std::optional<InputRuns> m_inLoadOrder;
+    DeferredIndexes m_deferred;
+    TrackedIds m_tracked;
+    // Retried once more: refused for a reference that a later document of the same layer may answer.
+    std::vector<SpooledItem> m_unresolved;
+    std::int64_t m_inChunk = 0;
+};
+
+ImportRun::ImportRun(Engine &engine, const Model &model, const ImportOptions &options,
+                     const std::function<bool(const ImportProgress &)> &progress)
+    : m_engine(engine)
+    , m_model(model)
+    , m_options(options)
+    , m_progress(progress)
+    , m_chunk(std::max(1, options.chunkSize))
+    , m_deferred(engine.database())
+    , m_tracked{engine}
+{
+}
+
+ImportReport ImportRun::run()
+{
+    if (!openSpool() || !scanInputs())
+        return m_report;
+    m_status = ImportProgress();
+
+    // Phase 1 (inputs not in load order): read every input into the spool keyed by load order.
+    m_status.phase = "reading";
+    if (!m_inLoadOrder && !spoolInputs())
+        return m_report;
+
+    // Phase 2: apply in load order, a chunk per transaction.
+    if (!startApplying() || !applyInputs() || !buildDeferredIndexes())
+        return m_report;
+    if (m_progress)
+        m_progress(m_status);
+    m_report.completed = true;
+    return m_report;
+}
+
+void ImportRun::addDraft(const std::string &file, std::int64_t line, const std::string &resource,
+                         const Json &problemBody, const std::string &text)
+{
+    m_report.drafts.push_back({file, line, resource, problemBody});
+    ++m_report.totals.drafts;
+    ++m_report.byResource[resource.empty() ? std::string("(unknown)") : resource].drafts;
+    const ResourceSchema *schema = m_model.findByPath(resource);
+    m_engine.keepDraft(schema ? schema->projectName() : std::string(), schema ? schema->resourceName : resource, text,
+                       problemBody, m_options.actor);
+}
+
+bool ImportRun::openSpool()
+{
+    if (!m_spoolDir.isValid()) {
+        m_report.error = "cannot create a temporary folder for the import: " + m_spoolDir.errorString().toStdString();
+        return false;
+    }
+    m_spool.emplace(m_spoolDir.filePath(QStringLiteral("spool.db")).toStdString());
+    return true;
+}
+
+// Whether the inputs are in load order already (then they are applied as they are read).
+bool ImportRun::scanInputs()
+{
+    m_status.phase = "scanning";
+    bool scanCancelled = false;
+    m_inLoadOrder = runsIfInLoadOrder(
+        m_options.paths, m_model, [this, &scanCancelled](std::uint64_t bytesRead, std::uint64_t bytesTotal) {
+            m_status.bytesRead = bytesRead;
+            m_status.bytesTotal = bytesTotal;
+            scanCancelled = m_progress && !m_progress(m_status);
+            return !scanCancelled;
+        });
+    if (scanCancelled) {
+        m_report.cancelled = true;
+        return false; // nothing read or applied yet
+    }
+    return true;
+}
+
+bool ImportRun::spoolInputs()
+{
+    if (m_progress && !m_progress(m_status)) {
+        m_report.cancelled = true;
+        return false;
+    }
+    // Nothing is applied yet: a failure here (the spool's disk full) leaves the database as it was.
+    try {
+        InputReader input(m_options.paths, m_model);
+        Pipeline<ReadItem> reading([&input](std::vector<ReadItem> &batch) { return input.fill(batch); });
+        std::vector<ReadItem> batch;
+        while (reading.next(batch)) {
+            for (ReadItem &read : batch) {
+                if (!read.fatal.empty()) {
+                    m_report.error = read.fatal;
+                    return false;
+                }
+                m_status.bytesRead = read.bytesRead;
+                m_status.bytesTotal = read.bytesTotal;
+                if (read.item.implied && !m_impliedSeen.insert(read.item.resource + " " + read.body).second)
+                    continue;
+                m_spool->add(read.rank, read.item, read.body);
+                ++m_status.items;
+                if (m_progress && m_status.items % 1000 == 0 && !m_progress(m_status)) {
+                    m_report.cancelled = true;
+                    return false; // nothing applied yet
+                }
+            }
+        }
+        m_status.bytesRead = m_status.bytesTotal;
+        m_spool->finish();
+    } catch (const std::exception &e) {
+        m_report.error = std::string("reading the input stopped: ") + e.what() + "; nothing was applied";
+        return false;
+    }
+    return true;
+}
+
+bool ImportRun::startApplying()
+{
+    m_status.phase = "applying";
+    m_status.itemsTotal = m_inLoadOrder ? m_inLoadOrder->items : m_spool->count();
+    m_status.items = 0;
+    if (m_status.itemsTotal >= m_options.deferIndexesFrom) {
+        try {
+            m_deferred.deferIfLargeAgainst(m_status.itemsTotal);
+        } catch (const std::exception &e) {
+            m_report.error = std::string("the import could not start: ") + e.what();
+            return false;
+        }
+    }
+    // A large import mostly creates: a filter of the stored referential ids saves each new document
+    // a lookup (1M documents: 3.7 s of the writer's time).
+    if (m_deferred.active()) { // the same rule: large, and a good share of what is stored
+        try {
+            m_engine.trackReferentialIds(m_status.itemsTotal);
+            m_tracked.active = true;
+        } catch (const std::exception &e) {
+            m_report.error = std::string("the import could not start: ") + e.what();
+            return false;
+        }
+    }
+    return true;
+}
+
+bool ImportRun::applyInputs()
+{
+    try {
+        m_engine.beginBatch();
+        if (m_inLoadOrder && !applyStreamed())
+            return false;
+        if (m_spool->count() > 0 && !applySpooled())
+            return false;
+        retryUnresolved();
+        m_engine.commitBatch();
+    } catch (const std::exception &e) {
+        m_engine.rollbackBatch();
+        m_report.error = std::string("the import stopped: ") + e.what() + "; chunks committed before stay";
+        return false;
+    }
+    return true;
+}
+
+bool ImportRun::applyStreamed()
+{
+    InputReader input(m_options.paths, m_model);
+    input.expectRuns(m_inLoadOrder->runs);
+    Pipeline<SpooledItem> reader(
+        [&input, this](std::vector<SpooledItem> &batch) { return input.fillPrepared(batch, m_engine); });
+    if (!applyAll(reader)) {
+        m_report.cancelled = true;
+        return false;
+    }
+    m_spool->finish();
+    return true;
+}
+
+bool ImportRun::applySpooled()
+{
+    SpoolReader spooled(m_spool->db(), m_engine, m_model);
+    Pipeline<SpooledItem> reader([&spooled](std::vector<SpooledItem> &batch) { return spooled.fill(batch); });
+    if (!applyAll(reader)) {
+        m_report.cancelled = true;
+        return false;
+    }
+    return true;
+}
+
+// False when the steward cancelled: what was applied is committed, the rest untouched.
+bool ImportRun::applyAll(Pipeline<SpooledItem> &reader)
+{
+    std::vector<SpooledItem> batch;
+    while (reader.next(batch)) {
+        for (SpooledItem &item : batch) {
+            if (item.bytesTotal > 0) {
+                m_status.bytesRead = item.bytesRead;
+                m_status.bytesTotal = item.bytesTotal;
+            }
+            if (item.toSpool) {
+                spoolForLater(item);
+                continue; // counted when applied from the spool
+            }
+            if (!item.error.empty()) {
+                const std::string where = item.file + (item.line > 0 ? ":" + std::to_string(item.line) : "");
+                addDraft(item.file, item.line, item.resource, unreadableProblem(where + ": " + item.error),
+                         draftText(item));
+            } else if (item.implied && item.streamed
+                       && !m_impliedSeen.insert(item.resource + " " + item.text).second) {
+                // each implied document once per import (the spool's were sorted out in phase 1)
+            } else {
+                apply(item, false);
+            }
+            ++m_status.items;
+            if (++m_inChunk >= m_chunk) {
+                m_engine.commitBatch();
+                m_inChunk = 0;
+                if (m_progress && !m_progress(m_status))
+                    return false;
+                m_engine.beginBatch();
+            } else if (m_progress && m_status.items % 1000 == 0 && !m_progress(m_status)) {
+                // Stopped inside a chunk: what it applied so far is whole documents, and
+                // the report counts them, so it is committed as a smaller chunk.
+                m_engine.commitBatch();
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+void ImportRun::spoolForLater(const SpooledItem &item)
+{
+    ImportItem spooled;
+    spooled.file = item.file;
+    spooled.line = item.line;
+    spooled.resource = item.resource;
+    spooled.implied = item.implied;
+    m_spool->add(item.rank, spooled, item.text);
+}
+
+void ImportRun::apply(SpooledItem &item, bool lastChance)
+{
+    ImportCounts &counts = m_report.byResource[item.resource];
+    Response response;
+    if (item.implied) {
+        Request request;
+        request.method = "POST";
+        request.path = "/" + item.resource;
+        request.body = Json::parse(item.text);
+        request.actor = m_options.actor;
+        // A stored document with an implied one's identity stays as it is (a dry run answers
+        // 200 for an identity that is stored).
+        if (m_engine.validate(request).status == 200) {
+            ++counts.unchanged;
+            ++m_report.totals.unchanged;
+            return;
+        }
+        response = m_engine.handle(request);
+    } else {
+        response = m_engine.handlePrepared(*item.prepared, m_options.actor);
+    }
+    if (m_engine.batchBroken())
+        throw std::runtime_error(response.body.value("detail", std::string("a write failed")));
+    if (response.status == 201) {
+        ++counts.created;
+        ++m_report.totals.created;
+    } else if (response.status == 200) {
+        ImportCounts &total = m_report.totals;
+        if (m_engine.lastWriteChanged()) {
+            ++counts.updated;
+            ++total.updated;
+        } else {
+            ++counts.unchanged;
+            ++total.unchanged;
+        }
+    } else if (response.status == 409 && !lastChance
+               && response.body.value("type", std::string()) == problem::kUnresolvedReference) {
+        // Its reference may be a document of the same resource later in the input.
+        m_unresolved.push_back(std::move(item));
+    } else {
+        addDraft(item.file, item.line, item.resource, response.body, draftText(item));
+    }
+}
+
+// Second chance for references to documents that came later in the same layer.
+void ImportRun::retryUnresolved()
+{
+    for (bool progressed = true; progressed && !m_unresolved.empty();) {
+        std::vector<SpooledItem> pending;
+        pending.swap(m_unresolved);
+        for (SpooledItem &item : pending)
+            apply(item, false);
+        progressed = m_unresolved.size() < pending.size();
+    }
+    std::vector<SpooledItem> last;
+    last.swap(m_unresolved);
+    for (SpooledItem &item : last)
+        apply(item, true);
+}
+
+bool ImportRun::buildDeferredIndexes()
+{
+    if (m_deferred.active()) {
+        m_status.phase = "indexing";
+        m_status.items = m_status.itemsTotal;
+        if (m_progress)
+            m_progress(m_status); // the build cannot be cancelled; it is a sorted pass over each index
+        if (std::string error = m_deferred.build(); !error.empty()) {
+            m_report.error = "every document was stored, but " + error;
+            return false;
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 Json ImportReport::toJson() const
@@ -596,257 +961,8 @@ Json ImportReport::toJson() const
 ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions &options,
                          const std::function<bool(const ImportProgress &)> &progress)
 {
-    ImportReport report;
-    const int chunk = std::max(1, options.chunkSize);
-
-    auto addDraft = [&](const std::string &file, std::int64_t line, const std::string &resource, const Json &problemBody,
-                        const std::string &text) {
-        report.drafts.push_back({file, line, resource, problemBody});
-        ++report.totals.drafts;
-        ++report.byResource[resource.empty() ? std::string("(unknown)") : resource].drafts;
-        const ResourceSchema *schema = model.findByPath(resource);
-        engine.keepDraft(schema ? schema->projectName() : std::string(), schema ? schema->resourceName : resource, text,
-                         problemBody, options.actor);
-    };
-
-    QTemporaryDir spoolDir;
-    if (!spoolDir.isValid()) {
-        report.error = "cannot create a temporary folder for the import: " + spoolDir.errorString().toStdString();
-        return report;
-    }
-    Spool spool(spoolDir.filePath(QStringLiteral("spool.db")).toStdString());
-    std::set<std::string> impliedSeen; // "resource body": each implied document once per import
-    ImportProgress status;
-    status.phase = "scanning";
-    bool scanCancelled = false;
-    const std::optional<InputRuns> inLoadOrder =
-        runsIfInLoadOrder(options.paths, model, [&](std::uint64_t bytesRead, std::uint64_t bytesTotal) {
-            status.bytesRead = bytesRead;
-            status.bytesTotal = bytesTotal;
-            scanCancelled = progress && !progress(status);
-            return !scanCancelled;
-        });
-    if (scanCancelled) {
-        report.cancelled = true;
-        return report; // nothing read or applied yet
-    }
-    status = ImportProgress();
-
-    // Phase 1 (inputs not in load order): read every input into the spool keyed by load order.
-    status.phase = "reading";
-    if (!inLoadOrder) {
-        if (progress && !progress(status)) {
-            report.cancelled = true;
-            return report;
-        }
-        // Nothing is applied yet: a failure here (the spool's disk full) leaves the database as it was.
-        try {
-            InputReader input(options.paths, model);
-            Pipeline<ReadItem> reading([&input](std::vector<ReadItem> &batch) { return input.fill(batch); });
-            std::vector<ReadItem> batch;
-            while (reading.next(batch)) {
-                for (ReadItem &read : batch) {
-                    if (!read.fatal.empty()) {
-                        report.error = read.fatal;
-                        return report;
-                    }
-                    status.bytesRead = read.bytesRead;
-                    status.bytesTotal = read.bytesTotal;
-                    if (read.item.implied && !impliedSeen.insert(read.item.resource + " " + read.body).second)
-                        continue;
-                    spool.add(read.rank, read.item, read.body);
-                    ++status.items;
-                    if (progress && status.items % 1000 == 0 && !progress(status)) {
-                        report.cancelled = true;
-                        return report; // nothing applied yet
-                    }
-                }
-            }
-            status.bytesRead = status.bytesTotal;
-            spool.finish();
-        } catch (const std::exception &e) {
-            report.error = std::string("reading the input stopped: ") + e.what() + "; nothing was applied";
-            return report;
-        }
-    }
-
-    // Phase 2: apply in load order, a chunk per transaction.
-    status.phase = "applying";
-    status.itemsTotal = inLoadOrder ? inLoadOrder->items : spool.count();
-    status.items = 0;
-    DeferredIndexes deferred(engine.database());
-    if (status.itemsTotal >= options.deferIndexesFrom) {
-        try {
-            deferred.deferIfLargeAgainst(status.itemsTotal);
-        } catch (const std::exception &e) {
-            report.error = std::string("the import could not start: ") + e.what();
-            return report;
-        }
-    }
-    // A large import mostly creates: a filter of the stored referential ids saves each new document
-    // a lookup (1M documents: 3.7 s of the writer's time).
-    struct TrackedIds
-    {
-        Engine &engine;
-        bool active = false;
-        ~TrackedIds()
-        {
-            if (active)
-                engine.stopTrackingReferentialIds();
-        }
-    } tracked{engine};
-    if (deferred.active()) { // the same rule: large, and a good share of what is stored
-        try {
-            engine.trackReferentialIds(status.itemsTotal);
-            tracked.active = true;
-        } catch (const std::exception &e) {
-            report.error = std::string("the import could not start: ") + e.what();
-            return report;
-        }
-    }
-    // Retried once more: refused for a reference that a later document of the same layer may answer.
-    std::vector<SpooledItem> unresolved;
-    try {
-        engine.beginBatch();
-        std::int64_t inChunk = 0;
-        auto apply = [&](SpooledItem &item, bool lastChance) {
-            ImportCounts &counts = report.byResource[item.resource];
-            Response response;
-            if (item.implied) {
-                Request request;
-                request.method = "POST";
-                request.path = "/" + item.resource;
-                request.body = Json::parse(item.text);
-                request.actor = options.actor;
-                // A stored document with an implied one's identity stays as it is (a dry run answers
-                // 200 for an identity that is stored).
-                if (engine.validate(request).status == 200) {
-                    ++counts.unchanged;
-                    ++report.totals.unchanged;
-                    return;
-                }
-                response = engine.handle(request);
-            } else {
-                response = engine.handlePrepared(*item.prepared, options.actor);
-            }
-            if (engine.batchBroken())
-                throw std::runtime_error(response.body.value("detail", std::string("a write failed")));
-            if (response.status == 201) {
-                ++counts.created;
-                ++report.totals.created;
-            } else if (response.status == 200) {
-                ImportCounts &total = report.totals;
-                if (engine.lastWriteChanged()) {
-                    ++counts.updated;
-                    ++total.updated;
-                } else {
-                    ++counts.unchanged;
-                    ++total.unchanged;
-                }
-            } else if (response.status == 409 && !lastChance
-                       && response.body.value("type", std::string()) == problem::kUnresolvedReference) {
-                // Its reference may be a document of the same resource later in the input.
-                unresolved.push_back(std::move(item));
-            } else {
-                addDraft(item.file, item.line, item.resource, response.body, draftText(item));
-            }
-        };
-        // False when the steward cancelled: what was applied is committed, the rest untouched.
-        auto applyAll = [&](Pipeline<SpooledItem> &reader) {
-            std::vector<SpooledItem> batch;
-            while (reader.next(batch)) {
-                for (SpooledItem &item : batch) {
-                    if (item.bytesTotal > 0) {
-                        status.bytesRead = item.bytesRead;
-                        status.bytesTotal = item.bytesTotal;
-                    }
-                    if (item.toSpool) {
-                        ImportItem spooled;
-                        spooled.file = item.file;
-                        spooled.line = item.line;
-                        spooled.resource = item.resource;
-                        spooled.implied = item.implied;
-                        spool.add(item.rank, spooled, item.text);
-                        continue; // counted when applied from the spool
-                    }
-                    if (!item.error.empty()) {
-                        const std::string where = item.file + (item.line > 0 ? ":" + std::to_string(item.line) : "");
-                        addDraft(item.file, item.line, item.resource, unreadableProblem(where + ": " + item.error),
-                                 draftText(item));
-                    } else if (item.implied && item.streamed
-                               && !impliedSeen.insert(item.resource + " " + item.text).second) {
-                        // each implied document once per import (the spool's were sorted out in phase 1)
-                    } else {
-                        apply(item, false);
-                    }
-                    ++status.items;
-                    if (++inChunk >= chunk) {
-                        engine.commitBatch();
-                        inChunk = 0;
-                        if (progress && !progress(status))
-                            return false;
-                        engine.beginBatch();
-                    } else if (progress && status.items % 1000 == 0 && !progress(status)) {
-                        // Stopped inside a chunk: what it applied so far is whole documents, and
-                        // the report counts them, so it is committed as a smaller chunk.
-                        engine.commitBatch();
-                        return false;
-                    }
-                }
-            }
-            return true;
-        };
-        if (inLoadOrder) {
-            InputReader input(options.paths, model);
-            input.expectRuns(inLoadOrder->runs);
-            Pipeline<SpooledItem> reader(
-                [&input, &engine](std::vector<SpooledItem> &batch) { return input.fillPrepared(batch, engine); });
-            if (!applyAll(reader)) {
-                report.cancelled = true;
-                return report;
-            }
-            spool.finish();
-        }
-        if (spool.count() > 0) {
-            SpoolReader spooled(spool.db(), engine, model);
-            Pipeline<SpooledItem> reader([&spooled](std::vector<SpooledItem> &batch) { return spooled.fill(batch); });
-            if (!applyAll(reader)) {
-                report.cancelled = true;
-                return report;
-            }
-        }
-        // Second chance for references to documents that came later in the same layer.
-        for (bool progressed = true; progressed && !unresolved.empty();) {
-            std::vector<SpooledItem> pending;
-            pending.swap(unresolved);
-            for (SpooledItem &item : pending)
-                apply(item, false);
-            progressed = unresolved.size() < pending.size();
-        }
-        std::vector<SpooledItem> last;
-        last.swap(unresolved);
-        for (SpooledItem &item : last)
-            apply(item, true);
-        engine.commitBatch();
-    } catch (const std::exception &e) {
-        engine.rollbackBatch();
-        report.error = std::string("the import stopped: ") + e.what() + "; chunks committed before stay";
-        return report;
-    }
-    if (deferred.active()) {
-        status.phase = "indexing";
-        status.items = status.itemsTotal;
-        if (progress)
-            progress(status); // the build cannot be cancelled; it is a sorted pass over each index
-        if (std::string error = deferred.build(); !error.empty()) {
-            report.error = "every document was stored, but " + error;
-            return report;
-        }
-    }
-    if (progress)
-        progress(status);
-    report.completed = true;
-    return report;
+    ImportRun import(engine, model, options, progress);
+    return import.run();
 }
 
 } // namespace steward

@@ -173,39 +173,82 @@ JsonPath referenceObjectPath(const std::vector<ReferencePathPair> &pairs)
     return JsonPath(text);
 }
 
-std::unique_ptr<ResourceSchema> readResource(const SchemaReader &reader, const Json &node, const std::string &path,
-                                             const std::string &endpointName, const Project *project)
+void readSubclass(const SchemaReader &reader, const Json &node, const std::string &path,
+                  ResourceSchema &resource)
 {
-    if (!node.is_object())
-        reader.fail(path, "expected an object");
-    auto resource = std::make_unique<ResourceSchema>();
-    resource->project = project;
-    resource->endpointName = endpointName;
-    resource->resourceName = reader.string(node, path, "resourceName");
-    resource->isDescriptor = reader.boolean(node, path, "isDescriptor", false);
-    resource->isSchoolYearEnumeration = reader.boolean(node, path, "isSchoolYearEnumeration", false);
-    resource->isSubclass = reader.boolean(node, path, "isSubclass", false);
-    resource->allowIdentityUpdates = reader.boolean(node, path, "allowIdentityUpdates", false);
-    const bool isExtension = reader.boolean(node, path, "isResourceExtension", false);
-    if (resource->isSubclass) {
-        resource->subclassType = reader.string(node, path, "subclassType");
-        resource->superclassProjectName = reader.string(node, path, "superclassProjectName");
-        resource->superclassResourceName = reader.string(node, path, "superclassResourceName");
-        resource->superclassIdentityPath = reader.optionalString(node, path, "superclassIdentityJsonPath");
-        if (resource->subclassType != "association" && resource->superclassIdentityPath.empty())
-            reader.fail(path, "a subclass of type '" + resource->subclassType
-                                  + "' needs 'superclassIdentityJsonPath'");
-        if (!resource->superclassIdentityPath.empty())
-            reader.jsonPath(Json(resource->superclassIdentityPath), memberPath(path, "superclassIdentityJsonPath"));
-    }
-    resource->identityPaths = reader.jsonPaths(node, path, "identityJsonPaths",
-                                               !resource->isDescriptor && !isExtension);
-    if (!resource->isDescriptor && !isExtension && resource->identityPaths.empty())
+    resource.subclassType = reader.string(node, path, "subclassType");
+    resource.superclassProjectName = reader.string(node, path, "superclassProjectName");
+    resource.superclassResourceName = reader.string(node, path, "superclassResourceName");
+    resource.superclassIdentityPath = reader.optionalString(node, path, "superclassIdentityJsonPath");
+    if (resource.subclassType != "association" && resource.superclassIdentityPath.empty())
+        reader.fail(path, "a subclass of type '" + resource.subclassType
+                              + "' needs 'superclassIdentityJsonPath'");
+    if (!resource.superclassIdentityPath.empty())
+        reader.jsonPath(Json(resource.superclassIdentityPath),
+                        memberPath(path, "superclassIdentityJsonPath"));
+}
+
+void readIdentityPaths(const SchemaReader &reader, const Json &node, const std::string &path,
+                       bool isExtension, ResourceSchema &resource)
+{
+    resource.identityPaths = reader.jsonPaths(node, path, "identityJsonPaths",
+                                              !resource.isDescriptor && !isExtension);
+    if (!resource.isDescriptor && !isExtension && resource.identityPaths.empty())
         reader.fail(memberPath(path, "identityJsonPaths"), "a resource needs at least one identity path");
-    if (resource->isSubclass && resource->subclassType != "association" && resource->identityPaths.size() != 1)
+    if (resource.isSubclass && resource.subclassType != "association" && resource.identityPaths.size() != 1)
         reader.fail(memberPath(path, "identityJsonPaths"),
                     "a subclass renames its identity to the superclass's, so it needs exactly one identity path");
+}
 
+DescriptorMapping readDescriptorMapping(const SchemaReader &reader, const Json &mapping,
+                                        const std::string &here, const std::string &name)
+{
+    DescriptorMapping descriptor;
+    descriptor.name = name;
+    descriptor.descriptorProjectName = reader.string(mapping, here, "projectName");
+    descriptor.descriptorResourceName = reader.string(mapping, here, "resourceName");
+    auto pathIt = mapping.find("path");
+    if (pathIt == mapping.end())
+        reader.fail(here, "required member 'path' is missing");
+    descriptor.path = reader.jsonPath(*pathIt, memberPath(here, "path"));
+    return descriptor;
+}
+
+ReferenceMapping readReferenceMapping(const SchemaReader &reader, const Json &mapping,
+                                      const std::string &here, const std::string &name)
+{
+    ReferenceMapping reference;
+    reference.name = name;
+    reference.targetProjectName = reader.string(mapping, here, "projectName");
+    reference.targetResourceName = reader.string(mapping, here, "resourceName");
+    reference.isRequired = reader.boolean(mapping, here, "isRequired", false);
+    auto pairsIt = mapping.find("referenceJsonPaths");
+    const std::string pairsPath = memberPath(here, "referenceJsonPaths");
+    if (pairsIt == mapping.end() || !pairsIt->is_array() || pairsIt->empty())
+        reader.fail(pairsPath, "expected a non-empty array");
+    for (std::size_t i = 0; i < pairsIt->size(); ++i) {
+        const Json &pair = (*pairsIt)[i];
+        const std::string pairPath = pairsPath + "[" + std::to_string(i) + "]";
+        if (!pair.is_object())
+            reader.fail(pairPath, "expected an object");
+        if (!pair.contains("identityJsonPath") || !pair.contains("referenceJsonPath"))
+            reader.fail(pairPath, "needs 'identityJsonPath' and 'referenceJsonPath'");
+        reference.paths.push_back({reader.jsonPath(pair["identityJsonPath"], memberPath(pairPath, "identityJsonPath")),
+                                   reader.jsonPath(pair["referenceJsonPath"], memberPath(pairPath, "referenceJsonPath"))});
+        // The reference object is found from the steps before the last; "$" has none (and
+        // made referenceObjectPath index before the start).
+        if (reference.paths.back().referencePath.steps().empty())
+            reader.fail(memberPath(pairPath, "referenceJsonPath"),
+                        "a reference path needs at least one property");
+    }
+    reference.objectPath = referenceObjectPath(reference.paths);
+    return reference;
+}
+
+// The references and descriptors of documentPathsMapping; other mappings are not read.
+void readDocumentPathsMapping(const SchemaReader &reader, const Json &node, const std::string &path,
+                              ResourceSchema &resource)
+{
     const Json &mappings = reader.object(node, path, "documentPathsMapping");
     const std::string mappingsPath = memberPath(path, "documentPathsMapping");
     for (auto it = mappings.begin(); it != mappings.end(); ++it) {
@@ -216,45 +259,16 @@ std::unique_ptr<ResourceSchema> readResource(const SchemaReader &reader, const J
         if (!reader.boolean(mapping, here, "isReference", false))
             continue;
         if (reader.boolean(mapping, here, "isDescriptor", false)) {
-            DescriptorMapping descriptor;
-            descriptor.name = it.key();
-            descriptor.descriptorProjectName = reader.string(mapping, here, "projectName");
-            descriptor.descriptorResourceName = reader.string(mapping, here, "resourceName");
-            auto pathIt = mapping.find("path");
-            if (pathIt == mapping.end())
-                reader.fail(here, "required member 'path' is missing");
-            descriptor.path = reader.jsonPath(*pathIt, memberPath(here, "path"));
-            resource->descriptors.push_back(std::move(descriptor));
+            resource.descriptors.push_back(readDescriptorMapping(reader, mapping, here, it.key()));
             continue;
         }
-        ReferenceMapping reference;
-        reference.name = it.key();
-        reference.targetProjectName = reader.string(mapping, here, "projectName");
-        reference.targetResourceName = reader.string(mapping, here, "resourceName");
-        reference.isRequired = reader.boolean(mapping, here, "isRequired", false);
-        auto pairsIt = mapping.find("referenceJsonPaths");
-        const std::string pairsPath = memberPath(here, "referenceJsonPaths");
-        if (pairsIt == mapping.end() || !pairsIt->is_array() || pairsIt->empty())
-            reader.fail(pairsPath, "expected a non-empty array");
-        for (std::size_t i = 0; i < pairsIt->size(); ++i) {
-            const Json &pair = (*pairsIt)[i];
-            const std::string pairPath = pairsPath + "[" + std::to_string(i) + "]";
-            if (!pair.is_object())
-                reader.fail(pairPath, "expected an object");
-            if (!pair.contains("identityJsonPath") || !pair.contains("referenceJsonPath"))
-                reader.fail(pairPath, "needs 'identityJsonPath' and 'referenceJsonPath'");
-            reference.paths.push_back({reader.jsonPath(pair["identityJsonPath"], memberPath(pairPath, "identityJsonPath")),
-                                       reader.jsonPath(pair["referenceJsonPath"], memberPath(pairPath, "referenceJsonPath"))});
-            // The reference object is found from the steps before the last; "$" has none (and
-            // made referenceObjectPath index before the start).
-            if (reference.paths.back().referencePath.steps().empty())
-                reader.fail(memberPath(pairPath, "referenceJsonPath"),
-                            "a reference path needs at least one property");
-        }
-        reference.objectPath = referenceObjectPath(reference.paths);
-        resource->references.push_back(std::move(reference));
+        resource.references.push_back(readReferenceMapping(reader, mapping, here, it.key()));
     }
+}
 
+void readEqualityConstraints(const SchemaReader &reader, const Json &node, const std::string &path,
+                             ResourceSchema &resource)
+{
     auto constraintsIt = node.find("equalityConstraints");
     if (constraintsIt != node.end() && !constraintsIt->is_null()) {
         const std::string here = memberPath(path, "equalityConstraints");
@@ -265,11 +279,16 @@ std::unique_ptr<ResourceSchema> readResource(const SchemaReader &reader, const J
             const std::string cPath = here + "[" + std::to_string(i) + "]";
             if (!c.is_object() || !c.contains("sourceJsonPath") || !c.contains("targetJsonPath"))
                 reader.fail(cPath, "needs 'sourceJsonPath' and 'targetJsonPath'");
-            resource->equalityConstraints.push_back({reader.jsonPath(c["sourceJsonPath"], memberPath(cPath, "sourceJsonPath")),
-                                                     reader.jsonPath(c["targetJsonPath"], memberPath(cPath, "targetJsonPath"))});
+            resource.equalityConstraints.push_back(
+                {reader.jsonPath(c["sourceJsonPath"], memberPath(cPath, "sourceJsonPath")),
+                 reader.jsonPath(c["targetJsonPath"], memberPath(cPath, "targetJsonPath"))});
         }
     }
+}
 
+void readArrayUniquenessConstraints(const SchemaReader &reader, const Json &node, const std::string &path,
+                                    ResourceSchema &resource)
+{
     auto uniquenessIt = node.find("arrayUniquenessConstraints");
     if (uniquenessIt != node.end() && !uniquenessIt->is_null()) {
         const std::string here = memberPath(path, "arrayUniquenessConstraints");
@@ -282,14 +301,15 @@ std::unique_ptr<ResourceSchema> readResource(const SchemaReader &reader, const J
                 reader.fail(cPath, "expected an object");
             std::vector<JsonPath> paths = reader.jsonPaths(c, cPath, "paths", true);
             if (!paths.empty())
-                resource->arrayUniquenessConstraints.push_back(std::move(paths));
+                resource.arrayUniquenessConstraints.push_back(std::move(paths));
         }
     }
+}
 
-    resource->numericPaths = reader.pathSet(node, path, "numericJsonPaths");
-    resource->booleanPaths = reader.pathSet(node, path, "booleanJsonPaths");
-    resource->dateTimePaths = reader.pathSet(node, path, "dateTimeJsonPaths");
-
+// Reads after the numeric paths: a query field's type depends on them.
+void readQueryFields(const SchemaReader &reader, const Json &node, const std::string &path,
+                     ResourceSchema &resource)
+{
     if (const Json *query = reader.optionalObject(node, path, "queryFieldMapping")) {
         const std::string here = memberPath(path, "queryFieldMapping");
         for (auto it = query->begin(); it != query->end(); ++it) {
@@ -307,21 +327,55 @@ std::unique_ptr<ResourceSchema> readResource(const SchemaReader &reader, const J
                                          reader.optionalString(entry, entryPath, "type")};
                 // The published files type some numbers as strings (every schoolYear); the value is
                 // stored as a number, so it is compared as one.
-                if (resource->numericPaths.count(queryPath.path.text()) && queryPath.type == "string")
+                if (resource.numericPaths.count(queryPath.path.text()) && queryPath.type == "string")
                     queryPath.type = "number";
                 field.paths.push_back(std::move(queryPath));
             }
-            resource->queryFields[toLower(it.key())] = std::move(field);
+            resource.queryFields[toLower(it.key())] = std::move(field);
         }
     }
+}
 
-    resource->jsonSchema = reader.object(node, path, "jsonSchemaForInsert");
+void readJsonSchema(const SchemaReader &reader, const Json &node, const std::string &path,
+                    ResourceSchema &resource)
+{
+    resource.jsonSchema = reader.object(node, path, "jsonSchemaForInsert");
     // Compared as JSON: Json::value("type", "") threw type_error when 'type' was not a string.
-    auto typeIt = resource->jsonSchema.find("type");
-    if (typeIt == resource->jsonSchema.end() || *typeIt != "object")
+    auto typeIt = resource.jsonSchema.find("type");
+    if (typeIt == resource.jsonSchema.end() || *typeIt != "object")
         reader.fail(memberPath(path, "jsonSchemaForInsert"), "expected a JSON Schema of type 'object'");
     // Extensions merge under 'properties', which threw type_error when it was not an object.
-    reader.optionalObject(resource->jsonSchema, memberPath(path, "jsonSchemaForInsert"), "properties");
+    reader.optionalObject(resource.jsonSchema, memberPath(path, "jsonSchemaForInsert"), "properties");
+}
+
+std::unique_ptr<ResourceSchema> readResource(const SchemaReader &reader, const Json &node, const std::string &path,
+                                             const std::string &endpointName, const Project *project)
+{
+    if (!node.is_object())
+        reader.fail(path, "expected an object");
+    auto resource = std::make_unique<ResourceSchema>();
+    resource->project = project;
+    resource->endpointName = endpointName;
+    resource->resourceName = reader.string(node, path, "resourceName");
+    resource->isDescriptor = reader.boolean(node, path, "isDescriptor", false);
+    resource->isSchoolYearEnumeration = reader.boolean(node, path, "isSchoolYearEnumeration", false);
+    resource->isSubclass = reader.boolean(node, path, "isSubclass", false);
+    resource->allowIdentityUpdates = reader.boolean(node, path, "allowIdentityUpdates", false);
+    const bool isExtension = reader.boolean(node, path, "isResourceExtension", false);
+    if (resource->isSubclass)
+        readSubclass(reader, node, path, *resource);
+    readIdentityPaths(reader, node, path, isExtension, *resource);
+
+    readDocumentPathsMapping(reader, node, path, *resource);
+    readEqualityConstraints(reader, node, path, *resource);
+    readArrayUniquenessConstraints(reader, node, path, *resource);
+
+    resource->numericPaths = reader.pathSet(node, path, "numericJsonPaths");
+    resource->booleanPaths = reader.pathSet(node, path, "booleanJsonPaths");
+    resource->dateTimePaths = reader.pathSet(node, path, "dateTimeJsonPaths");
+
+    readQueryFields(reader, node, path, *resource);
+    readJsonSchema(reader, node, path, *resource);
     return resource;
 }
 

@@ -272,13 +272,221 @@ BulkEditor::BulkEditor(Engine &engine, Database &database)
 {
 }
 
+namespace {
+
+// One pass of a bulk edit over its targets: without a journal operation a preview (dry runs only),
+// with one the writes inside the open batch, each journaled.
+class EditRun
+{
+public:
+    EditRun(Engine &engine, Database &database, EditJournal &journal, const EditRewrite &rewrite,
+            EditResult *result, std::int64_t opId, const std::string &actor);
+
+    EditPreviewRow editDocument(const std::string &id);
+    EditPreviewRow editDraft(std::int64_t draftId);
+
+private:
+    void journalDocumentChange(const std::string &id, const StoredDocument &before);
+    void storeDraft(std::int64_t draftId, const Draft &draft, const Json &body, const Request &request,
+                    EditPreviewRow &row);
+    std::optional<StoredDocument> documentBeforeDraft(const Draft &draft, const Request &request);
+
+    Engine &m_engine;
+    Database &m_database;
+    EditJournal &m_journal;
+    const Model &m_model;
+    const EditRewrite &m_rewrite;
+    EditResult *m_result;
+    const std::int64_t m_opId;
+    const std::string &m_actor;
+    const bool m_write;
+    std::int64_t m_itemNumber = 0;
+};
+
+EditRun::EditRun(Engine &engine, Database &database, EditJournal &journal, const EditRewrite &rewrite,
+                 EditResult *result, std::int64_t opId, const std::string &actor)
+    : m_engine(engine)
+    , m_database(database)
+    , m_journal(journal)
+    , m_model(engine.model())
+    , m_rewrite(rewrite)
+    , m_result(result)
+    , m_opId(opId)
+    , m_actor(actor)
+    , m_write(opId > 0)
+{
+}
+
+EditPreviewRow EditRun::editDocument(const std::string &id)
+{
+    EditPreviewRow row;
+    row.target = EditTarget::Document;
+    row.key = id;
+    std::optional<StoredDocument> document = m_engine.document(id);
+    const ResourceSchema *resource = document ? m_model.findByName(document->project, document->resource) : nullptr;
+    if (!document || resource == nullptr) {
+        row.outcome = EditOutcome::Refused;
+        row.reason = document ? "its resource " + document->resource + " is not in the loaded model"
+                              : "no stored document has this id";
+        return row;
+    }
+    row.project = document->project;
+    row.resource = document->resource;
+    row.label = naturalKeyText(Json::parse(document->identity));
+    Json body = Json::parse(document->body);
+    if (!m_rewrite.change(*resource, body, row)) {
+        if (row.outcome != EditOutcome::Refused)
+            row.outcome = EditOutcome::Unchanged;
+        return row;
+    }
+    Request request;
+    request.method = "PUT";
+    request.path = requestPath(*resource, id);
+    request.headers["if-match"] = "\"" + document->etag + "\"";
+    request.body = body;
+    request.actor = m_actor;
+    const Response response = m_write ? m_engine.handle(request) : m_engine.validate(request);
+    if (!succeeded(response)) {
+        row.outcome = EditOutcome::Refused;
+        row.problem = response.body;
+        row.reason = problemSummary(response.body);
+    } else {
+        row.outcome = EditOutcome::Valid;
+        if (m_write)
+            journalDocumentChange(id, *document);
+    }
+    return row;
+}
+
+void EditRun::journalDocumentChange(const std::string &id, const StoredDocument &before)
+{
+    const std::optional<StoredDocument> after = m_engine.document(id);
+    EditItem item;
+    item.item = ++m_itemNumber;
+    item.target = EditTarget::Document;
+    item.targetKey = id;
+    item.project = before.project;
+    item.resource = before.resource;
+    item.beforeText = before.body;
+    item.afterText = after->body;
+    item.afterEtag = after->etag;
+    m_journal.addItem(m_opId, item);
+    ++m_result->documentsChanged;
+}
+
+EditPreviewRow EditRun::editDraft(std::int64_t draftId)
+{
+    EditPreviewRow row;
+    row.target = EditTarget::Draft;
+    row.key = std::to_string(draftId);
+    row.label = "draft " + row.key;
+    std::optional<Draft> draft = m_engine.draft(draftId);
+    if (!draft) {
+        row.outcome = EditOutcome::Skipped;
+        row.reason = "no draft has this id";
+        return row;
+    }
+    row.project = draft->project;
+    row.resource = draft->resource;
+    const ResourceSchema *resource = m_model.findByName(draft->project, draft->resource);
+    JsonParseResult parsed = parseJson(draft->text);
+    if (resource == nullptr || !parsed.value || !parsed.value->is_object()) {
+        row.outcome = EditOutcome::Skipped;
+        row.reason = resource == nullptr ? "its resource is not in the loaded model"
+                     : !parsed.value     ? "its text is not valid JSON: " + parsed.error
+                                         : "its text is not a JSON object";
+        return row;
+    }
+    Json body = *parsed.value;
+    if (!m_rewrite.change(*resource, body, row)) {
+        if (row.outcome != EditOutcome::Refused)
+            row.outcome = EditOutcome::Unchanged;
+        else
+            row.outcome = EditOutcome::Skipped;
+        return row;
+    }
+    const Request request = m_engine.draftRequest(*resource, draft->targetId, body);
+    if (!m_write) {
+        const Response response = m_engine.validate(request);
+        row.outcome = succeeded(response) ? EditOutcome::Valid : EditOutcome::StillDraft;
+        if (!succeeded(response)) {
+            row.problem = response.body;
+            row.reason = problemSummary(response.body);
+        }
+        return row;
+    }
+    storeDraft(draftId, *draft, body, request, row);
+    return row;
+}
+
+// Sends the edited draft as its request: stored, it leaves the drafts; refused, it keeps the new
+// text and problem. Either way the journal keeps what an undo needs.
+void EditRun::storeDraft(std::int64_t draftId, const Draft &draft, const Json &body, const Request &request,
+                         EditPreviewRow &row)
+{
+    EditItem item;
+    item.item = ++m_itemNumber;
+    item.target = EditTarget::Draft;
+    item.targetKey = row.key;
+    item.project = draft.project;
+    item.resource = draft.resource;
+    item.beforeText = draft.text;
+    item.afterText = body.dump(2);
+    item.draftRow = draftToJson(draft);
+    const std::optional<StoredDocument> existing = documentBeforeDraft(draft, request);
+
+    Request attempt = request;
+    attempt.actor = m_actor;
+    const Response response = m_engine.handle(attempt);
+    if (succeeded(response)) {
+        const std::string storedId =
+            draft.targetId.empty() ? idFromLocation(response.header("Location")) : draft.targetId;
+        const std::optional<StoredDocument> stored = m_engine.document(storedId);
+        if (!stored)
+            throw StorageError(StorageError::Kind::Io, m_database.path() + ": draft " + row.key
+                                                           + " was stored but its document " + storedId
+                                                           + " cannot be read back");
+        m_engine.deleteDraft(draftId);
+        item.documentId = storedId;
+        item.afterEtag = stored->etag;
+        if (existing)
+            item.documentBefore = existing->body;
+        row.outcome = EditOutcome::Valid;
+        ++m_result->draftsStored;
+    } else {
+        m_engine.updateDraft(draftId, item.afterText, response.body);
+        row.outcome = EditOutcome::StillDraft;
+        row.problem = response.body;
+        row.reason = problemSummary(response.body);
+        ++m_result->draftsStillFailing;
+    }
+    m_journal.addItem(m_opId, item);
+}
+
+// What the document it may become held before, so an undo can put that back: the target of
+// a PUT draft, or the document a POST would update (a dry run names it in Location).
+std::optional<StoredDocument> EditRun::documentBeforeDraft(const Draft &draft, const Request &request)
+{
+    std::string existingId = draft.targetId;
+    if (existingId.empty()) {
+        const Response dryRun = m_engine.validate(request);
+        if (dryRun.status == 200 && !dryRun.header("Location").empty())
+            existingId = idFromLocation(dryRun.header("Location"));
+    }
+    std::optional<StoredDocument> existing;
+    if (!existingId.empty())
+        existing = m_engine.document(existingId);
+    return existing;
+}
+
+} // namespace
+
 EditPreview BulkEditor::run(const EditSelection &selection, const EditRewrite &rewrite, EditResult *result,
                             std::int64_t opId, const std::string &actor)
 {
     const bool write = opId > 0;
     EditPreview preview;
-    std::int64_t itemNumber = 0;
-    const Model &model = m_engine.model();
+    EditRun pass(m_engine, m_database, m_journal, rewrite, result, opId, actor);
     const int total = static_cast<int>(selection.documentIds.size() + selection.draftIds.size());
     int done = 0;
     auto step = [&] {
@@ -288,153 +496,11 @@ EditPreview BulkEditor::run(const EditSelection &selection, const EditRewrite &r
 
     for (const std::string &id : selection.documentIds) {
         step();
-        EditPreviewRow row;
-        row.target = EditTarget::Document;
-        row.key = id;
-        std::optional<StoredDocument> document = m_engine.document(id);
-        const ResourceSchema *resource = document ? model.findByName(document->project, document->resource) : nullptr;
-        if (!document || resource == nullptr) {
-            row.outcome = EditOutcome::Refused;
-            row.reason = document ? "its resource " + document->resource + " is not in the loaded model"
-                                  : "no stored document has this id";
-            preview.rows.push_back(std::move(row));
-            continue;
-        }
-        row.project = document->project;
-        row.resource = document->resource;
-        row.label = naturalKeyText(Json::parse(document->identity));
-        Json body = Json::parse(document->body);
-        if (!rewrite.change(*resource, body, row)) {
-            if (row.outcome != EditOutcome::Refused)
-                row.outcome = EditOutcome::Unchanged;
-            preview.rows.push_back(std::move(row));
-            continue;
-        }
-        Request request;
-        request.method = "PUT";
-        request.path = requestPath(*resource, id);
-        request.headers["if-match"] = "\"" + document->etag + "\"";
-        request.body = body;
-        request.actor = actor;
-        const Response response = write ? m_engine.handle(request) : m_engine.validate(request);
-        if (!succeeded(response)) {
-            row.outcome = EditOutcome::Refused;
-            row.problem = response.body;
-            row.reason = problemSummary(response.body);
-        } else {
-            row.outcome = EditOutcome::Valid;
-            if (write) {
-                const std::optional<StoredDocument> after = m_engine.document(id);
-                EditItem item;
-                item.item = ++itemNumber;
-                item.target = EditTarget::Document;
-                item.targetKey = id;
-                item.project = document->project;
-                item.resource = document->resource;
-                item.beforeText = document->body;
-                item.afterText = after->body;
-                item.afterEtag = after->etag;
-                m_journal.addItem(opId, item);
-                ++result->documentsChanged;
-            }
-        }
-        preview.rows.push_back(std::move(row));
+        preview.rows.push_back(pass.editDocument(id));
     }
-
     for (std::int64_t draftId : selection.draftIds) {
         step();
-        EditPreviewRow row;
-        row.target = EditTarget::Draft;
-        row.key = std::to_string(draftId);
-        row.label = "draft " + row.key;
-        std::optional<Draft> draft = m_engine.draft(draftId);
-        if (!draft) {
-            row.outcome = EditOutcome::Skipped;
-            row.reason = "no draft has this id";
-            preview.rows.push_back(std::move(row));
-            continue;
-        }
-        row.project = draft->project;
-        row.resource = draft->resource;
-        const ResourceSchema *resource = model.findByName(draft->project, draft->resource);
-        JsonParseResult parsed = parseJson(draft->text);
-        if (resource == nullptr || !parsed.value || !parsed.value->is_object()) {
-            row.outcome = EditOutcome::Skipped;
-            row.reason = resource == nullptr ? "its resource is not in the loaded model"
-                         : !parsed.value     ? "its text is not valid JSON: " + parsed.error
-                                             : "its text is not a JSON object";
-            preview.rows.push_back(std::move(row));
-            continue;
-        }
-        Json body = *parsed.value;
-        if (!rewrite.change(*resource, body, row)) {
-            if (row.outcome != EditOutcome::Refused)
-                row.outcome = EditOutcome::Unchanged;
-            else
-                row.outcome = EditOutcome::Skipped;
-            preview.rows.push_back(std::move(row));
-            continue;
-        }
-        const Request request = m_engine.draftRequest(*resource, draft->targetId, body);
-        if (!write) {
-            const Response response = m_engine.validate(request);
-            row.outcome = succeeded(response) ? EditOutcome::Valid : EditOutcome::StillDraft;
-            if (!succeeded(response)) {
-                row.problem = response.body;
-                row.reason = problemSummary(response.body);
-            }
-            preview.rows.push_back(std::move(row));
-            continue;
-        }
-
-        EditItem item;
-        item.item = ++itemNumber;
-        item.target = EditTarget::Draft;
-        item.targetKey = row.key;
-        item.project = draft->project;
-        item.resource = draft->resource;
-        item.beforeText = draft->text;
-        item.afterText = body.dump(2);
-        item.draftRow = draftToJson(*draft);
-        // What the document it may become held before, so an undo can put that back: the target of
-        // a PUT draft, or the document a POST would update (a dry run names it in Location).
-        std::string existingId = draft->targetId;
-        if (existingId.empty()) {
-            const Response dryRun = m_engine.validate(request);
-            if (dryRun.status == 200 && !dryRun.header("Location").empty())
-                existingId = idFromLocation(dryRun.header("Location"));
-        }
-        std::optional<StoredDocument> existing;
-        if (!existingId.empty())
-            existing = m_engine.document(existingId);
-
-        Request attempt = request;
-        attempt.actor = actor;
-        const Response response = m_engine.handle(attempt);
-        if (succeeded(response)) {
-            const std::string storedId =
-                draft->targetId.empty() ? idFromLocation(response.header("Location")) : draft->targetId;
-            const std::optional<StoredDocument> stored = m_engine.document(storedId);
-            if (!stored)
-                throw StorageError(StorageError::Kind::Io, m_database.path() + ": draft " + row.key
-                                                               + " was stored but its document " + storedId
-                                                               + " cannot be read back");
-            m_engine.deleteDraft(draftId);
-            item.documentId = storedId;
-            item.afterEtag = stored->etag;
-            if (existing)
-                item.documentBefore = existing->body;
-            row.outcome = EditOutcome::Valid;
-            ++result->draftsStored;
-        } else {
-            m_engine.updateDraft(draftId, item.afterText, response.body);
-            row.outcome = EditOutcome::StillDraft;
-            row.problem = response.body;
-            row.reason = problemSummary(response.body);
-            ++result->draftsStillFailing;
-        }
-        m_journal.addItem(opId, item);
-        preview.rows.push_back(std::move(row));
+        preview.rows.push_back(pass.editDraft(draftId));
     }
     if (result) {
         result->unchanged = preview.count(EditOutcome::Unchanged);

@@ -272,251 +272,386 @@ Json RootCauseReport::toJson(std::size_t limit) const
     return Json{{"drafts", drafts}, {"causeCount", causes.size()}, {"causes", list}};
 }
 
-RootCauseReport findRootCauses(const Model &model, SQLite::Database &db,
-                               const std::function<bool(std::int64_t, std::int64_t)> &progress)
+namespace {
+
+// The state the passes of findRootCauses share: the drafts as a graph, the causes found so far,
+// and one read transaction over the documents and aliases they are checked against.
+class RootCauseFinder
+{
+public:
+    RootCauseFinder(const Model &model, SQLite::Database &db,
+                    const std::function<bool(std::int64_t, std::int64_t)> &progress);
+
+    RootCauseReport run();
+
+private:
+    int rankOf(const std::string &project, const std::string &resource) const;
+    bool isStored(const Uuid &id);
+    std::int64_t countDrafts();
+
+    bool readDrafts(std::int64_t total);
+    DraftNode readDraft(SQLite::Statement &row);
+    void checkBody(DraftNode &node, RootCause &own, const ResourceSchema &resource, Json &body);
+    MissingTarget missingTarget(const BodyReference &found, const Json &body) const;
+
+    void linkDrafts();
+    bool waitOnDraftsAnswering(const MissingTarget &missing, std::size_t index,
+                               std::set<std::size_t> &waitsOn) const;
+    std::size_t addMissingTargetCause(const MissingTarget &missing);
+    RootCause storedProblemCause(const DraftNode &node) const;
+
+    void countBlocked();
+    void spread(std::size_t causeIndex, const std::vector<std::size_t> &start);
+    void findCycles();
+    std::size_t addCycleCause(const std::vector<std::size_t> &cycle);
+    void addDescriptorSuggestions();
+
+    const Model &m_model;
+    SQLite::Database &m_db;
+    const std::function<bool(std::int64_t, std::int64_t)> &m_progress;
+    const IdentityCalculator m_identities;
+    const LoadOrder m_order;
+    DeferredTransaction m_read;
+    DocumentStore m_store;
+
+    std::vector<DraftNode> m_drafts;
+    std::unordered_map<Uuid, std::vector<std::size_t>, UuidHash> m_draftsByReferentialId;
+    std::unordered_map<Uuid, bool, UuidHash> m_stored;
+    CauseList m_causes;
+    std::vector<std::size_t> m_seenBy;
+    std::vector<bool> m_covered;
+};
+
+void rankMostBlockedFirst(std::vector<RootCause> &causes)
+{
+    std::stable_sort(causes.begin(), causes.end(), [](const RootCause &a, const RootCause &b) {
+        if (a.blocked != b.blocked)
+            return a.blocked > b.blocked;
+        if (a.direct != b.direct)
+            return a.direct > b.direct;
+        if (a.loadRank != b.loadRank)
+            return a.loadRank < b.loadRank;
+        return a.key < b.key;
+    });
+}
+
+RootCauseFinder::RootCauseFinder(const Model &model, SQLite::Database &db,
+                                 const std::function<bool(std::int64_t, std::int64_t)> &progress)
+    : m_model(model)
+    , m_db(db)
+    , m_progress(progress)
+    , m_identities(model)
+    , m_order(model)
+    , m_read(db)
+    , m_store(db)
+{
+}
+
+RootCauseReport RootCauseFinder::run()
 {
     RootCauseReport report;
-    const IdentityCalculator identities(model);
-    const LoadOrder order(model);
-    auto rankOf = [&](const std::string &project, const std::string &resource) {
-        if (const ResourceSchema *concrete = model.findByName(project, resource))
-            return order.rankOf(concrete);
-        int best = order.rankOf(nullptr);
-        if (const AbstractResource *abstract = model.findAbstract(project, resource))
-            for (const ResourceSchema *subclass : abstract->subclasses)
-                best = std::min(best, order.rankOf(subclass));
-        return best;
-    };
+    if (!readDrafts(countDrafts())) {
+        report.cancelled = true;
+        return report;
+    }
+    report.drafts = static_cast<std::int64_t>(m_drafts.size());
+    linkDrafts();
+    countBlocked();
+    findCycles();
+    addDescriptorSuggestions();
 
-    DeferredTransaction read(db);
-    DocumentStore store(db);
+    report.causes = std::move(m_causes.all());
+    rankMostBlockedFirst(report.causes);
+    if (m_progress)
+        m_progress(report.drafts, report.drafts);
+    return report;
+}
+
+int RootCauseFinder::rankOf(const std::string &project, const std::string &resource) const
+{
+    if (const ResourceSchema *concrete = m_model.findByName(project, resource))
+        return m_order.rankOf(concrete);
+    int best = m_order.rankOf(nullptr);
+    if (const AbstractResource *abstract = m_model.findAbstract(project, resource))
+        for (const ResourceSchema *subclass : abstract->subclasses)
+            best = std::min(best, m_order.rankOf(subclass));
+    return best;
+}
+
+bool RootCauseFinder::isStored(const Uuid &id)
+{
+    auto it = m_stored.find(id);
+    if (it == m_stored.end())
+        it = m_stored.emplace(id, m_store.findAlias(id).has_value()).first;
+    return it->second;
+}
+
+std::int64_t RootCauseFinder::countDrafts()
+{
     std::int64_t total = 0;
-    {
-        SQLite::Statement count(db, "SELECT count(*) FROM drafts");
-        if (count.executeStep())
-            total = count.getColumn(0).getInt64();
-    }
+    SQLite::Statement count(m_db, "SELECT count(*) FROM drafts");
+    if (count.executeStep())
+        total = count.getColumn(0).getInt64();
+    return total;
+}
 
-    // Pass 1: every draft's own identity, its problem of its own, and what it points at that is not stored.
-    std::vector<DraftNode> drafts;
-    drafts.reserve(static_cast<std::size_t>(total));
-    std::unordered_map<Uuid, std::vector<std::size_t>, UuidHash> draftsByReferentialId;
-    std::unordered_map<Uuid, bool, UuidHash> stored;
-    auto isStored = [&](const Uuid &id) {
-        auto it = stored.find(id);
-        if (it == stored.end())
-            it = stored.emplace(id, store.findAlias(id).has_value()).first;
-        return it->second;
-    };
-    SQLite::Statement all(db, "SELECT draft_id, project, resource, body_text, problem FROM drafts ORDER BY draft_id");
+// Pass 1: every draft's own identity, its problem of its own, and what it points at that is not stored.
+// False when progress() asked to stop.
+bool RootCauseFinder::readDrafts(std::int64_t total)
+{
+    m_drafts.reserve(static_cast<std::size_t>(total));
+    SQLite::Statement all(m_db, "SELECT draft_id, project, resource, body_text, problem FROM drafts ORDER BY draft_id");
     while (all.executeStep()) {
-        if (progress && !progress(static_cast<std::int64_t>(drafts.size()), total)) {
-            report.cancelled = true;
-            return report;
-        }
-        DraftNode node;
-        node.draftId = all.getColumn(0).getInt64();
-        node.project = all.getColumn(1).getString();
-        node.resource = all.getColumn(2).getString();
-        const std::string text = all.getColumn(3).getString();
-        if (JsonParseResult storedProblem = parseJson(all.getColumn(4).getString());
-            storedProblem.value && storedProblem.value->is_object()) {
-            node.storedProblemType = storedProblem.value->value("type", std::string());
-            node.storedProblemTitle = storedProblem.value->value("title", std::string());
-            node.storedProblemDetail = storedProblem.value->value("detail", std::string());
-        }
-        const std::size_t index = drafts.size();
-        const std::string where = node.project + "/" + node.resource;
-        RootCause own;
-        own.kind = RootCause::Kind::DraftProblem;
-        own.project = node.project;
-        own.resource = node.resource;
-        own.loadRank = rankOf(node.project, node.resource);
-
-        const ResourceSchema *resource = model.findByName(node.project, node.resource);
-        JsonParseResult parsed = parseJson(text);
-        if (resource == nullptr) {
-            own.problem = "unknown-resource";
-            own.key = "unknown-resource:" + where;
-            own.detail = "the model has no resource " + node.resource;
-            node.ownProblem = std::move(own);
-        } else if (!parsed.value || !parsed.value->is_object()) {
-            own.problem = "invalid-json";
-            own.problemType = problem::kBadRequest;
-            own.key = "invalid-json:" + where;
-            own.detail = parsed.value ? "not a JSON object" : "not valid JSON";
-            node.ownProblem = std::move(own);
-        } else {
-            Json body = *parsed.value;
-            ValidationErrors errors = model.validator().validateSchema(*resource, body);
-            if (errors.empty())
-                errors = model.validator().validateConstraints(*resource, body);
-            if (!errors.empty()) {
-                std::set<std::string> paths;
-                for (const auto &[path, messages] : errors)
-                    paths.insert(genericPath(path));
-                own.problem = "schema";
-                own.problemType = problem::kDataValidationFailed;
-                own.detail = formatList(std::vector<std::string>(paths.begin(), paths.end()));
-                own.key = "schema:" + where + ":" + own.detail;
-                node.ownProblem = std::move(own);
-            }
-            if (std::optional<DocumentIdentity> identity = identities.documentIdentity(*resource, body)) {
-                draftsByReferentialId[identity->referentialId()].push_back(index);
-                if (std::optional<DocumentIdentity> super = identities.superclassIdentity(*resource, *identity))
-                    draftsByReferentialId[super->referentialId()].push_back(index);
-            }
-            for (const BodyReference &found : identities.referencesIn(*resource, body)) {
-                if (!found.identity || isStored(found.identity->referentialId()))
-                    continue;
-                MissingTarget missing;
-                missing.referentialId = found.identity->referentialId();
-                missing.isDescriptor = found.isDescriptor();
-                missing.project = found.targetProject();
-                missing.resource = found.targetResource();
-                if (found.isDescriptor()) {
-                    missing.uri = found.value->get<std::string>();
-                    missing.rootKey = "descriptor:" + found.identity->referentialName();
-                } else {
-                    missing.identity = Json::object();
-                    for (const ReferencePathPair &pair : found.reference->paths)
-                        if (const Json *value = pair.referencePath.resolve(body, found.indices))
-                            pair.identityPath.assign(missing.identity, {}, *value);
-                    // A School and an EducationOrganization with the same id are one missing thing.
-                    std::optional<DocumentIdentity> canonical;
-                    if (const ResourceSchema *target = model.findByName(missing.project, missing.resource))
-                        canonical = identities.superclassIdentity(*target, *found.identity);
-                    missing.rootKey = "document:" + (canonical ? *canonical : *found.identity).referentialName();
-                }
-                node.missing.push_back(std::move(missing));
-            }
-        }
-        drafts.push_back(std::move(node));
+        if (m_progress && !m_progress(static_cast<std::int64_t>(m_drafts.size()), total))
+            return false;
+        m_drafts.push_back(readDraft(all));
     }
-    report.drafts = static_cast<std::int64_t>(drafts.size());
+    return true;
+}
 
-    // Pass 2: a missing target another draft answers to is an edge; any other is a root cause.
-    CauseList causes;
-    for (std::size_t index = 0; index < drafts.size(); ++index) {
-        DraftNode &node = drafts[index];
+DraftNode RootCauseFinder::readDraft(SQLite::Statement &row)
+{
+    DraftNode node;
+    node.draftId = row.getColumn(0).getInt64();
+    node.project = row.getColumn(1).getString();
+    node.resource = row.getColumn(2).getString();
+    const std::string text = row.getColumn(3).getString();
+    if (JsonParseResult storedProblem = parseJson(row.getColumn(4).getString());
+        storedProblem.value && storedProblem.value->is_object()) {
+        node.storedProblemType = storedProblem.value->value("type", std::string());
+        node.storedProblemTitle = storedProblem.value->value("title", std::string());
+        node.storedProblemDetail = storedProblem.value->value("detail", std::string());
+    }
+    const std::string where = node.project + "/" + node.resource;
+    RootCause own;
+    own.kind = RootCause::Kind::DraftProblem;
+    own.project = node.project;
+    own.resource = node.resource;
+    own.loadRank = rankOf(node.project, node.resource);
+
+    const ResourceSchema *resource = m_model.findByName(node.project, node.resource);
+    JsonParseResult parsed = parseJson(text);
+    if (resource == nullptr) {
+        own.problem = "unknown-resource";
+        own.key = "unknown-resource:" + where;
+        own.detail = "the model has no resource " + node.resource;
+        node.ownProblem = std::move(own);
+    } else if (!parsed.value || !parsed.value->is_object()) {
+        own.problem = "invalid-json";
+        own.problemType = problem::kBadRequest;
+        own.key = "invalid-json:" + where;
+        own.detail = parsed.value ? "not a JSON object" : "not valid JSON";
+        node.ownProblem = std::move(own);
+    } else {
+        Json body = *parsed.value;
+        checkBody(node, own, *resource, body);
+    }
+    return node;
+}
+
+// A parsed draft of a known resource: its schema problem (own is the cause template), the identities
+// other drafts may wait on, and the references nothing stored answers to.
+void RootCauseFinder::checkBody(DraftNode &node, RootCause &own, const ResourceSchema &resource, Json &body)
+{
+    const std::size_t index = m_drafts.size();
+    const std::string where = node.project + "/" + node.resource;
+    ValidationErrors errors = m_model.validator().validateSchema(resource, body);
+    if (errors.empty())
+        errors = m_model.validator().validateConstraints(resource, body);
+    if (!errors.empty()) {
+        std::set<std::string> paths;
+        for (const auto &[path, messages] : errors)
+            paths.insert(genericPath(path));
+        own.problem = "schema";
+        own.problemType = problem::kDataValidationFailed;
+        own.detail = formatList(std::vector<std::string>(paths.begin(), paths.end()));
+        own.key = "schema:" + where + ":" + own.detail;
+        node.ownProblem = std::move(own);
+    }
+    if (std::optional<DocumentIdentity> identity = m_identities.documentIdentity(resource, body)) {
+        m_draftsByReferentialId[identity->referentialId()].push_back(index);
+        if (std::optional<DocumentIdentity> super = m_identities.superclassIdentity(resource, *identity))
+            m_draftsByReferentialId[super->referentialId()].push_back(index);
+    }
+    for (const BodyReference &found : m_identities.referencesIn(resource, body)) {
+        if (!found.identity || isStored(found.identity->referentialId()))
+            continue;
+        node.missing.push_back(missingTarget(found, body));
+    }
+}
+
+MissingTarget RootCauseFinder::missingTarget(const BodyReference &found, const Json &body) const
+{
+    MissingTarget missing;
+    missing.referentialId = found.identity->referentialId();
+    missing.isDescriptor = found.isDescriptor();
+    missing.project = found.targetProject();
+    missing.resource = found.targetResource();
+    if (found.isDescriptor()) {
+        missing.uri = found.value->get<std::string>();
+        missing.rootKey = "descriptor:" + found.identity->referentialName();
+    } else {
+        missing.identity = Json::object();
+        for (const ReferencePathPair &pair : found.reference->paths)
+            if (const Json *value = pair.referencePath.resolve(body, found.indices))
+                pair.identityPath.assign(missing.identity, {}, *value);
+        // A School and an EducationOrganization with the same id are one missing thing.
+        std::optional<DocumentIdentity> canonical;
+        if (const ResourceSchema *target = m_model.findByName(missing.project, missing.resource))
+            canonical = m_identities.superclassIdentity(*target, *found.identity);
+        missing.rootKey = "document:" + (canonical ? *canonical : *found.identity).referentialName();
+    }
+    return missing;
+}
+
+// Pass 2: a missing target another draft answers to is an edge; any other is a root cause.
+void RootCauseFinder::linkDrafts()
+{
+    for (std::size_t index = 0; index < m_drafts.size(); ++index) {
+        DraftNode &node = m_drafts[index];
         std::set<std::size_t> direct;
         std::set<std::size_t> waitsOn;
         for (const MissingTarget &missing : node.missing) {
-            bool answered = false;
-            if (auto it = draftsByReferentialId.find(missing.referentialId); it != draftsByReferentialId.end())
-                for (std::size_t other : it->second)
-                    if (other != index) {
-                        waitsOn.insert(other);
-                        answered = true;
-                    }
-            if (answered)
+            if (waitOnDraftsAnswering(missing, index, waitsOn))
                 continue;
-            RootCause cause;
-            cause.kind = missing.isDescriptor ? RootCause::Kind::UnknownDescriptor : RootCause::Kind::MissingDocument;
-            cause.key = missing.rootKey;
-            cause.project = missing.project;
-            cause.resource = missing.resource;
-            cause.naturalKey = missing.isDescriptor ? missing.uri : naturalKeyText(missing.identity);
-            cause.identity = missing.identity;
-            cause.loadRank = rankOf(missing.project, missing.resource);
-            const std::size_t at = causes.add(std::move(cause));
-            // Name the most specific resource any draft asks for: "School 255901" rather than
-            // "EducationOrganization 255901", so the fix list can open the right editor.
-            RootCause &existing = causes[at];
-            if (!missing.isDescriptor && model.findAbstract(existing.project, existing.resource)
-                && model.findByName(missing.project, missing.resource)) {
-                existing.project = missing.project;
-                existing.resource = missing.resource;
-                existing.identity = missing.identity;
-                existing.naturalKey = naturalKeyText(missing.identity);
-                existing.loadRank = rankOf(missing.project, missing.resource);
-            }
-            direct.insert(at);
+            direct.insert(addMissingTargetCause(missing));
         }
         if (node.ownProblem) {
-            direct.insert(causes.add(std::move(*node.ownProblem)));
+            direct.insert(m_causes.add(std::move(*node.ownProblem)));
         } else if (node.missing.empty()) {
             // Nothing missing and no problem of its own: either it would pass now (what held it back
             // has been stored since) or its stored problem is one the walk cannot see (a conflict).
-            RootCause own;
-            own.kind = RootCause::Kind::DraftProblem;
-            own.project = node.project;
-            own.resource = node.resource;
-            own.loadRank = rankOf(node.project, node.resource);
-            const std::string where = node.project + "/" + node.resource;
-            if (node.storedProblemType.empty() || problemIsAboutReferences(node.storedProblemType, node.storedProblemDetail)) {
-                own.problem = "passes-now";
-                own.key = "passes-now:" + where;
-                own.detail = "nothing holds it back any more: revalidate drafts to store it";
-            } else {
-                own.problem = "refused";
-                own.problemType = node.storedProblemType;
-                own.key = "problem:" + where + ":" + node.storedProblemType;
-                own.detail = node.storedProblemTitle;
-            }
-            direct.insert(causes.add(std::move(own)));
+            direct.insert(m_causes.add(storedProblemCause(node)));
         }
         node.causes.assign(direct.begin(), direct.end());
         node.waitsOn.assign(waitsOn.begin(), waitsOn.end());
         for (std::size_t other : waitsOn)
-            drafts[other].dependents.push_back(index);
+            m_drafts[other].dependents.push_back(index);
     }
+}
 
-    // Pass 3: what each cause blocks, through the drafts that wait on drafts (each draft once per cause).
-    std::vector<std::vector<std::size_t>> directDrafts(causes.all().size());
-    for (std::size_t index = 0; index < drafts.size(); ++index)
-        for (std::size_t cause : drafts[index].causes)
-            directDrafts[cause].push_back(index);
-    std::vector<std::size_t> seenBy(drafts.size(), SIZE_MAX);
-    std::vector<bool> covered(drafts.size(), false);
-    auto spread = [&](std::size_t causeIndex, const std::vector<std::size_t> &start) {
-        RootCause &cause = causes[causeIndex];
-        std::map<std::pair<std::string, std::string>, std::int64_t> perResource;
-        std::deque<std::size_t> queue;
-        for (std::size_t index : start) {
-            cause.directDraftIds.push_back(drafts[index].draftId);
-            if (seenBy[index] != causeIndex) {
-                seenBy[index] = causeIndex;
-                queue.push_back(index);
+// Adds to waitsOn the other drafts that answer to the target; false when none does.
+bool RootCauseFinder::waitOnDraftsAnswering(const MissingTarget &missing, std::size_t index,
+                                            std::set<std::size_t> &waitsOn) const
+{
+    bool answered = false;
+    if (auto it = m_draftsByReferentialId.find(missing.referentialId); it != m_draftsByReferentialId.end())
+        for (std::size_t other : it->second)
+            if (other != index) {
+                waitsOn.insert(other);
+                answered = true;
             }
-        }
-        cause.direct = static_cast<std::int64_t>(start.size());
-        while (!queue.empty()) {
-            const std::size_t index = queue.front();
-            queue.pop_front();
-            covered[index] = true;
-            ++cause.blocked;
-            cause.blockedDraftIds.push_back(drafts[index].draftId);
-            ++perResource[{drafts[index].project, drafts[index].resource}];
-            for (std::size_t dependent : drafts[index].dependents)
-                if (seenBy[dependent] != causeIndex) {
-                    seenBy[dependent] = causeIndex;
-                    queue.push_back(dependent);
-                }
-        }
-        std::sort(cause.blockedDraftIds.begin(), cause.blockedDraftIds.end());
-        for (const auto &[name, count] : perResource)
-            cause.resources.push_back({name.first, name.second, count});
-        std::stable_sort(cause.resources.begin(), cause.resources.end(),
-                         [](const CauseResourceCount &a, const CauseResourceCount &b) { return a.drafts > b.drafts; });
-    };
+    return answered;
+}
+
+std::size_t RootCauseFinder::addMissingTargetCause(const MissingTarget &missing)
+{
+    RootCause cause;
+    cause.kind = missing.isDescriptor ? RootCause::Kind::UnknownDescriptor : RootCause::Kind::MissingDocument;
+    cause.key = missing.rootKey;
+    cause.project = missing.project;
+    cause.resource = missing.resource;
+    cause.naturalKey = missing.isDescriptor ? missing.uri : naturalKeyText(missing.identity);
+    cause.identity = missing.identity;
+    cause.loadRank = rankOf(missing.project, missing.resource);
+    const std::size_t at = m_causes.add(std::move(cause));
+    // Name the most specific resource any draft asks for: "School 255901" rather than
+    // "EducationOrganization 255901", so the fix list can open the right editor.
+    RootCause &existing = m_causes[at];
+    if (!missing.isDescriptor && m_model.findAbstract(existing.project, existing.resource)
+        && m_model.findByName(missing.project, missing.resource)) {
+        existing.project = missing.project;
+        existing.resource = missing.resource;
+        existing.identity = missing.identity;
+        existing.naturalKey = naturalKeyText(missing.identity);
+        existing.loadRank = rankOf(missing.project, missing.resource);
+    }
+    return at;
+}
+
+RootCause RootCauseFinder::storedProblemCause(const DraftNode &node) const
+{
+    RootCause own;
+    own.kind = RootCause::Kind::DraftProblem;
+    own.project = node.project;
+    own.resource = node.resource;
+    own.loadRank = rankOf(node.project, node.resource);
+    const std::string where = node.project + "/" + node.resource;
+    if (node.storedProblemType.empty() || problemIsAboutReferences(node.storedProblemType, node.storedProblemDetail)) {
+        own.problem = "passes-now";
+        own.key = "passes-now:" + where;
+        own.detail = "nothing holds it back any more: revalidate drafts to store it";
+    } else {
+        own.problem = "refused";
+        own.problemType = node.storedProblemType;
+        own.key = "problem:" + where + ":" + node.storedProblemType;
+        own.detail = node.storedProblemTitle;
+    }
+    return own;
+}
+
+// Pass 3: what each cause blocks, through the drafts that wait on drafts (each draft once per cause).
+void RootCauseFinder::countBlocked()
+{
+    std::vector<std::vector<std::size_t>> directDrafts(m_causes.all().size());
+    for (std::size_t index = 0; index < m_drafts.size(); ++index)
+        for (std::size_t cause : m_drafts[index].causes)
+            directDrafts[cause].push_back(index);
+    m_seenBy.assign(m_drafts.size(), SIZE_MAX);
+    m_covered.assign(m_drafts.size(), false);
     for (std::size_t causeIndex = 0; causeIndex < directDrafts.size(); ++causeIndex)
         spread(causeIndex, directDrafts[causeIndex]);
+}
 
-    // Drafts no cause reached wait only on each other: follow what each waits on until a draft repeats;
-    // that cycle is the cause of everything that waits on it.
-    for (std::size_t index = 0; index < drafts.size(); ++index) {
-        if (covered[index])
+void RootCauseFinder::spread(std::size_t causeIndex, const std::vector<std::size_t> &start)
+{
+    RootCause &cause = m_causes[causeIndex];
+    std::map<std::pair<std::string, std::string>, std::int64_t> perResource;
+    std::deque<std::size_t> queue;
+    for (std::size_t index : start) {
+        cause.directDraftIds.push_back(m_drafts[index].draftId);
+        if (m_seenBy[index] != causeIndex) {
+            m_seenBy[index] = causeIndex;
+            queue.push_back(index);
+        }
+    }
+    cause.direct = static_cast<std::int64_t>(start.size());
+    while (!queue.empty()) {
+        const std::size_t index = queue.front();
+        queue.pop_front();
+        m_covered[index] = true;
+        ++cause.blocked;
+        cause.blockedDraftIds.push_back(m_drafts[index].draftId);
+        ++perResource[{m_drafts[index].project, m_drafts[index].resource}];
+        for (std::size_t dependent : m_drafts[index].dependents)
+            if (m_seenBy[dependent] != causeIndex) {
+                m_seenBy[dependent] = causeIndex;
+                queue.push_back(dependent);
+            }
+    }
+    std::sort(cause.blockedDraftIds.begin(), cause.blockedDraftIds.end());
+    for (const auto &[name, count] : perResource)
+        cause.resources.push_back({name.first, name.second, count});
+    std::stable_sort(cause.resources.begin(), cause.resources.end(),
+                     [](const CauseResourceCount &a, const CauseResourceCount &b) { return a.drafts > b.drafts; });
+}
+
+// Drafts no cause reached wait only on each other: follow what each waits on until a draft repeats;
+// that cycle is the cause of everything that waits on it.
+void RootCauseFinder::findCycles()
+{
+    for (std::size_t index = 0; index < m_drafts.size(); ++index) {
+        if (m_covered[index])
             continue;
         std::vector<std::size_t> path;
         std::map<std::size_t, std::size_t> positionOnPath;
         std::size_t at = index;
-        while (!positionOnPath.count(at) && !covered[at] && !drafts[at].waitsOn.empty()) {
+        while (!positionOnPath.count(at) && !m_covered[at] && !m_drafts[at].waitsOn.empty()) {
             positionOnPath[at] = path.size();
             path.push_back(at);
-            at = drafts[at].waitsOn.front();
+            at = m_drafts[at].waitsOn.front();
         }
-        if (covered[at])
+        if (m_covered[at])
             continue; // reached something a cause covers; its spread will have covered index too
         std::vector<std::size_t> cycle;
         if (auto it = positionOnPath.find(at); it != positionOnPath.end())
@@ -524,29 +659,36 @@ RootCauseReport findRootCauses(const Model &model, SQLite::Database &db,
         else
             cycle.push_back(at);
         std::sort(cycle.begin(), cycle.end());
-        RootCause cause;
-        cause.kind = RootCause::Kind::ReferenceCycle;
-        cause.project = drafts[cycle.front()].project;
-        cause.resource = drafts[cycle.front()].resource;
-        cause.loadRank = rankOf(cause.project, cause.resource);
-        cause.key = "cycle:" + std::to_string(drafts[cycle.front()].draftId);
-        std::vector<std::string> members;
-        for (std::size_t member : cycle)
-            members.push_back(drafts[member].resource + " draft " + std::to_string(drafts[member].draftId));
-        cause.detail = formatList(members);
-        const std::size_t causeIndex = causes.add(std::move(cause));
-        spread(causeIndex, cycle);
+        spread(addCycleCause(cycle), cycle);
     }
+}
 
-    // Suggestions for unknown descriptor values, from what the descriptor resource holds.
+std::size_t RootCauseFinder::addCycleCause(const std::vector<std::size_t> &cycle)
+{
+    RootCause cause;
+    cause.kind = RootCause::Kind::ReferenceCycle;
+    cause.project = m_drafts[cycle.front()].project;
+    cause.resource = m_drafts[cycle.front()].resource;
+    cause.loadRank = rankOf(cause.project, cause.resource);
+    cause.key = "cycle:" + std::to_string(m_drafts[cycle.front()].draftId);
+    std::vector<std::string> members;
+    for (std::size_t member : cycle)
+        members.push_back(m_drafts[member].resource + " draft " + std::to_string(m_drafts[member].draftId));
+    cause.detail = formatList(members);
+    return m_causes.add(std::move(cause));
+}
+
+// Suggestions for unknown descriptor values, from what the descriptor resource holds.
+void RootCauseFinder::addDescriptorSuggestions()
+{
     std::map<std::pair<std::string, std::string>, std::vector<std::string>> storedValues;
-    for (RootCause &cause : causes.all()) {
+    for (RootCause &cause : m_causes.all()) {
         if (cause.kind != RootCause::Kind::UnknownDescriptor)
             continue;
         auto it = storedValues.find({cause.project, cause.resource});
         if (it == storedValues.end()) {
             std::vector<std::string> uris;
-            SQLite::Statement values(db, "SELECT identity FROM documents WHERE project = ? AND resource = ?");
+            SQLite::Statement values(m_db, "SELECT identity FROM documents WHERE project = ? AND resource = ?");
             values.bind(1, cause.project);
             values.bind(2, cause.resource);
             while (values.executeStep())
@@ -556,20 +698,15 @@ RootCauseReport findRootCauses(const Model &model, SQLite::Database &db,
         }
         cause.suggestions = suggestDescriptorValues(cause.naturalKey, it->second);
     }
+}
 
-    report.causes = std::move(causes.all());
-    std::stable_sort(report.causes.begin(), report.causes.end(), [](const RootCause &a, const RootCause &b) {
-        if (a.blocked != b.blocked)
-            return a.blocked > b.blocked;
-        if (a.direct != b.direct)
-            return a.direct > b.direct;
-        if (a.loadRank != b.loadRank)
-            return a.loadRank < b.loadRank;
-        return a.key < b.key;
-    });
-    if (progress)
-        progress(report.drafts, report.drafts);
-    return report;
+} // namespace
+
+RootCauseReport findRootCauses(const Model &model, SQLite::Database &db,
+                               const std::function<bool(std::int64_t, std::int64_t)> &progress)
+{
+    RootCauseFinder finder(model, db, progress);
+    return finder.run();
 }
 
 } // namespace steward
