@@ -55,20 +55,13 @@ Request request(const std::string &method, const std::string &path, const Json &
     return r;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+// The input: a generated district of about `target` documents; returns how many it holds.
+std::int64_t generateInput(const std::string &input, std::int64_t target)
 {
-    QCoreApplication app(argc, argv);
-    const std::int64_t target = argc > 1 ? std::max<std::int64_t>(1000, std::atoll(argv[1])) : 100000;
-    QTemporaryDir dir;
-    const std::string input = dir.filePath("district.ndjson").toStdString();
-
-    // The input: a generated district of about `target` documents.
     GeneratorOptions generator;
     generator.students = std::max<std::int64_t>(10, target / 10);
     std::int64_t documents = 0;
-    auto t0 = Clock::now();
+    const Clock::time_point t0 = Clock::now();
     {
         std::ofstream out(input);
         documents = generateDistrict(generator, [&out](const std::string &resource, const Json &body) {
@@ -79,52 +72,54 @@ int main(int argc, char **argv)
                 static_cast<long long>(documents), static_cast<long long>(generator.students),
                 std::thread::hardware_concurrency());
     std::printf("generate                       %8.1f s\n", seconds(t0, Clock::now()));
+    return documents;
+}
 
-    // Baseline: the same bytes into one plain table in one transaction.
-    double baselineRate = 0;
-    {
-        SQLite::Database db(dir.filePath("baseline.db").toStdString(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-        db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE docs (k INTEGER PRIMARY KEY, body TEXT)");
-        SQLite::Statement insert(db, "INSERT INTO docs (body) VALUES (?)");
-        std::ifstream in(input);
-        std::string line;
-        t0 = Clock::now();
-        db.exec("BEGIN");
-        while (std::getline(in, line)) {
-            insert.reset();
-            insert.bind(1, line);
-            insert.exec();
-        }
-        db.exec("COMMIT");
-        baselineRate = documents / seconds(t0, Clock::now());
-        std::printf("baseline: plain insert, 1 txn  %8.0f docs/s\n", baselineRate);
+// Baseline: the same bytes into one plain table in one transaction; returns its docs/s.
+double measureBaseline(const QTemporaryDir &dir, const std::string &input, std::int64_t documents)
+{
+    SQLite::Database db(dir.filePath("baseline.db").toStdString(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE docs (k INTEGER PRIMARY KEY, body TEXT)");
+    SQLite::Statement insert(db, "INSERT INTO docs (body) VALUES (?)");
+    std::ifstream in(input);
+    std::string line;
+    const Clock::time_point t0 = Clock::now();
+    db.exec("BEGIN");
+    while (std::getline(in, line)) {
+        insert.reset();
+        insert.bind(1, line);
+        insert.exec();
     }
+    db.exec("COMMIT");
+    const double baselineRate = documents / seconds(t0, Clock::now());
+    std::printf("baseline: plain insert, 1 txn  %8.0f docs/s\n", baselineRate);
+    return baselineRate;
+}
 
-    std::unique_ptr<Model> model = Model::loadStarter();
-    std::unique_ptr<Database> database = Database::open(dir.filePath("steward.db").toStdString());
-    database->startBackgroundCheckpoints();
-    Engine engine(*model, *database);
-
-    // The work an import does per document before SQLite sees it, on one thread with nothing to
-    // wait for: what one preparing core can feed a writer at most.
-    {
-        std::string error;
-        std::unique_ptr<ImportSource> source = openImportSource(input, *model, &error);
-        std::int64_t prepared = 0;
-        t0 = Clock::now();
-        ImportItem item;
-        while (source && source->next(item)) {
-            const ResourceSchema *resource = model->findByPath(item.resource);
-            if (resource != nullptr && item.body && !engine.preparePost(*resource, std::move(*item.body)).refusal)
-                ++prepared;
-            item = ImportItem();
-        }
-        const double rate = prepared / seconds(t0, Clock::now());
-        std::printf("prepare only, 1 thread         %8.0f docs/s   (%.1f us each: parse, validate, identities, "
-                    "stored text)\n",
-                    rate, 1e6 / rate);
+// The work an import does per document before SQLite sees it, on one thread with nothing to
+// wait for: what one preparing core can feed a writer at most.
+void measurePrepareOnly(const Engine &engine, const Model &model, const std::string &input)
+{
+    std::string error;
+    std::unique_ptr<ImportSource> source = openImportSource(input, model, &error);
+    std::int64_t prepared = 0;
+    const Clock::time_point t0 = Clock::now();
+    ImportItem item;
+    while (source && source->next(item)) {
+        const ResourceSchema *resource = model.findByPath(item.resource);
+        if (resource != nullptr && item.body && !engine.preparePost(*resource, std::move(*item.body)).refusal)
+            ++prepared;
+        item = ImportItem();
     }
+    const double rate = prepared / seconds(t0, Clock::now());
+    std::printf("prepare only, 1 thread         %8.0f docs/s   (%.1f us each: parse, validate, identities, "
+                "stored text)\n",
+                rate, 1e6 / rate);
+}
 
+void measureImportInOrder(Engine &engine, const Model &model, const std::string &input, std::int64_t documents,
+                          double baselineRate)
+{
     ImportOptions options;
     options.paths = {input};
     Clock::time_point applyStart;
@@ -133,8 +128,8 @@ int main(int argc, char **argv)
     Clock::time_point indexing;
     std::int64_t atTen = 0;
     std::int64_t atNinety = 0;
-    t0 = Clock::now();
-    const ImportReport report = importFiles(engine, *model, options, [&](const ImportProgress &p) {
+    const Clock::time_point t0 = Clock::now();
+    const ImportReport report = importFiles(engine, model, options, [&](const ImportProgress &p) {
         if (p.phase == "indexing" && indexing == Clock::time_point())
             indexing = Clock::now();
         if (p.phase != "applying")
@@ -165,45 +160,50 @@ int main(int argc, char **argv)
         if (indexing != Clock::time_point())
             std::printf("  deferred indexes built       %8.1f s\n", seconds(indexing, t1));
     }
+}
 
-    // The same documents through the spool: the first line (a descriptor that later lines use) moved
-    // to the end, so the input is no longer in load order and must be read and sorted first.
+// The same documents through the spool: the first line (a descriptor that later lines use) moved
+// to the end, so the input is no longer in load order and must be read and sorted first.
+void measureImportOutOfOrder(const QTemporaryDir &dir, const Model &model, const std::string &input,
+                             std::int64_t documents, double baselineRate)
+{
+    const std::string shuffled = dir.filePath("out-of-order.ndjson").toStdString();
     {
-        const std::string shuffled = dir.filePath("out-of-order.ndjson").toStdString();
-        {
-            std::ifstream in(input);
-            std::ofstream out(shuffled);
-            std::string first;
-            std::string line;
-            std::getline(in, first);
-            while (std::getline(in, line))
-                out << line << '\n';
-            out << first << '\n';
-        }
-        {
-            std::unique_ptr<Database> spoolDatabase = Database::open(dir.filePath("spooled.db").toStdString());
-            spoolDatabase->startBackgroundCheckpoints();
-            Engine spoolEngine(*model, *spoolDatabase);
-            ImportOptions spoolOptions;
-            spoolOptions.paths = {shuffled};
-            Clock::time_point applying;
-            t0 = Clock::now();
-            const ImportReport spooled = importFiles(spoolEngine, *model, spoolOptions, [&](const ImportProgress &p) {
-                if (p.phase == "applying" && applying == Clock::time_point())
-                    applying = Clock::now();
-                return true;
-            });
-            const double rate = documents / seconds(t0, Clock::now());
-            std::printf("import, input out of order     %8.0f docs/s   (%.2fx the baseline; %lld created, %lld "
-                        "drafts; %.1f s reading into the spool)\n",
-                        rate, rate / baselineRate, static_cast<long long>(spooled.totals.created),
-                        static_cast<long long>(spooled.totals.drafts), seconds(t0, applying));
-        }
-        QFile::remove(QString::fromStdString(shuffled));
-        QFile::remove(dir.filePath("spooled.db"));
+        std::ifstream in(input);
+        std::ofstream out(shuffled);
+        std::string first;
+        std::string line;
+        std::getline(in, first);
+        while (std::getline(in, line))
+            out << line << '\n';
+        out << first << '\n';
     }
+    {
+        std::unique_ptr<Database> spoolDatabase = Database::open(dir.filePath("spooled.db").toStdString());
+        spoolDatabase->startBackgroundCheckpoints();
+        Engine spoolEngine(model, *spoolDatabase);
+        ImportOptions spoolOptions;
+        spoolOptions.paths = {shuffled};
+        Clock::time_point applying;
+        const Clock::time_point t0 = Clock::now();
+        const ImportReport spooled = importFiles(spoolEngine, model, spoolOptions, [&](const ImportProgress &p) {
+            if (p.phase == "applying" && applying == Clock::time_point())
+                applying = Clock::now();
+            return true;
+        });
+        const double rate = documents / seconds(t0, Clock::now());
+        std::printf("import, input out of order     %8.0f docs/s   (%.2fx the baseline; %lld created, %lld "
+                    "drafts; %.1f s reading into the spool)\n",
+                    rate, rate / baselineRate, static_cast<long long>(spooled.totals.created),
+                    static_cast<long long>(spooled.totals.drafts), seconds(t0, applying));
+    }
+    QFile::remove(QString::fromStdString(shuffled));
+    QFile::remove(dir.filePath("spooled.db"));
+}
 
-    // Single-document saves at the final size: parse, validate, commit with synchronous=FULL.
+// Single-document saves at the final size: parse, validate, commit with synchronous=FULL.
+void measureSaveLatency(Engine &engine)
+{
     std::vector<double> saves;
     for (int i = 0; i < 2000; ++i) {
         const Json student{{"studentUniqueId", "B" + std::to_string(i)},
@@ -216,8 +216,11 @@ int main(int argc, char **argv)
     }
     const Latency save = percentiles(saves);
     std::printf("save one document              p50 %6.3f ms   p99 %6.3f ms\n", save.p50, save.p99);
+}
 
-    // Delete-block checks on referenced students (the 409 with its referencedBy list).
+// Delete-block checks on referenced students (the 409 with its referencedBy list).
+void measureDeleteCheckLatency(Engine &engine)
+{
     std::vector<std::string> studentIds;
     for (const Json &doc : engine.handle(request("GET", "/ed-fi/students?limit=500")).body)
         studentIds.push_back(doc["id"].get<std::string>());
@@ -232,14 +235,43 @@ int main(int argc, char **argv)
     const Latency check = percentiles(checks);
     std::printf("delete-block check (409)       p50 %6.3f ms   p99 %6.3f ms   (%d of %zu blocked)\n", check.p50,
                 check.p99, blocked, checks.size());
+}
 
+void measureExport(const QTemporaryDir &dir, Database &database, const Model &model)
+{
     ExportOptions exportOptions;
     exportOptions.outDir = dir.filePath("batch").toStdString();
-    t0 = Clock::now();
-    const ExportResult exported = exportBatch(*database, *model, exportOptions);
+    const Clock::time_point t0 = Clock::now();
+    const ExportResult exported = exportBatch(database, model, exportOptions);
     std::printf("export                         %8.0f docs/s   (%lld documents%s)\n",
                 exported.documents / seconds(t0, Clock::now()), static_cast<long long>(exported.documents),
                 exported.ok ? "" : (", failed: " + exported.error).c_str());
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const std::int64_t target = argc > 1 ? std::max<std::int64_t>(1000, std::atoll(argv[1])) : 100000;
+    QTemporaryDir dir;
+    const std::string input = dir.filePath("district.ndjson").toStdString();
+
+    const std::int64_t documents = generateInput(input, target);
+    const double baselineRate = measureBaseline(dir, input, documents);
+
+    std::unique_ptr<Model> model = Model::loadStarter();
+    std::unique_ptr<Database> database = Database::open(dir.filePath("steward.db").toStdString());
+    database->startBackgroundCheckpoints();
+    Engine engine(*model, *database);
+
+    measurePrepareOnly(engine, *model, input);
+    measureImportInOrder(engine, *model, input, documents, baselineRate);
+    measureImportOutOfOrder(dir, *model, input, documents, baselineRate);
+    measureSaveLatency(engine);
+    measureDeleteCheckLatency(engine);
+    measureExport(dir, *database, *model);
     std::printf("\npeak RSS %.1f MB\n", procStatusMb("VmHWM:"));
     return 0;
 }
+

@@ -241,6 +241,12 @@ struct DocumentEditor::Private
     }
 
     void buildUi();
+    QVBoxLayout *buildTitles();
+    QWidget *buildFormPage();
+    void buildJsonEdit();
+    QWidget *buildHistoryPage();
+    QWidget *buildProblemsPanel();
+    QHBoxLayout *buildButtonRow();
     bool dirty() const;
     bool canSave() const;
     std::string requestPath() const;
@@ -274,6 +280,46 @@ void DocumentEditor::Private::buildUi()
     layout->setContentsMargins(12, 10, 12, 10);
     layout->setSpacing(8);
 
+    layout->addLayout(buildTitles());
+
+    tabs = new QTabWidget;
+    tabs->setObjectName(QStringLiteral("tabs"));
+    tabs->setDocumentMode(true);
+
+    QWidget *formPage = buildFormPage();
+    tabs->addTab(formPage, tr("Form"));
+
+    buildJsonEdit();
+    tabs->addTab(jsonEdit, tr("JSON"));
+
+    QWidget *historyPage = buildHistoryPage();
+    tabs->addTab(historyPage, tr("History"));
+
+    QWidget *problemsPanel = buildProblemsPanel();
+
+    auto *split = new QSplitter(Qt::Vertical);
+    split->setObjectName(QStringLiteral("editorSplitter"));
+    split->setChildrenCollapsible(false);
+    split->addWidget(tabs);
+    split->addWidget(problemsPanel);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    split->setSizes({560, 120});
+    layout->addWidget(split, 1);
+
+    layout->addLayout(buildButtonRow());
+
+    q->setStyleSheet(QStringLiteral(
+        "QLabel#subtitleLabel { color: #666666; }"
+        "QLabel#formBanner { background: #fff4e5; border: 1px solid #f0c36d; border-radius: 4px; padding: 6px; }"
+        "QLabel#draftNote { background: #eef3fb; border: 1px solid #b9cbe8; border-radius: 4px; padding: 6px; }"
+        "QLabel#problemsSummary[state=\"ok\"] { color: #2e7d32; }"
+        "QLabel#problemsSummary[state=\"error\"] { color: #b71c1c; font-weight: 600; }"
+        "QLabel#problemsSummary[state=\"info\"] { color: #555555; }"));
+}
+
+QVBoxLayout *DocumentEditor::Private::buildTitles()
+{
     header = new QLabel;
     header->setObjectName(QStringLiteral("headerLabel"));
     QFont headerFont = header->font();
@@ -288,12 +334,11 @@ void DocumentEditor::Private::buildUi()
     titles->setSpacing(2);
     titles->addWidget(header);
     titles->addWidget(subtitle);
-    layout->addLayout(titles);
+    return titles;
+}
 
-    tabs = new QTabWidget;
-    tabs->setObjectName(QStringLiteral("tabs"));
-    tabs->setDocumentMode(true);
-
+QWidget *DocumentEditor::Private::buildFormPage()
+{
     auto *formPage = new QWidget;
     auto *formLayout = new QVBoxLayout(formPage);
     formLayout->setContentsMargins(0, 6, 0, 0);
@@ -311,8 +356,11 @@ void DocumentEditor::Private::buildUi()
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidget(form);
     formLayout->addWidget(scroll, 1);
-    tabs->addTab(formPage, tr("Form"));
+    return formPage;
+}
 
+void DocumentEditor::Private::buildJsonEdit()
+{
     jsonEdit = new QPlainTextEdit;
     jsonEdit->setObjectName(QStringLiteral("jsonEdit"));
     jsonEdit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -320,8 +368,10 @@ void DocumentEditor::Private::buildUi()
     jsonEdit->setTabStopDistance(QFontMetricsF(jsonEdit->font()).horizontalAdvance(QLatin1Char(' ')) * 2);
     jsonEdit->setUndoRedoEnabled(false); // the editor's undo stack covers both views
     highlighter = new JsonHighlighter(jsonEdit->document());
-    tabs->addTab(jsonEdit, tr("JSON"));
+}
 
+QWidget *DocumentEditor::Private::buildHistoryPage()
+{
     auto *historyPage = new QWidget;
     auto *historyLayout = new QVBoxLayout(historyPage);
     historyLayout->setContentsMargins(0, 6, 0, 0);
@@ -347,8 +397,11 @@ void DocumentEditor::Private::buildUi()
     restoreButton->setEnabled(false);
     historyButtons->addWidget(restoreButton);
     historyLayout->addLayout(historyButtons);
-    tabs->addTab(historyPage, tr("History"));
+    return historyPage;
+}
 
+QWidget *DocumentEditor::Private::buildProblemsPanel()
+{
     auto *problemsPanel = new QWidget;
     auto *problemsLayout = new QVBoxLayout(problemsPanel);
     problemsLayout->setContentsMargins(0, 4, 0, 0);
@@ -371,17 +424,11 @@ void DocumentEditor::Private::buildUi()
     problemsLayout->addWidget(draftNote);
     problemsLayout->addWidget(summary);
     problemsLayout->addWidget(problems, 1);
+    return problemsPanel;
+}
 
-    auto *split = new QSplitter(Qt::Vertical);
-    split->setObjectName(QStringLiteral("editorSplitter"));
-    split->setChildrenCollapsible(false);
-    split->addWidget(tabs);
-    split->addWidget(problemsPanel);
-    split->setStretchFactor(0, 4);
-    split->setStretchFactor(1, 1);
-    split->setSizes({560, 120});
-    layout->addWidget(split, 1);
-
+QHBoxLayout *DocumentEditor::Private::buildButtonRow()
+{
     auto *buttons = new QHBoxLayout;
     buttons->setSpacing(6);
     undoButton = new QToolButton;
@@ -410,15 +457,7 @@ void DocumentEditor::Private::buildUi()
     buttons->addWidget(revertButton);
     buttons->addWidget(draftButton);
     buttons->addWidget(saveButton);
-    layout->addLayout(buttons);
-
-    q->setStyleSheet(QStringLiteral(
-        "QLabel#subtitleLabel { color: #666666; }"
-        "QLabel#formBanner { background: #fff4e5; border: 1px solid #f0c36d; border-radius: 4px; padding: 6px; }"
-        "QLabel#draftNote { background: #eef3fb; border: 1px solid #b9cbe8; border-radius: 4px; padding: 6px; }"
-        "QLabel#problemsSummary[state=\"ok\"] { color: #2e7d32; }"
-        "QLabel#problemsSummary[state=\"error\"] { color: #b71c1c; font-weight: 600; }"
-        "QLabel#problemsSummary[state=\"info\"] { color: #555555; }"));
+    return buttons;
 }
 
 bool DocumentEditor::Private::dirty() const

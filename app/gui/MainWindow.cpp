@@ -225,6 +225,40 @@ void MainWindow::buildPanes()
     auto *outer = new QVBoxLayout(central);
     outer->setContentsMargins(4, 4, 4, 4);
 
+    buildSampleBanner(central);
+    outer->addWidget(m_sampleBanner);
+
+    auto *splitter = new QSplitter(Qt::Horizontal, central);
+    splitter->setObjectName(QStringLiteral("mainSplitter"));
+    outer->addWidget(splitter, 1);
+
+    QWidget *left = buildResourcePane(splitter);
+
+    // Documents and drafts.
+    m_centerTabs = new QTabWidget(splitter);
+    m_centerTabs->setObjectName(QStringLiteral("centerTabs"));
+    buildDocumentsTab();
+    buildDraftsTab();
+    buildDataQualityTab();
+    connectDocumentsTable();
+
+    QWidget *right = buildEditorPane(splitter);
+    splitter->addWidget(left);
+    splitter->addWidget(m_centerTabs);
+    splitter->addWidget(right);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(2, 3);
+    splitter->setSizes({230, 520, 560});
+
+    connectEditorPane();
+    connectSessionSignals();
+
+    setCentralWidget(central);
+}
+
+void MainWindow::buildSampleBanner(QWidget *central)
+{
     m_sampleBanner = new QFrame(central);
     m_sampleBanner->setObjectName(QStringLiteral("sampleBanner"));
     m_sampleBanner->setFrameShape(QFrame::StyledPanel);
@@ -243,13 +277,11 @@ void MainWindow::buildPanes()
     connect(bannerLoad, &QPushButton::clicked, this, &MainWindow::loadSampleDistrict);
     connect(bannerDismiss, &QPushButton::clicked, this, [this] { showSampleOffer(false); });
     m_sampleBanner->setVisible(false);
-    outer->addWidget(m_sampleBanner);
+}
 
-    auto *splitter = new QSplitter(Qt::Horizontal, central);
-    splitter->setObjectName(QStringLiteral("mainSplitter"));
-    outer->addWidget(splitter, 1);
-
-    // Resources pane.
+// Resources pane.
+QWidget *MainWindow::buildResourcePane(QWidget *splitter)
+{
     auto *left = new QWidget(splitter);
     auto *leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
@@ -282,10 +314,11 @@ void MainWindow::buildPanes()
                 if (resource && resource != m_currentResource)
                     selectResource(resource);
             });
+    return left;
+}
 
-    // Documents and drafts.
-    m_centerTabs = new QTabWidget(splitter);
-    m_centerTabs->setObjectName(QStringLiteral("centerTabs"));
+void MainWindow::buildDocumentsTab()
+{
     auto *documentsPage = new QWidget(m_centerTabs);
     auto *documentsLayout = new QVBoxLayout(documentsPage);
     documentsLayout->setContentsMargins(0, 4, 0, 0);
@@ -315,7 +348,10 @@ void MainWindow::buildPanes()
     // Del deletes only where documents are shown, never while typing in a field.
     m_documentView->addAction(m_deleteAction);
     m_centerTabs->addTab(documentsPage, tr("Documents"));
+}
 
+void MainWindow::buildDraftsTab()
+{
     auto *draftsPage = new QWidget(m_centerTabs);
     auto *draftsLayout = new QVBoxLayout(draftsPage);
     m_drafts = new QListWidget(draftsPage);
@@ -329,8 +365,11 @@ void MainWindow::buildPanes()
     m_centerTabs->addTab(draftsPage, tr("Drafts"));
     connect(revalidateButton, &QPushButton::clicked, this, &MainWindow::revalidateDrafts);
     connect(m_drafts, &QListWidget::itemActivated, this, [this] { openDraftItem(); });
+}
 
-    // Data quality: drafts and rule results across resources, bulk fixes, export.
+// Data quality: drafts and rule results across resources, bulk fixes, export.
+void MainWindow::buildDataQualityTab()
+{
     m_resultsGrid = new ResultsGrid(m_session.get(), m_centerTabs);
     m_resultsGrid->setObjectName(QStringLiteral("resultsGrid"));
     m_centerTabs->addTab(m_resultsGrid, tr("Data quality"));
@@ -344,7 +383,10 @@ void MainWindow::buildPanes()
     });
     connect(m_resultsGrid, &ResultsGrid::fixApplied, this,
             [this](const QString &message) { statusBar()->showMessage(message, 8000); });
+}
 
+void MainWindow::connectDocumentsTable()
+{
     connect(m_documentFilter, &QLineEdit::textChanged, m_documents, &DocumentTableModel::setFilter);
     // Fit the columns to the first rows of each resource (the view samples what it shows, not every row).
     connect(m_documents, &QAbstractItemModel::rowsInserted, this, [this] {
@@ -363,8 +405,11 @@ void MainWindow::buildPanes()
                 if (!id.isEmpty() && id != m_editor->documentId())
                     navigateTo(id);
             });
+}
 
-    // Editor and references.
+// Editor and references.
+QWidget *MainWindow::buildEditorPane(QWidget *splitter)
+{
     auto *right = new QSplitter(Qt::Vertical, splitter);
     right->setObjectName(QStringLiteral("rightSplitter"));
     m_editor = new DocumentEditor(m_session.get(), right);
@@ -374,14 +419,11 @@ void MainWindow::buildPanes()
     right->addWidget(m_references);
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 1);
-    splitter->addWidget(left);
-    splitter->addWidget(m_centerTabs);
-    splitter->addWidget(right);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 3);
-    splitter->setStretchFactor(2, 3);
-    splitter->setSizes({230, 520, 560});
+    return right;
+}
 
+void MainWindow::connectEditorPane()
+{
     connect(m_references, &ReferencesPane::navigateTo, this, [this](const QString &id) { navigateTo(id); });
     connect(m_editor, &DocumentEditor::navigateTo, this, [this](const QString &id) { navigateTo(id); });
     connect(m_editor, &DocumentEditor::saved, this, [this](const QString &id) {
@@ -395,6 +437,10 @@ void MainWindow::buildPanes()
     });
     connect(m_editor, &DocumentEditor::validityChanged, this, [this] { updateActions(); });
     connect(m_editor, &DocumentEditor::dirtyChanged, this, [this] { updateActions(); });
+}
+
+void MainWindow::connectSessionSignals()
+{
     connect(m_session.get(), &AppSession::documentsChanged, this, [this] {
         m_documents->refresh();
         refreshCounts();
@@ -407,8 +453,6 @@ void MainWindow::buildPanes()
     connect(m_session.get(), &AppSession::draftsChanged, m_resultsGrid, &ResultsGrid::reload);
     connect(this, &MainWindow::ruleResultsChanged, m_resultsGrid, &ResultsGrid::reload);
     m_resultsGrid->reload();
-
-    setCentralWidget(central);
 }
 
 void MainWindow::showSampleOffer(bool show)

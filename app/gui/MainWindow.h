@@ -91,6 +91,15 @@ protected:
 private:
     void buildMenus();
     void buildPanes();
+    void buildSampleBanner(QWidget *central);
+    QWidget *buildResourcePane(QWidget *splitter);
+    void buildDocumentsTab();
+    void buildDraftsTab();
+    void buildDataQualityTab();
+    void connectDocumentsTable();
+    QWidget *buildEditorPane(QWidget *splitter);
+    void connectEditorPane();
+    void connectSessionSignals();
     void restoreLayout();
     void saveLayout();
     bool confirmDiscardEdits();

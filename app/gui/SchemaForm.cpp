@@ -527,6 +527,13 @@ struct SchemaForm::Private
     void buildObjectBox(Node *node, QFormLayout *form);
     void buildArrayBox(Node *node, QFormLayout *form);
     QWidget *buildScalar(Node *node, bool withLabel);
+    void classifyScalar(Node *node);
+    void buildScalarLabel(Node *node, bool withLabel);
+    QWidget *buildBooleanInput(Node *node);
+    QWidget *buildEnumInput(Node *node);
+    QWidget *buildDescriptorInput(Node *node);
+    QWidget *buildTextInput(Node *node);
+    QWidget *buildDateField(Node *node, QLineEdit *edit);
     void buildPicker(Node *node, QVBoxLayout *layout);
     void rebuildRows(Node *node);
     void destroyWidget(QWidget *widget);
@@ -911,6 +918,36 @@ void SchemaForm::Private::rebuildRows(Node *node)
 
 QWidget *SchemaForm::Private::buildScalar(Node *node, bool withLabel)
 {
+    classifyScalar(node);
+    node->toolTip = describe(node);
+    buildScalarLabel(node, withLabel);
+
+    QWidget *field = nullptr;
+    switch (node->type) {
+    case FieldType::Boolean:
+        field = buildBooleanInput(node);
+        break;
+    case FieldType::Enum:
+        field = buildEnumInput(node);
+        break;
+    case FieldType::Descriptor:
+        field = buildDescriptorInput(node);
+        break;
+    default:
+        field = buildTextInput(node);
+        break;
+    }
+    node->input->setObjectName(node->path);
+    node->input->setToolTip(node->toolTip);
+    if (node->label != nullptr)
+        node->label->setBuddy(node->input);
+    if (node->box == nullptr)
+        node->box = field != node->input ? field : nullptr;
+    return field;
+}
+
+void SchemaForm::Private::classifyScalar(Node *node)
+{
     const Json &schema = *node->schema;
     const std::string type = schemaType(schema);
     const std::string format = schema.value("format", std::string());
@@ -934,8 +971,10 @@ QWidget *SchemaForm::Private::buildScalar(Node *node, bool withLabel)
         node->type = FieldType::Time;
     else
         node->type = FieldType::Text;
-    node->toolTip = describe(node);
+}
 
+void SchemaForm::Private::buildScalarLabel(Node *node, bool withLabel)
+{
     QString labelText = humanize(node->property.empty() ? std::string("value") : node->property);
     if (node->descriptor != nullptr)
         labelText = withoutSuffix(labelText, QStringLiteral("descriptor"));
@@ -948,127 +987,132 @@ QWidget *SchemaForm::Private::buildScalar(Node *node, bool withLabel)
             node->label->setFont(font);
         }
     }
+}
 
-    QWidget *field = nullptr;
+QWidget *SchemaForm::Private::buildBooleanInput(Node *node)
+{
+    auto *box = new ValueCheckBox(!node->required, nullptr);
+    QObject::connect(box, &QCheckBox::stateChanged, q, [this, node] { commitAndAnnounce(node); });
+    node->input = box;
+    return box;
+}
+
+QWidget *SchemaForm::Private::buildEnumInput(Node *node)
+{
+    const Json &schema = *node->schema;
+    auto *combo = new QComboBox;
+    combo->addItem(QString());
+    for (const Json &value : schema["enum"])
+        combo->addItem(value.is_string() ? QString::fromStdString(value.get<std::string>())
+                                         : QString::fromStdString(value.dump()));
+    QObject::connect(combo, &QComboBox::currentIndexChanged, q, [this, node] { commitAndAnnounce(node); });
+    node->input = combo;
+    return combo;
+}
+
+QWidget *SchemaForm::Private::buildDescriptorInput(Node *node)
+{
+    auto *combo = new QComboBox;
+    combo->setEditable(true);
+    combo->setInsertPolicy(QComboBox::NoInsert);
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(24);
+    addDescriptorItems(combo, descriptorValues(node->descriptor, QString()));
+    combo->lineEdit()->setPlaceholderText(
+        tr("%1 (namespace#codeValue)").arg(QString::fromStdString(node->descriptor->descriptorResourceName)));
+    // The completer works on the combo's own items (so choosing one selects it in the combo).
+    auto *completer = new QCompleter(combo->model(), combo);
+    completer->setCaseSensitivity(Qt::CaseInsensitive);
+    completer->setFilterMode(Qt::MatchContains);
+    completer->setCompletionMode(QCompleter::PopupCompletion);
+    completer->setMaxVisibleItems(12);
+    combo->setCompleter(completer);
+    QObject::connect(combo->lineEdit(), &QLineEdit::textEdited, q, [this, node, combo](const QString &text) {
+        if (!text.trimmed().isEmpty())
+            addDescriptorItems(combo, descriptorValues(node->descriptor, text.trimmed()));
+    });
+    QObject::connect(combo, &QComboBox::currentTextChanged, q, [this, node] { commitScalar(node); });
+    QObject::connect(combo, &QComboBox::activated, q, [this, node] { announceEdit(node); });
+    QObject::connect(combo->lineEdit(), &QLineEdit::editingFinished, q, [this, node] { announceEdit(node); });
+    node->input = combo;
+    return combo;
+}
+
+// Text, numbers, dates and times: one line edit, restricted to what the format allows.
+QWidget *SchemaForm::Private::buildTextInput(Node *node)
+{
+    const Json &schema = *node->schema;
+    auto *edit = new QLineEdit;
+    if (auto it = schema.find("maxLength"); it != schema.end() && it->is_number_integer())
+        edit->setMaxLength(std::max(1, it->get<int>()));
+    const bool negative = !(schema.contains("minimum") && schema["minimum"].is_number()
+                            && schema["minimum"].get<double>() >= 0);
+    const QString sign = negative ? QStringLiteral("-?") : QString();
     switch (node->type) {
-    case FieldType::Boolean: {
-        auto *box = new ValueCheckBox(!node->required, nullptr);
-        QObject::connect(box, &QCheckBox::stateChanged, q, [this, node] { commitAndAnnounce(node); });
-        node->input = field = box;
+    case FieldType::Integer:
+        edit->setValidator(new QRegularExpressionValidator(QRegularExpression(sign + QStringLiteral("[0-9]*")), edit));
+        edit->setPlaceholderText(tr("whole number"));
+        break;
+    case FieldType::Number:
+        edit->setValidator(new QRegularExpressionValidator(
+            QRegularExpression(sign + QStringLiteral("[0-9]*([.][0-9]*)?")), edit));
+        edit->setPlaceholderText(tr("number"));
+        break;
+    case FieldType::Date:
+        edit->setValidator(new QRegularExpressionValidator(
+            QRegularExpression(QStringLiteral("[0-9]{0,4}(-[0-9]{0,2}(-[0-9]{0,2})?)?")), edit));
+        edit->setPlaceholderText(tr("YYYY-MM-DD"));
+        break;
+    case FieldType::DateTime:
+        edit->setPlaceholderText(tr("YYYY-MM-DDThh:mm:ssZ"));
+        break;
+    case FieldType::Time:
+        edit->setPlaceholderText(tr("hh:mm:ss"));
+        break;
+    default:
         break;
     }
-    case FieldType::Enum: {
-        auto *combo = new QComboBox;
-        combo->addItem(QString());
-        for (const Json &value : schema["enum"])
-            combo->addItem(value.is_string() ? QString::fromStdString(value.get<std::string>())
-                                             : QString::fromStdString(value.dump()));
-        QObject::connect(combo, &QComboBox::currentIndexChanged, q, [this, node] { commitAndAnnounce(node); });
-        node->input = field = combo;
-        break;
-    }
-    case FieldType::Descriptor: {
-        auto *combo = new QComboBox;
-        combo->setEditable(true);
-        combo->setInsertPolicy(QComboBox::NoInsert);
-        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        combo->setMinimumContentsLength(24);
-        addDescriptorItems(combo, descriptorValues(node->descriptor, QString()));
-        combo->lineEdit()->setPlaceholderText(
-            tr("%1 (namespace#codeValue)").arg(QString::fromStdString(node->descriptor->descriptorResourceName)));
-        // The completer works on the combo's own items (so choosing one selects it in the combo).
-        auto *completer = new QCompleter(combo->model(), combo);
-        completer->setCaseSensitivity(Qt::CaseInsensitive);
-        completer->setFilterMode(Qt::MatchContains);
-        completer->setCompletionMode(QCompleter::PopupCompletion);
-        completer->setMaxVisibleItems(12);
-        combo->setCompleter(completer);
-        QObject::connect(combo->lineEdit(), &QLineEdit::textEdited, q, [this, node, combo](const QString &text) {
-            if (!text.trimmed().isEmpty())
-                addDescriptorItems(combo, descriptorValues(node->descriptor, text.trimmed()));
-        });
-        QObject::connect(combo, &QComboBox::currentTextChanged, q, [this, node] { commitScalar(node); });
-        QObject::connect(combo, &QComboBox::activated, q, [this, node] { announceEdit(node); });
-        QObject::connect(combo->lineEdit(), &QLineEdit::editingFinished, q, [this, node] { announceEdit(node); });
-        node->input = field = combo;
-        break;
-    }
-    default: {
-        auto *edit = new QLineEdit;
-        if (auto it = schema.find("maxLength"); it != schema.end() && it->is_number_integer())
-            edit->setMaxLength(std::max(1, it->get<int>()));
-        const bool negative = !(schema.contains("minimum") && schema["minimum"].is_number()
-                                && schema["minimum"].get<double>() >= 0);
-        const QString sign = negative ? QStringLiteral("-?") : QString();
-        switch (node->type) {
-        case FieldType::Integer:
-            edit->setValidator(new QRegularExpressionValidator(QRegularExpression(sign + QStringLiteral("[0-9]*")), edit));
-            edit->setPlaceholderText(tr("whole number"));
-            break;
-        case FieldType::Number:
-            edit->setValidator(new QRegularExpressionValidator(
-                QRegularExpression(sign + QStringLiteral("[0-9]*([.][0-9]*)?")), edit));
-            edit->setPlaceholderText(tr("number"));
-            break;
-        case FieldType::Date:
-            edit->setValidator(new QRegularExpressionValidator(
-                QRegularExpression(QStringLiteral("[0-9]{0,4}(-[0-9]{0,2}(-[0-9]{0,2})?)?")), edit));
-            edit->setPlaceholderText(tr("YYYY-MM-DD"));
-            break;
-        case FieldType::DateTime:
-            edit->setPlaceholderText(tr("YYYY-MM-DDThh:mm:ssZ"));
-            break;
-        case FieldType::Time:
-            edit->setPlaceholderText(tr("hh:mm:ss"));
-            break;
-        default:
-            break;
-        }
-        QObject::connect(edit, &QLineEdit::textChanged, q, [this, node] { commitScalar(node); });
-        QObject::connect(edit, &QLineEdit::editingFinished, q, [this, node] { announceEdit(node); });
-        node->input = field = edit;
-        if (node->type == FieldType::Date) {
-            auto *composite = new QWidget;
-            auto *layout = new QHBoxLayout(composite);
-            layout->setContentsMargins(0, 0, 0, 0);
-            layout->setSpacing(4);
-            edit->setMaximumWidth(160);
-            layout->addWidget(edit);
-            auto *pick = new QToolButton;
-            pick->setObjectName(node->path + QStringLiteral("#calendar"));
-            pick->setText(tr("Calendar"));
-            pick->setToolTip(tr("Choose the date on a calendar"));
-            pick->setPopupMode(QToolButton::InstantPopup);
-            auto *menu = new QMenu(pick);
-            auto *calendar = new QCalendarWidget(menu);
-            calendar->setGridVisible(true);
-            auto *action = new QWidgetAction(menu);
-            action->setDefaultWidget(calendar);
-            menu->addAction(action);
-            pick->setMenu(menu);
-            layout->addWidget(pick);
-            layout->addStretch(1);
-            QObject::connect(menu, &QMenu::aboutToShow, q, [edit, calendar] {
-                const QDate date = QDate::fromString(edit->text(), Qt::ISODate);
-                calendar->setSelectedDate(date.isValid() ? date : QDate::currentDate());
-            });
-            QObject::connect(calendar, &QCalendarWidget::clicked, q, [this, node, edit, menu](QDate date) {
-                edit->setText(date.toString(Qt::ISODate));
-                menu->close();
-                Q_EMIT q->editFinished(node->path);
-            });
-            field = composite;
-        }
-        break;
-    }
-    }
-    node->input->setObjectName(node->path);
-    node->input->setToolTip(node->toolTip);
-    if (node->label != nullptr)
-        node->label->setBuddy(node->input);
-    if (node->box == nullptr)
-        node->box = field != node->input ? field : nullptr;
-    return field;
+    QObject::connect(edit, &QLineEdit::textChanged, q, [this, node] { commitScalar(node); });
+    QObject::connect(edit, &QLineEdit::editingFinished, q, [this, node] { announceEdit(node); });
+    node->input = edit;
+    if (node->type == FieldType::Date)
+        return buildDateField(node, edit);
+    return edit;
+}
+
+// A date's line edit beside a calendar button; returns the composite that holds both.
+QWidget *SchemaForm::Private::buildDateField(Node *node, QLineEdit *edit)
+{
+    auto *composite = new QWidget;
+    auto *layout = new QHBoxLayout(composite);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(4);
+    edit->setMaximumWidth(160);
+    layout->addWidget(edit);
+    auto *pick = new QToolButton;
+    pick->setObjectName(node->path + QStringLiteral("#calendar"));
+    pick->setText(tr("Calendar"));
+    pick->setToolTip(tr("Choose the date on a calendar"));
+    pick->setPopupMode(QToolButton::InstantPopup);
+    auto *menu = new QMenu(pick);
+    auto *calendar = new QCalendarWidget(menu);
+    calendar->setGridVisible(true);
+    auto *action = new QWidgetAction(menu);
+    action->setDefaultWidget(calendar);
+    menu->addAction(action);
+    pick->setMenu(menu);
+    layout->addWidget(pick);
+    layout->addStretch(1);
+    QObject::connect(menu, &QMenu::aboutToShow, q, [edit, calendar] {
+        const QDate date = QDate::fromString(edit->text(), Qt::ISODate);
+        calendar->setSelectedDate(date.isValid() ? date : QDate::currentDate());
+    });
+    QObject::connect(calendar, &QCalendarWidget::clicked, q, [this, node, edit, menu](QDate date) {
+        edit->setText(date.toString(Qt::ISODate));
+        menu->close();
+        Q_EMIT q->editFinished(node->path);
+    });
+    return composite;
 }
 
 void SchemaForm::Private::reindex()
