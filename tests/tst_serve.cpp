@@ -917,6 +917,43 @@ private Q_SLOTS:
         QCOMPARE(server.stop(), 0);
     }
 
+    // A loader on this machine (8 connections of a bulk load) is never slowed by the default rate:
+    // more requests than a minute's default allowance all answer 200. A --rate given holds for it too
+    // (the flood test below).
+    void theDefaultRateSparesThisMachine()
+    {
+        Server server(m_db);
+        QNetworkAccessManager nam;
+        const QByteArray token = fetchToken(nam, server, m_client);
+        QVERIFY(!token.isEmpty());
+        const int requests = 6100; // the default is 6,000 a minute, bursts as large
+        int finished = 0;
+        int ok = 0;
+        int sent = 0;
+        QEventLoop loop;
+        std::function<void()> sendOne = [&] {
+            QNetworkRequest request(server.url("/data/v3/ed-fi/schools?limit=0"));
+            request.setRawHeader("Authorization", "Bearer " + token);
+            QNetworkReply *reply = nam.get(request);
+            ++sent;
+            connect(reply, &QNetworkReply::finished, &loop, [&, reply] {
+                ok += reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200 ? 1 : 0;
+                reply->deleteLater();
+                if (++finished == requests)
+                    loop.quit();
+                else if (sent < requests)
+                    sendOne();
+            });
+        };
+        for (int i = 0; i < 8; ++i)
+            sendOne();
+        QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+        loop.exec();
+        QCOMPARE(finished, requests);
+        QCOMPARE(ok, requests);
+        QCOMPARE(server.stop(), 0);
+    }
+
     void aFloodGetsTooManyRequestsWhileOthersAreServed()
     {
         const Credentials other = addClient(m_db, "other");

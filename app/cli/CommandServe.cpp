@@ -59,12 +59,17 @@ int commandServe(const CliContext &context, const std::vector<std::string> &args
                "                  [--rate N] [--max-connections N] [--max-connections-per-peer N]\n"
                "                  [--token-lifetime SECONDS]\n"
                "\n"
-               "Answers Ed-Fi API requests over HTTP with the same semantics as 'requests':\n"
+               "Answers Ed-Fi API requests over HTTP with the same semantics as 'requests', laid out as an\n"
+               "Ed-Fi ODS/API 7.x sandbox, so its clients work with the base URL alone:\n"
                "  GET  /                         discovery document (versions, data models, URLs)\n"
                "  POST /oauth/token              OAuth2 client credentials (HTTP Basic, form or JSON "
                "fields)\n"
-               "  GET  /metadata/dependencies    the load order\n"
-               "  GET|POST|PUT|DELETE /{project}/{resource}[/{id}]   with 'Authorization: Bearer <token>'\n"
+               "  GET  /metadata/                the OpenAPI documents, generated from the model\n"
+               "  GET  /metadata/data/v3/dependencies   the load order\n"
+               "  GET|POST|PUT|DELETE /data/v3/{project}/{resource}[/{id}]   with 'Authorization: Bearer "
+               "<token>'\n"
+               "  GET  /data/v3/{project}/{resource}/deletes|keyChanges, "
+               "/changeQueries/v1/availableChangeVersions\n"
                "Clients come from 'steward-cli clients add NAME'. Prints 'Serving http://HOST:PORT (Ctrl-C "
                "stops)'\n"
                "once listening; Ctrl-C or SIGTERM stops it.\n"
@@ -72,7 +77,8 @@ int commandServe(const CliContext &context, const std::vector<std::string> &args
                "  --port N                     TCP port (default 8080; 0 picks a free one)\n"
                "  --host ADDRESS               address to listen on (default 127.0.0.1: this machine only)\n"
                "  --rate N                     data requests per minute per client, bursts as large (default "
-               "6000)\n"
+               "6000,\n"
+               "                               for clients on other machines only; given, for every client)\n"
                "  --max-connections N          open connections in all (default 128)\n"
                "  --max-connections-per-peer N open connections per client address (default 32)\n"
                "  --token-lifetime SECONDS     how long a bearer token stays valid (default 1800)\n"
@@ -84,7 +90,8 @@ int commandServe(const CliContext &context, const std::vector<std::string> &args
                "  steward-cli --db district.db clients add sis-sync\n"
                "  steward-cli --db district.db serve --port 8080\n"
                "  curl -u sis-sync:SECRET -d grant_type=client_credentials "
-               "http://127.0.0.1:8080/oauth/token\n";
+               "http://127.0.0.1:8080/oauth/token\n"
+               "  curl -H 'Authorization: Bearer TOKEN' http://127.0.0.1:8080/data/v3/ed-fi/schools\n";
         return kExitOk;
     }
     ServeLimits limits;
@@ -116,6 +123,8 @@ int commandServe(const CliContext &context, const std::vector<std::string> &args
             (arg == "--rate"                ? limits.requestsPerMinute
              : arg == "--max-connections" ? limits.maxConnections
                                           : limits.maxConnectionsPerPeer) = static_cast<int>(number);
+            // A rate asked for by name holds for every client, this machine's too.
+            limits.limitLoopback = limits.limitLoopback || arg == "--rate";
         }
     }
     QHostAddress address;

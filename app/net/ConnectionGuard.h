@@ -27,6 +27,9 @@ struct ServeLimits
     int maxConnections = 128;              // beyond: 503
     int maxConnectionsPerPeer = 32;        // beyond: 503
     int requestsPerMinute = 6000;          // data requests per client (bursts as large): 429
+    // Whether that rate holds for clients on this machine too. By default it does not: a local bulk
+    // load (8 connections of a loader) would spend its time in 429s, and loopback floods nobody else.
+    bool limitLoopback = false;
     int tokenRequestsPerMinute = 120;      // POST /oauth/token per peer address (each one hashes): 429
     int tokenLifetimeSeconds = 1800;
 };

@@ -215,7 +215,8 @@ Response HttpFront::route(const QHttpServerRequest &request, QTcpSocket *socket,
         return refusal;
     if (path == QLatin1String("/oauth/token_info"))
         return method == "POST" ? tokenInfo(request) : methodNotAllowed("POST", "/oauth/token_info");
-    if (const int wait = m_requestRates.take(*client))
+    const bool limited = m_limits.limitLoopback || !socket->peerAddress().isLoopback();
+    if (const int wait = limited ? m_requestRates.take(*client) : 0)
         return tooManyRequests(wait, "Client '" + *client + "' has used its " +
                                          std::to_string(m_limits.requestsPerMinute) +
                                          " requests per minute; retry after " + std::to_string(wait) + " s.");
