@@ -102,6 +102,33 @@ private Q_SLOTS:
                             dir.filePath("ds51.db"));
     }
 
+    // Every identity value answers to its own name as a query parameter (ODS/API's names), whatever
+    // other reference value the published files gave that name to.
+    void identityValuesKeepTheirQueryNames()
+    {
+        for (const auto &model : {loadDs51(true), Model::loadFiles({(sharedEdfiDir() + "/ds-5.0/ApiSchema.json").toStdString()})}) {
+            int checked = 0;
+            for (const ResourceSchema *resource : model->resources()) {
+                for (const JsonPath &identity : resource->identityPaths) {
+                    auto field = resource->queryFields.find(toLower(identity.steps().back().property));
+                    if (field == resource->queryFields.end())
+                        continue;
+                    ++checked;
+                    // The name answers for this identity value, or for another of the same name (a
+                    // CourseOffering's school and its session's school hold one value).
+                    const bool named = std::any_of(field->second.paths.begin(), field->second.paths.end(),
+                                                   [&](const QueryFieldPath &p) {
+                                                       return std::any_of(resource->identityPaths.begin(),
+                                                                          resource->identityPaths.end(),
+                                                                          [&](const JsonPath &i) { return p.path == i; });
+                                                   });
+                    QVERIFY2(named, (resource->resourceName + " " + identity.text()).c_str());
+                }
+            }
+            QVERIFY(checked > 300);
+        }
+    }
+
     void descriptorInsideAReferenceIsCheckedAsADescriptor()
     {
         // A Staff's personReference carries a SourceSystemDescriptor: an unknown one is the

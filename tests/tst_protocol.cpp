@@ -80,6 +80,8 @@ private Q_SLOTS:
     void idsInEitherSpelling();
     void queryValuesAreCheckedByType();
     void changeQueriesWindowsDeletesAndKeyChanges();
+    void queriesThatPinAWholeIdentity();
+    void identityValuesKeepTheirQueryNames();
 };
 
 void TestProtocol::postCreatesThenUpserts()
@@ -826,6 +828,87 @@ void TestProtocol::changeQueriesWindowsDeletesAndKeyChanges()
     // The renamed session is in the window of changed documents.
     QCOMPARE(ids("/ed-fi/sessions?minChangeVersion=" + std::to_string(beforeRename + 1)), std::vector<std::string>{session});
     QVERIFY(f.engine().check().clean());
+}
+
+void TestProtocol::queriesThatPinAWholeIdentity()
+{
+    Fixture f;
+    f.seedDescriptors();
+    for (int i = 1; i <= 30; ++i)
+        f.create("/ed-fi/schools", Fixture::school(1000 + i, "School " + std::to_string(i)));
+    auto count = [&f](const std::string &query) { return f.call("GET", "/ed-fi/" + query).body.size(); };
+    QCOMPARE(count("schools?schoolId=1005"), std::size_t(1));
+    QCOMPARE(f.call("GET", "/ed-fi/schools?schoolId=1005").body[0]["nameOfInstitution"].get<std::string>(),
+             std::string("School 5"));
+    QCOMPARE(count("schools?schoolId=99999"), std::size_t(0));
+    QCOMPARE(f.call("GET", "/ed-fi/schools?schoolId=1005&limit=0&totalCount=true").header("Total-Count"), std::string("1"));
+    QCOMPARE(f.call("GET", "/ed-fi/schools?schoolId=99999&totalCount=true").header("Total-Count"), std::string("0"));
+    // The other filters still hold, with their own case rules.
+    QCOMPARE(count("schools?schoolId=1005&nameOfInstitution=school%205"), std::size_t(1));
+    QCOMPARE(count("schools?schoolId=1005&nameOfInstitution=Nope"), std::size_t(0));
+    QCOMPARE(count("schools?schoolId=1005&offset=1"), std::size_t(0));
+
+    // Every value of one reference: only the documents that reference that target.
+    for (const char *code : {"A-1", "A-2", "A-3"})
+        f.create("/ed-fi/courses", Fixture::course(code, 1003));
+    for (const char *code : {"B-1", "B-2"})
+        f.create("/ed-fi/courses", Fixture::course(code, 1004));
+    QCOMPARE(count("courses?educationOrganizationId=1003"), std::size_t(3));
+    QCOMPARE(count("courses?educationOrganizationId=1004"), std::size_t(2));
+    QCOMPARE(count("courses?educationOrganizationId=99999"), std::size_t(0));
+    QCOMPARE(count("courses?educationOrganizationId=1003&courseCode=A-2"), std::size_t(1));
+    QCOMPARE(count("courses?educationOrganizationId=1003&limit=2"), std::size_t(2));
+    QCOMPARE(f.call("GET", "/ed-fi/courses?educationOrganizationId=1003&totalCount=true&limit=1").header("Total-Count"),
+             std::string("3"));
+
+    // Strings compare without case: an identity spelled otherwise still finds its document.
+    f.create("/ed-fi/students", Json{{"studentUniqueId", "ABC-1"}, {"firstName", "Ada"}, {"lastSurname", "Byron"},
+                                     {"birthDate", "2010-01-01"}});
+    QCOMPARE(count("students?studentUniqueId=ABC-1"), std::size_t(1));
+    QCOMPARE(count("students?studentUniqueId=abc-1"), std::size_t(1));
+    QCOMPARE(count("students?studentUniqueId=ABC-2"), std::size_t(0));
+    f.create("/ed-fi/schoolYearTypes", Fixture::schoolYear(2022));
+    f.create("/ed-fi/sessions", Fixture::session(1001, 2022, "Fall"));
+    QCOMPARE(count("sessions?schoolId=1001&schoolYear=2022&sessionName=Fall"), std::size_t(1));
+    QCOMPARE(count("sessions?schoolId=1001&schoolYear=2022&sessionName=FALL"), std::size_t(1));
+    QCOMPARE(count("sessions?schoolId=1002&schoolYear=2022&sessionName=Fall"), std::size_t(0));
+}
+
+void TestProtocol::identityValuesKeepTheirQueryNames()
+{
+    // The published files name schoolId of a StudentSchoolAssociation after its next year's school;
+    // ODS/API, and so clients finding an enrollment by its identity, mean the enrollment's school.
+    Fixture f;
+    const Model &model = f.model();
+    const ResourceSchema *enrollments = model.findByEndpoint("ed-fi", "studentSchoolAssociations");
+    QCOMPARE(enrollments->queryFields.at("schoolid").paths.front().path.text(), std::string("$.schoolReference.schoolId"));
+    QCOMPARE(enrollments->queryFields.at("nextyearschoolid").paths.front().path.text(),
+             std::string("$.nextYearSchoolReference.schoolId"));
+    const ResourceSchema *agencies = model.findByEndpoint("ed-fi", "localEducationAgencies");
+    QCOMPARE(agencies->queryFields.at("localeducationagencyid").paths.front().path.text(),
+             std::string("$.localEducationAgencyId"));
+    QCOMPARE(agencies->queryFields.at("parentlocaleducationagencyid").paths.front().path.text(),
+             std::string("$.parentLocalEducationAgencyReference.localEducationAgencyId"));
+    // A CourseOffering's school and its session's school are both identity values holding one value.
+    const ResourceSchema *offerings = model.findByEndpoint("ed-fi", "courseOfferings");
+    QCOMPARE(offerings->queryFields.at("schoolid").paths.front().path.text(), std::string("$.sessionReference.schoolId"));
+
+    f.seedDescriptors();
+    f.create("/ed-fi/schools", Fixture::school(51));
+    f.create("/ed-fi/schools", Fixture::school(52));
+    f.create("/ed-fi/students", Json{{"studentUniqueId", "7001"}, {"firstName", "Ada"}, {"lastSurname", "Byron"},
+                                     {"birthDate", "2010-01-01"}});
+    Json enrollment{{"studentReference", {{"studentUniqueId", "7001"}}},
+                    {"schoolReference", {{"schoolId", 51}}},
+                    {"entryDate", "2021-08-23"},
+                    {"entryGradeLevelDescriptor", "uri://ed-fi.org/GradeLevelDescriptor#Ninth grade"},
+                    {"nextYearSchoolReference", {{"schoolId", 52}}}};
+    const Response created = f.call("POST", "/ed-fi/studentSchoolAssociations", enrollment);
+    QVERIFY2(created.status == 201, created.body.dump().c_str());
+    auto count = [&f](const std::string &query) { return f.call("GET", "/ed-fi/" + query).body.size(); };
+    QCOMPARE(count("studentSchoolAssociations?studentUniqueId=7001&schoolId=51&entryDate=2021-08-23"), std::size_t(1));
+    QCOMPARE(count("studentSchoolAssociations?schoolId=52"), std::size_t(0));
+    QCOMPARE(count("studentSchoolAssociations?nextYearSchoolId=52"), std::size_t(1));
 }
 
 QTEST_GUILESS_MAIN(TestProtocol)

@@ -5,6 +5,7 @@
 #include <QFile>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -336,6 +337,65 @@ void readQueryFields(const SchemaReader &reader, const Json &node, const std::st
     }
 }
 
+// The query name ODS/API gives a value of a role-named reference: the reference's name, then the
+// leaf, sharing the words they have in common ($.nextYearSchoolReference.schoolId -> nextYearSchoolId,
+// $.parentLocalEducationAgencyReference.localEducationAgencyId -> parentLocalEducationAgencyId,
+// $.sessionReference.schoolId -> sessionSchoolId).
+std::string roleQueryName(const JsonPath &path)
+{
+    const std::vector<JsonPath::Step> &steps = path.steps();
+    if (steps.size() < 2 || steps[steps.size() - 2].isArray())
+        return {};
+    std::string role = steps[steps.size() - 2].property;
+    const std::string &leaf = steps.back().property;
+    if (role.size() <= 9 || role.compare(role.size() - 9, 9, "Reference") != 0 || leaf.empty())
+        return {};
+    role.resize(role.size() - 9);
+    std::string capitalized = leaf;
+    capitalized[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(capitalized[0])));
+    // The longest run of whole words the reference's name ends with and the leaf starts with.
+    for (std::size_t shared = std::min(leaf.size(), role.size()); shared > 0; --shared) {
+        const bool wordEnds = shared == leaf.size() || std::isupper(static_cast<unsigned char>(leaf[shared]));
+        if (wordEnds && role.compare(role.size() - shared, shared, capitalized, 0, shared) == 0)
+            return role + leaf.substr(shared);
+    }
+    return role + capitalized;
+}
+
+// The published files give a query name to one path only, and where an identity value and another
+// reference's value share a leaf name they kept the other one: studentSchoolAssociations?schoolId
+// filtered on the next year's school, localEducationAgencies?localEducationAgencyId on the parent
+// agency. ODS/API gives identity values their plain names and role-named references role names,
+// and clients find records by identity names (a delete looks each record up by them): so does this.
+void giveIdentityValuesTheirNames(ResourceSchema &resource)
+{
+    for (const JsonPath &identity : resource.identityPaths) {
+        const std::string leaf = identity.steps().empty() ? std::string() : identity.steps().back().property;
+        auto named = resource.queryFields.find(toLower(leaf));
+        if (leaf.empty() || named == resource.queryFields.end())
+            continue;
+        std::vector<QueryFieldPath> &paths = named->second.paths;
+        // Two identity values of one leaf name (a CourseOffering's school and its session's school)
+        // hold one value: the name already answers for both.
+        const auto isIdentity = [&resource](const QueryFieldPath &p) {
+            return std::any_of(resource.identityPaths.begin(), resource.identityPaths.end(),
+                               [&p](const JsonPath &identityPath) { return p.path == identityPath; });
+        };
+        if (std::any_of(paths.begin(), paths.end(), isIdentity))
+            continue;
+        std::string type = paths.empty() ? std::string("string") : paths.front().type;
+        if (resource.numericPaths.count(identity.text()) && type == "string")
+            type = "number";
+        for (QueryFieldPath &displaced : paths) {
+            const std::string roleName = roleQueryName(displaced.path);
+            if (!roleName.empty() && resource.queryFields.count(toLower(roleName)) == 0)
+                resource.queryFields[toLower(roleName)] = QueryField{roleName, {displaced}};
+        }
+        named = resource.queryFields.find(toLower(leaf));
+        named->second.paths = {QueryFieldPath{identity, type}};
+    }
+}
+
 void readJsonSchema(const SchemaReader &reader, const Json &node, const std::string &path,
                     ResourceSchema &resource)
 {
@@ -375,6 +435,7 @@ std::unique_ptr<ResourceSchema> readResource(const SchemaReader &reader, const J
     resource->dateTimePaths = reader.pathSet(node, path, "dateTimeJsonPaths");
 
     readQueryFields(reader, node, path, *resource);
+    giveIdentityValuesTheirNames(*resource);
     readJsonSchema(reader, node, path, *resource);
     return resource;
 }

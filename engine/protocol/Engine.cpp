@@ -600,6 +600,7 @@ Response Engine::getCollection(const Target &target, const Request &)
         return parameterFailed("Use either pageToken or offset, not both.");
 
     DeferredTransaction read(m_database.connection());
+    narrowByLookups(*target.resource, target, query);
     std::vector<StoredDocument> rows = m_store.query(query, true);
     const bool more = static_cast<std::int64_t>(rows.size()) > query.limit;
     if (more)
@@ -618,6 +619,94 @@ Response Engine::getCollection(const Target &target, const Request &)
     for (const StoredDocument &row : rows)
         response.body.push_back(documentForClient(row));
     return response;
+}
+
+namespace {
+
+// The query's value for a document path, typed, when one query field names exactly that path; and
+// whether it has letters (strings compare without case, so such a value can match more than one
+// referential id and is left to the filters).
+struct PinnedValue
+{
+    Json value;
+    bool hasLetters = false;
+};
+
+std::optional<PinnedValue> pinnedValue(const ResourceSchema &resource, const std::map<std::string, std::string> &query,
+                                       const JsonPath &path)
+{
+    for (const auto &[name, field] : resource.queryFields) {
+        if (field.paths.size() != 1 || !(field.paths.front().path == path))
+            continue;
+        auto given = query.find(name);
+        if (given == query.end())
+            return std::nullopt;
+        std::optional<Json> value = typedQueryValue(field.paths.front().type, given->second);
+        if (!value)
+            return std::nullopt;
+        const bool letters = value->is_string() && !resource.isDescriptorPath(path.text())
+                             && std::any_of(given->second.begin(), given->second.end(),
+                                            [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+        return PinnedValue{std::move(*value), letters};
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+void Engine::narrowByLookups(const ResourceSchema &resource, const Target &target, CollectionQuery &query)
+{
+    if (resource.isDescriptor)
+        return;
+    // A query that names every identity value (students?studentUniqueId=..., the way clients find a
+    // record before they update or delete it) is one document's referential id: the filters then run
+    // on that row alone instead of over the whole resource.
+    Json body = Json::object();
+    bool whole = !resource.identityPaths.empty();
+    for (const JsonPath &identityPath : resource.identityPaths) {
+        std::optional<PinnedValue> pinned = pinnedValue(resource, target.query, identityPath);
+        if (!pinned || pinned->hasLetters) {
+            whole = false;
+            break;
+        }
+        identityPath.assign(body, {}, pinned->value);
+    }
+    if (whole) {
+        if (std::optional<DocumentIdentity> identity = m_identity.documentIdentity(resource, body)) {
+            std::optional<StoredDocument> found = m_store.findByReferentialId(identity->referentialId());
+            query.onlyDocKey = found ? found->docKey : 0;
+            return;
+        }
+    }
+    // A query that names every value of one reference (studentSectionAssociations?studentUniqueId=...)
+    // can only match documents that reference that target: the references' reverse index lists them.
+    for (const ReferenceMapping &reference : resource.references) {
+        if (reference.objectPath.hasArrayStep())
+            continue;
+        Json referencing = Json::object();
+        bool pinnedAll = !reference.paths.empty();
+        for (const ReferencePathPair &pair : reference.paths) {
+            std::optional<PinnedValue> pinned = pinnedValue(resource, target.query, pair.referencePath);
+            if (!pinned || pinned->hasLetters) {
+                pinnedAll = false;
+                break;
+            }
+            pair.referencePath.assign(referencing, {}, pinned->value);
+        }
+        if (!pinnedAll)
+            continue;
+        std::optional<DocumentIdentity> targetIdentity = m_identity.referenceIdentity(reference, referencing, {});
+        if (!targetIdentity)
+            continue;
+        // Every stored reference resolves, so when the target is not stored nothing references it.
+        std::optional<AliasKeys> alias = m_store.findAliasKeys(targetIdentity->referentialId());
+        if (!alias) {
+            query.onlyDocKey = 0;
+            return;
+        }
+        query.referencingAlias = alias->aliasKey;
+        return;
+    }
 }
 
 Response Engine::availableChangeVersions()

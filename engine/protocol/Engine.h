@@ -238,6 +238,9 @@ private:
     Response dispatch(const Request &request);
     Response getById(const Target &target, const Request &request);
     Response getCollection(const Target &target, const Request &request);
+    // Narrows the query by index lookups when it pins the resource's whole identity (onlyDocKey) or
+    // every value of one reference (referencingAlias); the filters still decide.
+    void narrowByLookups(const ResourceSchema &resource, const Target &target, CollectionQuery &query);
     Response availableChangeVersions();
     Response changeFeed(const Target &target, TrackedChangeKind kind);
     Response post(const Target &target, const Request &request);

@@ -455,6 +455,14 @@ std::string DocumentStore::whereClause(const CollectionQuery &query, std::vector
     std::string where = narrow ? " WHERE +project = ? AND +resource = ?" : " WHERE project = ? AND resource = ?";
     bindings.push_back(query.project);
     bindings.push_back(query.resource);
+    if (query.onlyDocKey) {
+        where += " AND doc_key = ?";
+        bindings.push_back(*query.onlyDocKey);
+    }
+    if (query.referencingAlias) {
+        where += " AND doc_key IN (SELECT from_doc FROM refs WHERE to_alias = ?)";
+        bindings.push_back(*query.referencingAlias);
+    }
     if (window) {
         where += narrow ? " AND change_seq BETWEEN ? AND ?" : " AND +change_seq BETWEEN ? AND ?";
         bindings.push_back(query.minChangeVersion);

@@ -98,6 +98,10 @@ struct CollectionQuery
     std::int64_t minChangeVersion = 0;
     std::int64_t maxChangeVersion = -1; // none
     bool hasChangeWindow() const { return minChangeVersion > 0 || maxChangeVersion >= 0; }
+    // The one row the query can match, when a lookup found it (0: none can).
+    std::optional<std::int64_t> onlyDocKey;
+    // Only documents that reference this alias (refs_by_target) can match.
+    std::optional<std::int64_t> referencingAlias;
 };
 
 // The entries Change Queries list beside the documents: deletes and identity (key) changes.
