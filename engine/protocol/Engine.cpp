@@ -121,6 +121,23 @@ Response notFound(const std::string &detail)
     return problem::make(404, problem::kNotFound, "Resource Not Found", detail);
 }
 
+Response preconditionFailed();
+
+// Why a PUT or DELETE cannot touch the document stored under the id, if it cannot: none of this
+// resource there (404; 412 for If-Match: *, which promises one exists), or an If-Match it fails.
+std::optional<Response> refuseWriteTo(const ResourceSchema &resource, const std::string &id,
+                                      const std::optional<StoredDocument> &existing, const std::string &ifMatch)
+{
+    if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName()) {
+        if (ifMatch == "*")
+            return preconditionFailed();
+        return notFound("No " + resource.resourceName + " with the id '" + id + "' exists.");
+    }
+    if (!ifMatchHolds(ifMatch, existing->etag))
+        return preconditionFailed();
+    return std::nullopt;
+}
+
 Response dataValidationFailed(const ValidationErrors &errors)
 {
     return problem::make(400, problem::kDataValidationFailed, "Data Validation Failed",
@@ -1040,13 +1057,8 @@ Response Engine::put(const Target &target, const Request &request)
     return withWriteTransaction([&]() -> Response {
         WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch, m_batchBroken);
         std::optional<StoredDocument> existing = m_store.findById(target.id);
-        if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName()) {
-            if (ifMatch == "*")
-                return preconditionFailed();
-            return notFound("No " + resource.resourceName + " with the id '" + target.id + "' exists.");
-        }
-        if (!ifMatchHolds(ifMatch, existing->etag))
-            return preconditionFailed();
+        if (std::optional<Response> refusal = refuseWriteTo(resource, target.id, existing, ifMatch))
+            return *refusal;
         const bool identityChanged = existing->referentialId != referentialId;
         if (identityChanged && !resource.allowIdentityUpdates)
             return problem::make(400, problem::kKeyChangeNotSupported, "Key Change Not Supported",
@@ -1202,13 +1214,8 @@ Response Engine::remove(const Target &target, const Request &request)
     return withWriteTransaction([&]() -> Response {
         WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch, m_batchBroken);
         std::optional<StoredDocument> existing = m_store.findById(target.id);
-        if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName()) {
-            if (ifMatch == "*")
-                return preconditionFailed();
-            return notFound("No " + resource.resourceName + " with the id '" + target.id + "' exists.");
-        }
-        if (!ifMatchHolds(ifMatch, existing->etag))
-            return preconditionFailed();
+        if (std::optional<Response> refusal = refuseWriteTo(resource, target.id, existing, ifMatch))
+            return *refusal;
         const std::int64_t count = m_store.countReferencing(existing->docKey);
         if (count > 0) {
             std::vector<std::string> types = m_store.referencingResourceTypes(existing->docKey);
