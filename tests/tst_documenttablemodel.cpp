@@ -172,12 +172,15 @@ private Q_SLOTS:
         QCOMPARE(model.totalCount(), -1);
         QCOMPARE(model.rowCount(), 0);
         QCOMPARE(model.columnCount(), 5);
+        // The form's labels, the JSON names in the tooltips.
         QCOMPARE(model.headerData(UniqueIdColumn, Qt::Horizontal).toString(),
-                 QStringLiteral("studentUniqueId"));
-        QCOMPARE(model.headerData(FirstNameColumn, Qt::Horizontal).toString(), QStringLiteral("firstName"));
+                 QStringLiteral("Student unique id"));
+        QCOMPARE(model.headerData(UniqueIdColumn, Qt::Horizontal, Qt::ToolTipRole).toString(),
+                 QStringLiteral("$.studentUniqueId"));
+        QCOMPARE(model.headerData(FirstNameColumn, Qt::Horizontal).toString(), QStringLiteral("First name"));
         QCOMPARE(model.headerData(LastSurnameColumn, Qt::Horizontal).toString(),
-                 QStringLiteral("lastSurname"));
-        QCOMPARE(model.headerData(BirthDateColumn, Qt::Horizontal).toString(), QStringLiteral("birthDate"));
+                 QStringLiteral("Last surname"));
+        QCOMPARE(model.headerData(BirthDateColumn, Qt::Horizontal).toString(), QStringLiteral("Birth date"));
         QCOMPARE(model.headerData(LastModifiedColumn, Qt::Horizontal).toString(),
                  QStringLiteral("Last modified"));
 
@@ -506,26 +509,27 @@ private Q_SLOTS:
 
         model.setResource(m_model->findByEndpoint("ed-fi", "sections"));
         QCOMPARE(headers(),
-                 QStringList({"courseOfferingReference.localCourseCode", "courseOfferingReference.schoolId",
-                              "courseOfferingReference.schoolYear", "courseOfferingReference.sessionName",
-                              "sectionIdentifier", "availableCredits", "sectionName", "sequenceOfCourse",
-                              "Last modified"}));
+                 QStringList({"Local course code", "School id", "School year", "Session name", "Section identifier",
+                              "Available credits", "Section name", "Sequence of course", "Last modified"}));
+        // The JSON path is the header's tooltip.
+        QCOMPARE(model.headerData(0, Qt::Horizontal, Qt::ToolTipRole).toString(),
+                 QStringLiteral("$.courseOfferingReference.localCourseCode"));
         QVERIFY(waitForKeys(model));
         QCOMPARE(model.totalCount(), qint64(0));
         QCOMPARE(model.rowCount(), 0);
 
         model.setResource(m_model->findByEndpoint("ed-fi", "gradeLevelDescriptors"));
         QCOMPARE(headers(),
-                 QStringList({"namespace", "codeValue", "shortDescription", "description",
-                              "effectiveBeginDate", "Last modified"}));
+                 QStringList({"Namespace", "Code value", "Short description", "Description", "Effective begin date",
+                              "Last modified"}));
         model.setResource(m_model->findByEndpoint("ed-fi", "schools"));
         QCOMPARE(headers(),
-                 QStringList({"schoolId", "nameOfInstitution", "shortNameOfInstitution", "webSite",
+                 QStringList({"School id", "Name of institution", "Short name of institution", "Web site",
                               "Last modified"}));
         model.setResource(m_model->findByEndpoint("ed-fi", "courses"));
         QCOMPARE(headers(),
-                 QStringList({"courseCode", "educationOrganizationReference.educationOrganizationId",
-                              "courseTitle", "numberOfParts", "courseDescription", "Last modified"}));
+                 QStringList({"Course code", "Education organization id", "Course title", "Number of parts",
+                              "Course description", "Last modified"}));
         QVERIFY(waitForKeys(model));
 
         model.setResource(nullptr);

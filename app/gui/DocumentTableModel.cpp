@@ -1,5 +1,7 @@
 #include "DocumentTableModel.h"
 
+#include "FieldLabels.h"
+
 #include "DocumentLoader.h"
 
 #include <QThread>
@@ -184,7 +186,8 @@ void DocumentTableModel::Private::buildColumns(const steward::ResourceSchema *re
     bool first = true;
     for (const steward::JsonPath &path : identityPathsInNaturalKeyOrder(*resource)) {
         Column column;
-        column.header = QString::fromStdString(path.text().substr(path.text().rfind("$.", 0) == 0 ? 2 : 0));
+        // The form's label of the value (its JSON path is the tooltip).
+        column.header = fieldLabel(path.steps().empty() ? path.text() : path.steps().back().property);
         column.path = path;
         column.kind = ColumnKind::Identity;
         column.sortsByNaturalKey = first;
@@ -195,7 +198,7 @@ void DocumentTableModel::Private::buildColumns(const steward::ResourceSchema *re
     }
     for (const std::string &name : usefulProperties(*resource, identityNames)) {
         Column column;
-        column.header = QString::fromStdString(name);
+        column.header = fieldLabel(name);
         column.path = steward::JsonPath("$." + name);
         column.kind = ColumnKind::Property;
         columns.push_back(column);

@@ -249,7 +249,8 @@ void MainWindow::buildPanes()
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 3);
     splitter->setStretchFactor(2, 3);
-    splitter->setSizes({230, 520, 560});
+    // Wide enough for the longest resource name and its count ("StudentSectionAssociation · 1,234").
+    splitter->setSizes({300, 500, 560});
 
     connectEditorPane();
     connectSessionSignals();

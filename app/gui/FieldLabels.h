@@ -1,0 +1,14 @@
+#pragma once
+
+#include <QString>
+
+#include <string>
+
+// How the app names a document's fields, the same in the form and in the table headers.
+
+// "nameOfInstitution" -> "Name of institution"; acronyms stay as they are.
+QString humanize(const std::string &name);
+// The label without a trailing word ("Grade level descriptor" -> "Grade level").
+QString withoutSuffix(QString label, const QString &suffix);
+// A field's label as a column header or form label: humanized, without " descriptor".
+QString fieldLabel(const std::string &property);
