@@ -4,10 +4,13 @@
 #include "Validation.h"
 
 #include <QRegularExpression>
+#include <QUrl>
 #include <QTest>
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
+
+#include <set>
 
 using namespace steward;
 using namespace steward::test;
@@ -82,6 +85,7 @@ private Q_SLOTS:
     void changeQueriesWindowsDeletesAndKeyChanges();
     void queriesThatPinAWholeIdentity();
     void identityValuesKeepTheirQueryNames();
+    void lookupsAnswerWhatTheFiltersWould();
 };
 
 void TestProtocol::postCreatesThenUpserts()
@@ -909,6 +913,108 @@ void TestProtocol::identityValuesKeepTheirQueryNames()
     QCOMPARE(count("studentSchoolAssociations?studentUniqueId=7001&schoolId=51&entryDate=2021-08-23"), std::size_t(1));
     QCOMPARE(count("studentSchoolAssociations?schoolId=52"), std::size_t(0));
     QCOMPARE(count("studentSchoolAssociations?nextYearSchoolId=52"), std::size_t(1));
+}
+
+namespace {
+
+// The query value of a stored JSON value, as a client would write it.
+std::string queryText(const Json &value)
+{
+    return value.is_string() ? QUrl::toPercentEncoding(QString::fromStdString(value.get<std::string>())).toStdString()
+                             : value.dump();
+}
+
+// What the filters mean, worked out here without SQL: every named field has, at one of its paths,
+// a value equal to the given one (strings without case).
+bool matches(const Json &body, const std::vector<std::pair<const QueryField *, Json>> &filters)
+{
+    for (const auto &[field, wanted] : filters) {
+        bool any = false;
+        for (const QueryFieldPath &path : field->paths) {
+            const Json *value = path.path.resolve(body, {});
+            if (value == nullptr)
+                continue;
+            if (value->is_string() && wanted.is_string())
+                any = any || QString::fromStdString(value->get<std::string>())
+                                     .compare(QString::fromStdString(wanted.get<std::string>()), Qt::CaseInsensitive)
+                                 == 0;
+            else
+                any = any || *value == wanted;
+        }
+        if (!any)
+            return false;
+    }
+    return true;
+}
+
+const QueryField *fieldFor(const ResourceSchema &resource, const JsonPath &path)
+{
+    for (const auto &[name, field] : resource.queryFields)
+        if (field.paths.size() == 1 && field.paths.front().path == path)
+            return &field;
+    return nullptr;
+}
+
+} // namespace
+
+void TestProtocol::lookupsAnswerWhatTheFiltersWould()
+{
+    // Every resource of the sample district, queried by each document's whole identity and by each
+    // of its references' values: the answer (now from index lookups) is what the filters mean.
+    Fixture f;
+    f.loadSampleDistrict(2026, 4);
+    int identityQueries = 0;
+    int referenceQueries = 0;
+    for (const ResourceSchema *resource : f.model().resources()) {
+        if (resource->isDescriptor)
+            continue;
+        std::vector<Json> stored;
+        for (int offset = 0;; offset += 500) {
+            const Json page =
+                f.call("GET", "/ed-fi/" + resource->endpointName + "?limit=500&offset=" + std::to_string(offset)).body;
+            stored.insert(stored.end(), page.begin(), page.end());
+            if (page.size() < 500)
+                break;
+        }
+        std::vector<std::vector<JsonPath>> pathSets{resource->identityPaths};
+        for (const ReferenceMapping &reference : resource->references) {
+            if (reference.objectPath.hasArrayStep())
+                continue;
+            std::vector<JsonPath> paths;
+            for (const ReferencePathPair &pair : reference.paths)
+                paths.push_back(pair.referencePath);
+            pathSets.push_back(paths);
+        }
+        for (std::size_t set = 0; set < pathSets.size(); ++set) {
+            for (std::size_t d = 0; d < stored.size() && d < 6; ++d) {
+                std::vector<std::pair<const QueryField *, Json>> filters;
+                std::string query;
+                for (const JsonPath &path : pathSets[set]) {
+                    const QueryField *field = fieldFor(*resource, path);
+                    const Json *value = path.resolve(stored[d], {});
+                    if (field == nullptr || value == nullptr) {
+                        filters.clear();
+                        break;
+                    }
+                    filters.emplace_back(field, *value);
+                    query += (query.empty() ? "" : "&") + field->name + "=" + queryText(*value);
+                }
+                if (filters.empty())
+                    continue;
+                std::set<std::string> expected;
+                for (const Json &document : stored)
+                    if (matches(document, filters))
+                        expected.insert(document["id"].get<std::string>());
+                std::set<std::string> answered;
+                for (const Json &item : f.call("GET", "/ed-fi/" + resource->endpointName + "?limit=500&" + query).body)
+                    answered.insert(item["id"].get<std::string>());
+                QVERIFY2(answered == expected, (resource->endpointName + "?" + query).c_str());
+                ++(set == 0 ? identityQueries : referenceQueries);
+            }
+        }
+    }
+    QVERIFY2(identityQueries > 60 && referenceQueries > 60,
+             qPrintable(QStringLiteral("%1 / %2").arg(identityQueries).arg(referenceQueries)));
 }
 
 QTEST_GUILESS_MAIN(TestProtocol)
