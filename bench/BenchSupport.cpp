@@ -1,5 +1,8 @@
 #include "BenchSupport.h"
 
+#include "Generator.h"
+#include "ImportSource.h"
+
 #include <fstream>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -27,4 +30,14 @@ bool resetPeakRss()
     clearRefs << "5";
     clearRefs.flush();
     return static_cast<bool>(clearRefs);
+}
+
+std::int64_t writeDistrictFile(const std::string &path, std::int64_t students)
+{
+    steward::GeneratorOptions generator;
+    generator.students = students;
+    std::ofstream out(path);
+    return steward::generateDistrict(generator, [&out](const std::string &resource, const steward::Json &body) {
+        out << steward::envelopeLine(resource, body) << '\n';
+    });
 }

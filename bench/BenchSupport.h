@@ -2,6 +2,9 @@
 
 // Helpers the benchmark programs share.
 
+#include <cstdint>
+#include <string>
+
 // A field of /proc/self/status in MB: "VmHWM:" (peak resident set) or "VmRSS:" (current).
 double procStatusMb(const char *field);
 
@@ -9,3 +12,7 @@ double procStatusMb(const char *field);
 // the current resident set (Linux: "5" to /proc/self/clear_refs), so a phase's own peak can be
 // told from an earlier phase's. False where the kernel does not allow it.
 bool resetPeakRss();
+
+// The generated district of `students` students (about ten documents each) as NDJSON import lines
+// in a file; returns how many documents it holds.
+std::int64_t writeDistrictFile(const std::string &path, std::int64_t students);

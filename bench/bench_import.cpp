@@ -58,18 +58,11 @@ Request request(const std::string &method, const std::string &path, const Json &
 // The input: a generated district of about `target` documents; returns how many it holds.
 std::int64_t generateInput(const std::string &input, std::int64_t target)
 {
-    GeneratorOptions generator;
-    generator.students = std::max<std::int64_t>(10, target / 10);
-    std::int64_t documents = 0;
+    const std::int64_t students = std::max<std::int64_t>(10, target / 10);
     const Clock::time_point t0 = Clock::now();
-    {
-        std::ofstream out(input);
-        documents = generateDistrict(generator, [&out](const std::string &resource, const Json &body) {
-            out << envelopeLine(resource, body) << '\n';
-        });
-    }
+    const std::int64_t documents = writeDistrictFile(input, students);
     std::printf("Steward import benchmark: %lld documents (%lld students), %u cores\n\n",
-                static_cast<long long>(documents), static_cast<long long>(generator.students),
+                static_cast<long long>(documents), static_cast<long long>(students),
                 std::thread::hardware_concurrency());
     std::printf("generate                       %8.1f s\n", seconds(t0, Clock::now()));
     return documents;

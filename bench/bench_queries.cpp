@@ -5,7 +5,6 @@
 // Usage: bench_queries [students]   (default 10000, about 107,000 documents; 100000: about 1M)
 #include "BenchSupport.h"
 #include "Engine.h"
-#include "Generator.h"
 #include "Importer.h"
 
 #include <QTemporaryDir>
@@ -17,7 +16,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <random>
 #include <string>
@@ -98,15 +96,7 @@ int main(int argc, char **argv)
     const std::int64_t students = argc > 1 ? std::max(10LL, std::atoll(argv[1])) : 10000;
     QTemporaryDir dir;
     const std::string input = dir.filePath("district.ndjson").toStdString();
-    GeneratorOptions generator;
-    generator.students = students;
-    std::int64_t documents = 0;
-    {
-        std::ofstream out(input);
-        documents = generateDistrict(generator, [&out](const std::string &resource, const Json &body) {
-            out << dumpJson(Json{{"resource", resource}, {"body", body}}) << '\n';
-        });
-    }
+    const std::int64_t documents = writeDistrictFile(input, students);
     std::unique_ptr<Model> model = Model::loadStarter();
     std::unique_ptr<Database> database = Database::open(dir.filePath("steward.db").toStdString());
     database->startBackgroundCheckpoints();

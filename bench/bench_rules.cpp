@@ -55,15 +55,7 @@ int main(int argc, char **argv)
     }
     QTemporaryDir dir;
     const std::string input = dir.filePath("district.ndjson").toStdString();
-    GeneratorOptions generator;
-    generator.students = students;
-    std::int64_t documents = 0;
-    {
-        std::ofstream out(input);
-        documents = generateDistrict(generator, [&out](const std::string &resource, const Json &body) {
-            out << Json{{"resource", resource}, {"body", body}}.dump() << '\n';
-        });
-    }
+    const std::int64_t documents = writeDistrictFile(input, students);
     std::printf("Steward rules benchmark: %lld generated documents (%lld students), %u cores\n\n",
                 static_cast<long long>(documents), static_cast<long long>(students),
                 std::thread::hardware_concurrency());
