@@ -450,7 +450,10 @@ std::string DocumentStore::whereClause(const CollectionQuery &query, std::vector
     // The unary '+' keeps SQLite from using the index the other way would use.
     constexpr std::int64_t kNarrowWindow = 100000;
     const bool window = query.hasChangeWindow();
-    const std::int64_t upper = query.maxChangeVersion >= 0 ? query.maxChangeVersion : newestChangeVersion();
+    // Only a window reads the newest version: every other collection query goes without it.
+    const std::int64_t upper = !window ? 0
+                               : query.maxChangeVersion >= 0 ? query.maxChangeVersion
+                                                             : newestChangeVersion();
     const bool narrow = window && upper - query.minChangeVersion <= kNarrowWindow;
     std::string where = narrow ? " WHERE +project = ? AND +resource = ?" : " WHERE project = ? AND resource = ?";
     bindings.push_back(query.project);
