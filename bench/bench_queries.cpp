@@ -172,6 +172,17 @@ int main(int argc, char **argv)
     print("studentSectionAssociations?studentUniqueId&totalCount=true",
           measure(paths("/ed-fi/studentSectionAssociations?", student, {"studentUniqueId"}, "&totalCount=true"),
                   engineGet));
-    std::printf("\npeak RSS %.1f MB\n", procStatusMb("VmHWM:"));
+    print("sections?schoolId&totalCount=true (a school's sections)",
+          measure(paths("/ed-fi/sections?", school, {"schoolId"}, "&limit=1&totalCount=true"), engineGet));
+
+    // What the query index costs in storage, beside the documents' own bytes.
+    auto megabytes = [&reader](const std::string &sql) {
+        return static_cast<double>(reader.execAndGet(sql).getInt64()) / 1e6;
+    };
+    std::printf("\ndocument bodies %.1f MB; query index %.1f MB; database %.1f MB\n",
+                megabytes("SELECT sum(length(body)) FROM documents"),
+                megabytes("SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = 'query_values'"),
+                megabytes("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size"));
+    std::printf("peak RSS %.1f MB\n", procStatusMb("VmHWM:"));
     return 0;
 }

@@ -5,6 +5,10 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QTest>
+#include <QUrl>
+
+#include <algorithm>
+#include <cctype>
 
 namespace steward::test {
 
@@ -44,6 +48,97 @@ Response Fixture::call(const std::string &method, const std::string &path, const
         request.headers[toLower(k)] = v;
     request.actor = "test";
     return m_engine->handle(request);
+}
+
+namespace {
+
+std::string queryValueText(const Json &value)
+{
+    return value.is_string() ? QUrl::toPercentEncoding(QString::fromStdString(value.get<std::string>())).toStdString()
+                             : value.dump();
+}
+
+std::string flippedCase(std::string text)
+{
+    for (char &c : text)
+        c = std::isupper(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(static_cast<unsigned char>(c)))
+                                                       : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return text;
+}
+
+// Values of one query field to ask for: each document's, its case flipped, and one nobody has.
+std::vector<Json> valuesToAsk(const QueryField &field, const std::vector<Json> &documents)
+{
+    std::vector<Json> out;
+    for (const Json &document : documents) {
+        for (const QueryFieldPath &path : field.paths) {
+            for (const JsonPath::Match &match : path.path.select(document)) {
+                const Json &value = *match.value;
+                if (!value.is_primitive() || value.is_null())
+                    continue;
+                out.push_back(value);
+                if (value.is_string() && flippedCase(value.get<std::string>()) != value.get<std::string>())
+                    out.push_back(flippedCase(value.get<std::string>()));
+            }
+        }
+    }
+    const std::string &type = field.paths.front().type;
+    if (type == "number" || type == "integer")
+        out.push_back(987654321);
+    else if (type == "date")
+        out.push_back("1901-02-03");
+    else if (type == "string")
+        out.push_back("no document has this");
+    return out;
+}
+
+} // namespace
+
+IndexScanComparison compareIndexWithScan(Fixture &fixture, std::size_t documentsPerResource)
+{
+    IndexScanComparison comparison;
+    auto ask = [&](const std::string &path) {
+        fixture.engine().setAnswerQueriesByScan(false);
+        const Response indexed = fixture.call("GET", path);
+        fixture.engine().setAnswerQueriesByScan(true);
+        const Response scanned = fixture.call("GET", path);
+        fixture.engine().setAnswerQueriesByScan(false);
+        ++comparison.queries;
+        if (indexed.body.is_array() && !indexed.body.empty())
+            ++comparison.answeredWithDocuments;
+        if (indexed.status != scanned.status || indexed.body != scanned.body
+            || indexed.header("Total-Count") != scanned.header("Total-Count"))
+            comparison.differences.push_back(path + ": " + std::to_string(indexed.status) + " "
+                                             + indexed.header("Total-Count") + " " + indexed.body.dump().substr(0, 300)
+                                             + " | scan: " + std::to_string(scanned.status) + " "
+                                             + scanned.header("Total-Count") + " "
+                                             + scanned.body.dump().substr(0, 300));
+    };
+    for (const ResourceSchema *resource : fixture.model().resources()) {
+        const std::string collection = "/" + resource->project->projectEndpointName + "/" + resource->endpointName;
+        const Json all = fixture.call("GET", collection + "?limit=500").body;
+        if (!all.is_array() || all.empty())
+            continue;
+        // Documents spread over the collection: the first, the last and some between.
+        std::vector<Json> sample;
+        for (std::size_t i = 0; i < documentsPerResource; ++i)
+            sample.push_back(all[(all.size() - 1) * i / std::max<std::size_t>(1, documentsPerResource - 1)]);
+        std::vector<std::string> firstValues; // one "name=value" per field, for pairs
+        for (const auto &[name, field] : resource->queryFields) {
+            const std::vector<Json> values = valuesToAsk(field, sample);
+            for (const Json &value : values)
+                ask(collection + "?" + field.name + "=" + queryValueText(value) + "&totalCount=true&limit=500");
+            if (!values.empty() && !(values.front().is_string() && values.front() == "no document has this"))
+                firstValues.push_back(field.name + "=" + queryValueText(values.front()));
+        }
+        for (std::size_t i = 0; i + 1 < firstValues.size(); ++i)
+            ask(collection + "?" + firstValues[i] + "&" + firstValues[i + 1] + "&totalCount=true&limit=500");
+        if (!firstValues.empty()) {
+            ask(collection + "?" + firstValues.front() + "&limit=2&offset=1");
+            ask(collection + "?" + firstValues.back() + "&limit=1&offset=0&totalCount=true");
+        }
+    }
+    return comparison;
 }
 
 std::string idFromLocation(const std::string &location)

@@ -51,6 +51,17 @@ private:
 
 std::string idFromLocation(const std::string &location);
 
+// Every query field of every resource that has documents, asked for values its documents hold (as
+// stored, with their letters' case flipped, and one no document has), alone and two at a time, with
+// totalCount and paging: the answers from the indexes against the answers of a scan.
+struct IndexScanComparison
+{
+    int queries = 0;
+    int answeredWithDocuments = 0;
+    std::vector<std::string> differences; // the query and what differed
+};
+IndexScanComparison compareIndexWithScan(Fixture &fixture, std::size_t documentsPerResource = 4);
+
 } // namespace steward::test
 
 // QCOMPARE cannot take JSON values (QtTest's overloads trip over nlohmann's conversions).

@@ -83,6 +83,19 @@ private Q_SLOTS:
                      qPrintable(QString::fromStdString(resource + ": " +
                                                        std::to_string(report.byResource[resource].created) +
                                                        " created, expected " + std::to_string(count))));
+
+        // Every query field of every DS 5.1 resource the district fills: the indexes answer what a scan would.
+        timer.restart();
+        const IndexScanComparison comparison = compareIndexWithScan(f, 3);
+        qInfo("%d queries compared with their scans in %lld ms", comparison.queries, qlonglong(timer.elapsed()));
+        QVERIFY2(comparison.differences.empty(),
+                 qPrintable(QString::number(comparison.differences.size()) + " differ, the first: "
+                            + QString::fromStdString(comparison.differences.empty() ? "" : comparison.differences.front())));
+        QVERIFY2(comparison.queries > 3000 && comparison.answeredWithDocuments * 3 > comparison.queries,
+                 qPrintable(QStringLiteral("%1 queries, %2 with documents")
+                                .arg(comparison.queries)
+                                .arg(comparison.answeredWithDocuments)));
+        QVERIFY2(f.engine().check().clean(), f.engine().check().toJson().dump().substr(0, 2000).c_str());
     }
 };
 

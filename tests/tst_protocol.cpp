@@ -86,6 +86,10 @@ private Q_SLOTS:
     void queriesThatPinAWholeIdentity();
     void identityValuesKeepTheirQueryNames();
     void lookupsAnswerWhatTheFiltersWould();
+    void indexesAnswerWhatAScanWould();
+    void queryIndexFollowsEveryWrite();
+    void checkFindsQueryIndexDamage();
+    void queryIndexFilledInWhenMissing();
 };
 
 void TestProtocol::postCreatesThenUpserts()
@@ -1015,6 +1019,123 @@ void TestProtocol::lookupsAnswerWhatTheFiltersWould()
     }
     QVERIFY2(identityQueries > 60 && referenceQueries > 60,
              qPrintable(QStringLiteral("%1 / %2").arg(identityQueries).arg(referenceQueries)));
+}
+
+namespace {
+
+void verifyIndexMatchesScan(Fixture &f, int minimumQueries)
+{
+    const IndexScanComparison comparison = compareIndexWithScan(f);
+    QVERIFY2(comparison.differences.empty(),
+             qPrintable(QString::number(comparison.differences.size()) + " differ, the first: "
+                        + QString::fromStdString(comparison.differences.empty() ? "" : comparison.differences.front())));
+    QVERIFY2(comparison.queries >= minimumQueries && comparison.answeredWithDocuments * 3 >= comparison.queries,
+             qPrintable(QStringLiteral("%1 queries, %2 with documents")
+                            .arg(comparison.queries)
+                            .arg(comparison.answeredWithDocuments)));
+}
+
+} // namespace
+
+void TestProtocol::indexesAnswerWhatAScanWould()
+{
+    Fixture f;
+    f.loadSampleDistrict(2026, 4);
+    verifyIndexMatchesScan(f, 800);
+}
+
+void TestProtocol::queryIndexFollowsEveryWrite()
+{
+    Fixture f;
+    f.loadSampleDistrict(2026, 3);
+    // An identity update that cascades: a session renamed renames it in every course offering,
+    // section and enrollment that names it.
+    const Json sessions = f.call("GET", "/ed-fi/sessions?limit=1").body;
+    QCOMPARE(sessions.size(), std::size_t(1));
+    Json session = sessions[0];
+    const std::string sessionId = session["id"].get<std::string>();
+    const std::string oldName = session["sessionName"].get<std::string>();
+    const std::string school = "&schoolId=" + session["schoolReference"]["schoolId"].dump();
+    auto sectionsNamed = [&](const std::string &name) {
+        return f.call("GET", "/ed-fi/sections?sessionName=" + QUrl::toPercentEncoding(QString::fromStdString(name)).toStdString()
+                                 + school + "&totalCount=true&limit=1")
+            .header("Total-Count");
+    };
+    const std::string before = sectionsNamed(oldName);
+    QVERIFY(std::stoi(before) > 0);
+    for (const char *server : {"id", "_etag", "_lastModifiedDate"})
+        session.erase(server);
+    session["sessionName"] = oldName + " (renamed)";
+    QCOMPARE(f.call("PUT", "/ed-fi/sessions/" + sessionId, session).status, 204);
+    QCOMPARE(sectionsNamed(oldName + " (renamed)"), before);
+    QCOMPARE(sectionsNamed(oldName), std::string("0"));
+    // An update of a value that is not part of the identity, by POST (an upsert) and by PUT.
+    Json student = f.call("GET", "/ed-fi/students?limit=1").body[0];
+    const std::string studentId = student["id"].get<std::string>();
+    for (const char *server : {"id", "_etag", "_lastModifiedDate"})
+        student.erase(server);
+    student["lastSurname"] = "Quistgaard";
+    QCOMPARE(f.call("POST", "/ed-fi/students", student).status, 200);
+    QCOMPARE(f.call("GET", "/ed-fi/students?lastSurname=QUISTGAARD").body.size(), std::size_t(1));
+    student["lastSurname"] = "Oyelaran";
+    QCOMPARE(f.call("PUT", "/ed-fi/students/" + studentId, student).status, 204);
+    QCOMPARE(f.call("GET", "/ed-fi/students?lastSurname=Quistgaard").body.size(), std::size_t(0));
+    QCOMPARE(f.call("GET", "/ed-fi/students?lastSurname=oyelaran").body.size(), std::size_t(1));
+    // A delete.
+    const Json enrollment = f.call("GET", "/ed-fi/studentSectionAssociations?limit=1").body[0];
+    QCOMPARE(f.call("DELETE", "/ed-fi/studentSectionAssociations/" + enrollment["id"].get<std::string>()).status, 204);
+
+    verifyIndexMatchesScan(f, 500);
+    const IntegrityReport report = f.engine().check();
+    QVERIFY2(report.clean(), report.toJson().dump().c_str());
+}
+
+void TestProtocol::checkFindsQueryIndexDamage()
+{
+    Fixture f;
+    f.loadSampleDistrict(2026, 2);
+    QVERIFY(f.engine().check().clean());
+    SQLite::Database &db = f.database().connection();
+    // One value lost, one that no document has.
+    const std::int64_t surname = db.execAndGet("SELECT field_key FROM query_fields WHERE resource = 'Student' "
+                                               "AND name = 'lastsurname'").getInt64();
+    SQLite::Statement lose(db, "DELETE FROM query_values WHERE field_key = ? AND doc = (SELECT min(doc) FROM "
+                               "query_values WHERE field_key = ?)");
+    lose.bind(1, surname);
+    lose.bind(2, surname);
+    QCOMPARE(lose.exec(), 1);
+    SQLite::Statement invent(db, "INSERT INTO query_values (field_key, value, doc) VALUES (?, 'Nobody', 1)");
+    invent.bind(1, surname);
+    invent.exec();
+
+    IntegrityReport report = f.engine().check();
+    const std::string text = report.toJson().dump();
+    QVERIFY2(text.find("the query index lacks its values of lastSurname") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("1 values of Student.lastSurname that no document has") != std::string::npos, text.c_str());
+    QCOMPARE(report.violations.size(), std::size_t(2));
+    // The repair rebuilds the index from the documents.
+    report = f.engine().check(true);
+    QVERIFY2(report.clean(), report.toJson().dump().c_str());
+}
+
+void TestProtocol::queryIndexFilledInWhenMissing()
+{
+    // A database from before the index (or written under a model whose fields moved) gets the index
+    // filled in by the next engine that opens it for writing.
+    Fixture f;
+    f.loadSampleDistrict(2026, 2);
+    SQLite::Database &db = f.database().connection();
+    db.exec("DELETE FROM query_values WHERE field_key IN (SELECT field_key FROM query_fields WHERE resource = "
+            "'Student'); DELETE FROM query_fields WHERE resource = 'Student'; "
+            "UPDATE query_fields SET paths = '$.elsewhere' WHERE resource = 'Section' AND name = 'sessionname'");
+    Engine reopened(f.model(), f.database());
+    const IntegrityReport report = reopened.check();
+    QVERIFY2(report.clean(), report.toJson().dump().c_str());
+    QVERIFY(db.execAndGet("SELECT count(*) FROM query_values v JOIN query_fields f USING (field_key) "
+                          "WHERE f.resource = 'Student'").getInt64() > 20);
+    QCOMPARE(db.execAndGet("SELECT paths FROM query_fields WHERE resource = 'Section' AND name = 'sessionname'")
+                 .getString(),
+             std::string("$.courseOfferingReference.sessionName"));
 }
 
 QTEST_GUILESS_MAIN(TestProtocol)

@@ -263,9 +263,16 @@ Engine::Engine(const Model &model, Database &database)
     , m_validator(model.validator())
     , m_store(database.connection())
 {
+    m_store.useQueryIndex(model);
 }
 
 Engine::~Engine() = default;
+
+void Engine::setAnswerQueriesByScan(bool scan)
+{
+    m_answerQueriesByScan = scan;
+    m_store.setQueryIndexUse(!scan);
+}
 
 Response Engine::handle(const Request &request)
 {
@@ -590,7 +597,9 @@ Response Engine::getCollection(const Target &target, const Request &)
             if (field == target.resource->queryFields.end())
                 return parameterFailed("The query parameter '" + target.queryNames.at(name)
                                        + "' is not a query field of " + target.resource->resourceName + ".");
-            std::vector<CollectionQuery::Alternative> alternatives;
+            CollectionQuery::Filter filter;
+            filter.field = name;
+            std::vector<CollectionQuery::Alternative> &alternatives = filter.alternatives;
             for (const QueryFieldPath &path : field->second.paths) {
                 CollectionQuery::Alternative alt;
                 std::optional<Json> typed = typedQueryValue(path.type, value);
@@ -610,14 +619,15 @@ Response Engine::getCollection(const Target &target, const Request &)
                 }
                 alternatives.push_back(std::move(alt));
             }
-            query.filters.push_back(std::move(alternatives));
+            query.filters.push_back(std::move(filter));
         }
     }
     if (query.afterDocKey > 0 && query.offset > 0)
         return parameterFailed("Use either pageToken or offset, not both.");
 
     DeferredTransaction read(m_database.connection());
-    narrowByLookups(*target.resource, target, query);
+    if (!m_answerQueriesByScan)
+        narrowByLookups(*target.resource, target, query);
     std::vector<StoredDocument> rows = m_store.query(query, true);
     const bool more = static_cast<std::int64_t>(rows.size()) > query.limit;
     if (more)
@@ -943,6 +953,7 @@ PreparedBody Engine::prepareBody(const ResourceSchema &resource, Json body) cons
     prepared.identityText = dumpJson(identityObject);
     prepared.naturalKey = naturalKeyText(identityObject);
     prepared.etag = etagOf(prepared.bodyText);
+    prepared.queryValues = queryValuesOf(resource, body);
     return prepared;
 }
 
@@ -985,6 +996,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
             if (existing->body != bodyText) {
                 existing->body = bodyText;
                 existing->etag = prepared.etag;
+                existing->queryValues = prepared.queryValues;
                 existing->lastModified = now;
                 m_store.updateDocument(*existing, {"update", std::nullopt, actor, now});
                 m_store.setReferences(existing->docKey, resolved.aliasKeys, true);
@@ -1016,6 +1028,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
             document.naturalKey = prepared.naturalKey;
             document.body = bodyText;
             document.etag = prepared.etag;
+            document.queryValues = prepared.queryValues;
             document.createdAt = now;
             document.lastModified = now;
             m_store.insertDocument(document, {"insert", std::nullopt, actor, now});
@@ -1091,6 +1104,7 @@ Response Engine::put(const Target &target, const Request &request)
         existing->referentialId = referentialId;
         existing->identity = prepared.identityText;
         existing->naturalKey = prepared.naturalKey;
+        existing->queryValues = prepared.queryValues;
         try {
             m_store.updateDocument(*existing, rewriteRecord(before.referentialId, *existing, actor, now));
             if (identityChanged)

@@ -103,6 +103,7 @@ struct PreparedBody
     std::string identityText;
     std::string naturalKey;
     std::string etag;
+    std::vector<QueryValue> queryValues;
     std::string newId; // a POST's id if it creates the document (random; made here, it is not free either)
 };
 
@@ -230,6 +231,9 @@ public:
     std::int64_t keepDraft(const std::string &project, const std::string &resource, const std::string &text,
                            const Json &problem, const std::string &actor);
     void setBusyRetryPolicy(const BusyRetryPolicy &policy) { m_retry = policy; }
+    // Every collection query then reads its whole resource instead of its indexes: what the indexes
+    // are tested against.
+    void setAnswerQueriesByScan(bool scan);
 
     static constexpr int kReferencedByLimit = 100;
 
@@ -283,6 +287,7 @@ private:
     DocumentStore m_store;
     BusyRetryPolicy m_retry;
     bool m_dryRun = false;
+    bool m_answerQueriesByScan = false;
     bool m_inBatch = false;
     bool m_batchBroken = false; // a write threw inside a batch request that had no savepoint
     bool m_lastWriteChanged = false;

@@ -3,6 +3,9 @@
 
 #include <SQLiteCpp/Statement.h>
 
+#include <iterator>
+#include <map>
+
 namespace steward {
 
 namespace {
@@ -26,8 +29,12 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
 {
     IntegrityReport report;
     SQLite::Database &db = m_database.connection();
-    if (repairIndexes)
+    if (repairIndexes) {
         db.exec("REINDEX");
+        ImmediateTransaction rebuild(db);
+        m_store.rebuildQueryIndex();
+        rebuild.commit();
+    }
 
     DeferredTransaction snapshot(db);
     auto databaseWide = [&report](const std::string &problem) { report.violations.push_back({{}, {}, problem}); };
@@ -70,6 +77,10 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
     SQLite::Statement documents(db, "SELECT doc_key, id, project, resource, referential_id, identity, body, etag, "
                                     "natural_key, change_seq FROM documents ORDER BY doc_key");
     SQLite::Statement refs(db, "SELECT to_alias FROM refs WHERE from_doc = ?");
+    // Every value a document gives a query field has its query-index row; the rows found are counted
+    // per field, so that any other row (one no document gives) shows too.
+    SQLite::Statement indexRow(db, "SELECT 1 FROM query_values WHERE field_key = ? AND value = ? AND doc = ?");
+    std::map<std::int64_t, std::int64_t> indexRowsFound;
     SQLite::Statement lastChange(db,
                                  "SELECT op, body, etag, seq FROM changes WHERE id = ? ORDER BY seq DESC LIMIT 1");
     while (documents.executeStep()) {
@@ -133,6 +144,28 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
                           + std::to_string(resolved.aliasKeys.size()) + " its body makes");
         }
 
+        std::vector<std::string> unindexed;
+        for (const QueryValue &value : queryValuesOf(*resource, body)) {
+            const std::int64_t key = m_store.queryFieldKey(*resource, value.field);
+            if (key == 0)
+                continue;
+            indexRow.reset();
+            indexRow.bind(1, key);
+            bindJson(indexRow, 2, value.value);
+            indexRow.bind(3, docKey);
+            if (indexRow.executeStep())
+                ++indexRowsFound[key];
+            else
+                unindexed.push_back(std::next(resource->queryFields.begin(), value.field)->second.name + " "
+                                    + value.value.dump());
+        }
+        if (!unindexed.empty()) {
+            std::string list;
+            for (const std::string &item : unindexed)
+                list += (list.empty() ? "" : ", ") + item;
+            violation("the query index lacks its values of " + list + ": queries by them would miss it");
+        }
+
         if (!etagFitsBody(documents.getColumn(7).getString(), documents.getColumn(6).getString()))
             violation("its body does not match its etag: it was changed outside Steward");
 
@@ -150,6 +183,23 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
         else if (lastChange.getColumn(1).isNull() ? changeSeq == 0
                                                   : lastChange.getColumn(1).getString() != documents.getColumn(6).getString())
             violation("the change log's last entry is not its current state");
+    }
+    // Fields another model registered are kept by that model's writes, not checked against this one.
+    std::map<std::int64_t, std::string> fieldsOfThisModel; // key -> "Resource.field"
+    for (const ResourceSchema *resource : m_model.resources()) {
+        std::size_t position = 0;
+        for (const auto &[name, field] : resource->queryFields)
+            fieldsOfThisModel[m_store.queryFieldKey(*resource, position++)] = resource->resourceName + "." + field.name;
+    }
+    SQLite::Statement indexed(db, "SELECT f.field_key, count(v.doc) FROM query_fields f "
+                                  "LEFT JOIN query_values v ON v.field_key = f.field_key GROUP BY f.field_key");
+    while (indexed.executeStep()) {
+        const std::int64_t key = indexed.getColumn(0).getInt64();
+        const std::int64_t extra = indexed.getColumn(1).getInt64() - indexRowsFound[key];
+        auto field = fieldsOfThisModel.find(key);
+        if (extra > 0 && key != 0 && field != fieldsOfThisModel.end())
+            databaseWide("the query index holds " + std::to_string(extra) + " values of " + field->second
+                         + " that no document has: queries by them would answer wrongly");
     }
     if (progress)
         progress(report.documents, total);

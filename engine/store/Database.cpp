@@ -271,6 +271,26 @@ CREATE INDEX changes_key_changes ON changes(project, resource, seq) WHERE op = '
 ALTER TABLE sync_targets ADD COLUMN pull_change_version INTEGER;
 CREATE INDEX sync_remote_ids_by_remote ON sync_remote_ids(target_id, remote_id);
 )SQL",
+    // Version 11: the query index. Each query field of the model gets a key (the engine registers
+    // the fields of the model it opens with, and fills in their values); query_values lists each
+    // document's values per field, ordered so that one field and value give their documents in
+    // document order (a first page reads 25 rows, not every match).
+    R"SQL(
+CREATE TABLE query_fields (
+    field_key INTEGER PRIMARY KEY,
+    project   TEXT NOT NULL,
+    resource  TEXT NOT NULL,
+    name      TEXT NOT NULL,
+    paths     TEXT NOT NULL,
+    UNIQUE (project, resource, name)
+);
+CREATE TABLE query_values (
+    field_key INTEGER NOT NULL,
+    value     NOT NULL COLLATE NOCASE,
+    doc       INTEGER NOT NULL,
+    PRIMARY KEY (field_key, value, doc)
+) WITHOUT ROWID;
+)SQL",
 };
 
 // The first migration that rebuilds a table other tables point at: foreign keys must be off while

@@ -37,19 +37,6 @@ void bindUuid(SQLite::Statement &s, int index, const Uuid &uuid)
     s.bind(index, uuid.bytes.data(), static_cast<int>(uuid.bytes.size()));
 }
 
-void bindJson(SQLite::Statement &s, int index, const Json &value)
-{
-    if (value.is_boolean())
-        s.bind(index, value.get<bool>() ? 1 : 0);
-    else if (value.is_number_integer())
-        s.bind(index, value.get<std::int64_t>());
-    else if (value.is_number())
-        s.bind(index, value.get<double>());
-    else if (value.is_string())
-        s.bind(index, value.get<std::string>());
-    else
-        s.bind(index);
-}
 
 std::string naturalKeyOf(const StoredDocument &d)
 {
@@ -66,6 +53,20 @@ std::optional<StoredDocument> fetchOne(SQLite::Statement &s)
 }
 
 } // namespace
+
+void bindJson(SQLite::Statement &s, int index, const Json &value)
+{
+    if (value.is_boolean())
+        s.bind(index, value.get<bool>() ? 1 : 0);
+    else if (value.is_number_integer())
+        s.bind(index, value.get<std::int64_t>());
+    else if (value.is_number())
+        s.bind(index, value.get<double>());
+    else if (value.is_string())
+        s.bind(index, value.get<std::string>());
+    else
+        s.bind(index);
+}
 
 const char *const kChangesWithBodies = "changes c LEFT JOIN documents d ON d.id = c.id AND d.change_seq = c.seq";
 const char *const kChangeBody = "coalesce(c.body, d.body)";
@@ -206,10 +207,12 @@ void DocumentStore::insertDocument(StoredDocument &d, const ChangeRecord &change
     s.bind(11, d.changeSeq);
     s.exec();
     d.docKey = m_db.getLastInsertRowid();
+    indexInserted(d);
 }
 
 void DocumentStore::updateDocument(StoredDocument &d, const ChangeRecord &change)
 {
+    indexReplaced(d);
     copyBodyIntoCurrentChange(d.docKey);
     d.changeSeq = appendChange(change.op, d, change.previousReferentialId, change.actor, change.at);
     SQLite::Statement &s = statement("UPDATE documents SET referential_id = ?, identity = ?, body = ?, etag = ?, "
@@ -228,6 +231,7 @@ void DocumentStore::updateDocument(StoredDocument &d, const ChangeRecord &change
 void DocumentStore::deleteDocument(const StoredDocument &d, const std::string &actor, const std::string &at)
 {
     copyBodyIntoCurrentChange(d.docKey);
+    indexRemoved(d);
     SQLite::Statement &s = statement("DELETE FROM documents WHERE doc_key = ?");
     s.bind(1, d.docKey);
     s.exec();
@@ -443,68 +447,19 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
     return m_db.getLastInsertRowid();
 }
 
-std::string DocumentStore::whereClause(const CollectionQuery &query, std::vector<Json> &bindings)
-{
-    // A narrow change window (an incremental pull) is answered from the change-version index and
-    // must not scan the whole resource; a wide one (a first pull) reads the resource in key order.
-    // The unary '+' keeps SQLite from using the index the other way would use.
-    constexpr std::int64_t kNarrowWindow = 100000;
-    const bool window = query.hasChangeWindow();
-    // Only a window reads the newest version: every other collection query goes without it.
-    const std::int64_t upper = !window ? 0
-                               : query.maxChangeVersion >= 0 ? query.maxChangeVersion
-                                                             : newestChangeVersion();
-    const bool narrow = window && upper - query.minChangeVersion <= kNarrowWindow;
-    std::string where = narrow ? " WHERE +project = ? AND +resource = ?" : " WHERE project = ? AND resource = ?";
-    bindings.push_back(query.project);
-    bindings.push_back(query.resource);
-    if (query.onlyDocKey) {
-        where += " AND doc_key = ?";
-        bindings.push_back(*query.onlyDocKey);
-    }
-    if (query.referencingAlias) {
-        where += " AND doc_key IN (SELECT from_doc FROM refs WHERE to_alias = ?)";
-        bindings.push_back(*query.referencingAlias);
-    }
-    if (window) {
-        where += narrow ? " AND change_seq BETWEEN ? AND ?" : " AND +change_seq BETWEEN ? AND ?";
-        bindings.push_back(query.minChangeVersion);
-        bindings.push_back(upper);
-    }
-    for (const auto &alternatives : query.filters) {
-        std::string clause;
-        for (const CollectionQuery::Alternative &alt : alternatives) {
-            const std::string compare = alt.value.is_string() ? " = ? COLLATE NOCASE" : " = ?";
-            if (!clause.empty())
-                clause += " OR ";
-            if (alt.arrayJsonPath.empty()) {
-                clause += "json_extract(body, ?)" + compare;
-                bindings.push_back(alt.jsonPath);
-            } else {
-                clause += "EXISTS (SELECT 1 FROM json_each(body, ?) AS item WHERE json_extract(item.value, ?)"
-                          + compare + ")";
-                bindings.push_back(alt.arrayJsonPath);
-                bindings.push_back(alt.jsonPath);
-            }
-            bindings.push_back(alt.value);
-        }
-        where += " AND (" + clause + ")";
-    }
-    return where;
-}
-
 std::vector<StoredDocument> DocumentStore::query(const CollectionQuery &query, bool fetchOneMore)
 {
-    std::vector<Json> bindings;
-    std::string sql = std::string("SELECT ") + kDocumentColumns + " FROM documents" + whereClause(query, bindings);
+    QuerySql sql = querySql(query);
+    std::vector<Json> &bindings = sql.bindings;
+    std::string text = std::string("SELECT ") + kDocumentColumns + sql.from + sql.where;
     if (query.afterDocKey > 0) {
-        sql += " AND doc_key > ?";
+        text += " AND " + sql.orderColumn + " > ?";
         bindings.push_back(query.afterDocKey);
     }
-    sql += " ORDER BY doc_key LIMIT ? OFFSET ?";
+    text += " ORDER BY " + sql.orderColumn + " LIMIT ? OFFSET ?";
     bindings.push_back(query.limit + (fetchOneMore ? 1 : 0));
     bindings.push_back(query.offset);
-    SQLite::Statement s(m_db, sql);
+    SQLite::Statement s(m_db, text);
     for (std::size_t i = 0; i < bindings.size(); ++i)
         bindJson(s, static_cast<int>(i + 1), bindings[i]);
     std::vector<StoredDocument> out;
@@ -515,11 +470,10 @@ std::vector<StoredDocument> DocumentStore::query(const CollectionQuery &query, b
 
 std::int64_t DocumentStore::count(const CollectionQuery &query)
 {
-    std::vector<Json> bindings;
-    const std::string sql = "SELECT count(*) FROM documents" + whereClause(query, bindings);
-    SQLite::Statement s(m_db, sql);
-    for (std::size_t i = 0; i < bindings.size(); ++i)
-        bindJson(s, static_cast<int>(i + 1), bindings[i]);
+    const QuerySql sql = querySql(query);
+    SQLite::Statement s(m_db, "SELECT count(*)" + sql.countFrom + sql.where);
+    for (std::size_t i = 0; i < sql.bindings.size(); ++i)
+        bindJson(s, static_cast<int>(i + 1), sql.bindings[i]);
     s.executeStep();
     return s.getColumn(0).getInt64();
 }

@@ -2,6 +2,7 @@
 
 #include "Identity.h"
 #include "Json.h"
+#include "QueryValues.h"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -15,6 +16,9 @@
 #include <vector>
 
 namespace steward {
+
+class Model;
+struct ResourceSchema;
 
 struct StoredDocument
 {
@@ -33,6 +37,8 @@ struct StoredDocument
     // The change-log entry this body was written with (0: none). That entry keeps no copy of the body
     // while it is the current one; the next write of the document gives it its copy.
     std::int64_t changeSeq = 0;
+    // Set by writers that worked out the body's query values already (off the writer thread).
+    std::optional<std::vector<QueryValue>> queryValues;
 };
 
 struct AliasRow
@@ -56,6 +62,9 @@ struct ReferencingDocument
     std::string id;
     std::string identity; // JSON text
 };
+
+// Binds a JSON scalar as SQLite compares it: booleans as 0 and 1, null and others as NULL.
+void bindJson(SQLite::Statement &s, int index, const Json &value);
 
 // A referential id stored as 16 bytes; false (out untouched) for anything else.
 bool readUuid(const SQLite::Column &column, Uuid &out);
@@ -93,7 +102,12 @@ struct CollectionQuery
         std::string arrayJsonPath; // non-empty when jsonPath is relative to each item of this array
         Json value;                // typed: number, string (compared case-insensitively) or boolean
     };
-    std::vector<std::vector<Alternative>> filters;
+    struct Filter
+    {
+        std::string field; // the query field's name, lower-cased (ResourceSchema::queryFields)
+        std::vector<Alternative> alternatives;
+    };
+    std::vector<Filter> filters;
     // Change Queries: documents whose last change has a sequence number in [min, max] (inclusive).
     std::int64_t minChangeVersion = 0;
     std::int64_t maxChangeVersion = -1; // none
@@ -167,6 +181,19 @@ public:
     void stopTrackingAliases();
     bool mayHaveAlias(const Uuid &referentialId) const;
 
+    // The query index (query_values): every query field's values per document, kept by the writes
+    // above, so that collection queries look their documents up instead of scanning the resource.
+    // Registers the model's query fields and fills in the values of any the database lacks, in a
+    // write transaction of its own (call it outside one). When the connection cannot write or the
+    // database stays locked, only the fields registered already are used; queries scan for the rest.
+    void useQueryIndex(const Model &model);
+    // Off: every query scans (the reference the index is tested against).
+    void setQueryIndexUse(bool use) { m_useQueryIndex = use; }
+    // A query field's key in the index (0: not indexed), by its position in the resource's fields.
+    std::int64_t queryFieldKey(const ResourceSchema &resource, std::size_t position) const;
+    // Empties the query index and fills it in again from the documents (check's repair).
+    void rebuildQueryIndex();
+
     std::vector<StoredDocument> query(const CollectionQuery &query, bool fetchOneMore);
     std::int64_t count(const CollectionQuery &query);
     // The change log's newest sequence number (0 when empty): Change Queries' newest change version.
@@ -182,13 +209,37 @@ private:
                               const std::optional<Uuid> &previousReferentialId, const std::string &actor,
                               const std::string &at);
     void copyBodyIntoCurrentChange(std::int64_t docKey);
-    std::string whereClause(const CollectionQuery &query, std::vector<Json> &bindings);
+    // A collection query as SQL: what it reads, its conditions and their values.
+    struct QuerySql
+    {
+        std::string from;
+        std::string where;
+        std::string orderColumn; // the document key its rows come ordered by
+        std::string countFrom;   // what a count reads (without the documents when it need not)
+        std::vector<Json> bindings;
+    };
+    QuerySql querySql(const CollectionQuery &query);
+    std::int64_t fieldKeyOf(const std::string &project, const std::string &resource, const std::string &field) const;
+    std::vector<std::int64_t> registerQueryFields(const ResourceSchema &resource);
+    void fillQueryValues(const ResourceSchema &resource, const std::vector<std::int64_t> &keys,
+                         const std::set<std::int64_t> &only);
+    const std::vector<std::int64_t> *queryFieldKeys(const std::string &project, const std::string &resource) const;
+    std::vector<QueryValue> queryValuesOfBody(const ResourceSchema &resource, const std::string &body) const;
+    void indexInserted(const StoredDocument &d);
+    void indexReplaced(const StoredDocument &d); // before the row is updated
+    void indexRemoved(const StoredDocument &d);
+    void writeQueryValues(std::int64_t docKey, const std::vector<std::int64_t> &keys,
+                          const std::vector<QueryValue> *before, const std::vector<QueryValue> *after);
     std::string trackedChangesWhere(TrackedChangeKind kind, const CollectionQuery &query, std::vector<Json> &bindings);
 
     SQLite::Database &m_db;
     std::unordered_map<const char *, std::unique_ptr<SQLite::Statement>> m_statements;
     std::optional<AliasFilter> m_aliasFilter;
     std::int64_t m_dataVersion = 0; // of the filter's build: another connection committing changes it
+    const Model *m_model = nullptr;
+    // Per resource of the model: each query field's key, by position (0: not indexed).
+    std::unordered_map<const ResourceSchema *, std::vector<std::int64_t>> m_fieldKeys;
+    bool m_useQueryIndex = true;
 };
 
 } // namespace steward

@@ -1,0 +1,391 @@
+// The query index of DocumentStore (query_values) and the SQL of collection queries that use it.
+#include "DocumentStore.h"
+
+#include "ApiSchema.h"
+#include "Database.h"
+
+#include <sqlite3.h>
+
+#include <map>
+#include <tuple>
+
+namespace steward {
+
+namespace {
+
+// A field is indexed under the paths it had when it was registered; other paths mean other values.
+std::string pathsOf(const QueryField &field)
+{
+    std::string out;
+    for (const QueryFieldPath &path : field.paths)
+        out += (out.empty() ? "" : " ") + path.path.text();
+    return out;
+}
+
+struct RegisteredField
+{
+    std::int64_t key = 0;
+    std::string paths;
+};
+
+using Registry = std::map<std::tuple<std::string, std::string, std::string>, RegisteredField>;
+
+Registry readRegistry(SQLite::Database &db)
+{
+    Registry registry;
+    SQLite::Statement s(db, "SELECT field_key, project, resource, name, paths FROM query_fields");
+    while (s.executeStep())
+        registry[{s.getColumn(1).getString(), s.getColumn(2).getString(), s.getColumn(3).getString()}] =
+            RegisteredField{s.getColumn(0).getInt64(), s.getColumn(4).getString()};
+    return registry;
+}
+
+// The keys of the resource's fields the registry holds with the model's paths (0 for the others).
+std::vector<std::int64_t> keysIn(const Registry &registry, const ResourceSchema &resource)
+{
+    std::vector<std::int64_t> keys;
+    for (const auto &[name, field] : resource.queryFields) {
+        auto it = registry.find({resource.projectName(), resource.resourceName, name});
+        keys.push_back(it != registry.end() && it->second.paths == pathsOf(field) ? it->second.key : 0);
+    }
+    return keys;
+}
+
+bool isBusyOrReadOnly(const SQLite::Exception &e)
+{
+    const int code = e.getErrorCode() & 0xff;
+    return code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_READONLY;
+}
+
+} // namespace
+
+
+void DocumentStore::useQueryIndex(const Model &model)
+{
+    m_model = &model;
+    m_fieldKeys.clear();
+    Registry registry = readRegistry(m_db);
+    bool missing = false;
+    for (const ResourceSchema *resource : model.resources()) {
+        std::vector<std::int64_t> keys = keysIn(registry, *resource);
+        missing = missing || std::find(keys.begin(), keys.end(), 0) != keys.end();
+        m_fieldKeys[resource] = std::move(keys);
+    }
+    if (!missing || sqlite3_db_readonly(m_db.getHandle(), "main") == 1)
+        return;
+    try {
+        ImmediateTransaction transaction(m_db);
+        std::unordered_map<const ResourceSchema *, std::vector<std::int64_t>> fieldKeys;
+        for (const ResourceSchema *resource : model.resources())
+            fieldKeys[resource] = registerQueryFields(*resource);
+        transaction.commit();
+        m_fieldKeys = std::move(fieldKeys);
+    } catch (const SQLite::Exception &e) {
+        // Another writer holds the database: the fields registered already serve, the rest scan.
+        if (!isBusyOrReadOnly(e))
+            throw;
+    }
+}
+
+std::vector<std::int64_t> DocumentStore::registerQueryFields(const ResourceSchema &resource)
+{
+    SQLite::Statement find(m_db, "SELECT field_key, paths FROM query_fields WHERE project = ? AND resource = ? "
+                                 "AND name = ?");
+    std::vector<std::int64_t> keys;
+    std::set<std::int64_t> fresh;
+    for (const auto &[name, field] : resource.queryFields) {
+        const std::string paths = pathsOf(field);
+        find.reset();
+        find.bind(1, resource.projectName());
+        find.bind(2, resource.resourceName);
+        find.bind(3, name);
+        if (find.executeStep()) {
+            const std::int64_t key = find.getColumn(0).getInt64();
+            keys.push_back(key);
+            if (find.getColumn(1).getString() == paths)
+                continue;
+            // The model moved the field: its values are those of its new paths.
+            SQLite::Statement forget(m_db, "DELETE FROM query_values WHERE field_key = ?");
+            forget.bind(1, key);
+            forget.exec();
+            SQLite::Statement repath(m_db, "UPDATE query_fields SET paths = ? WHERE field_key = ?");
+            repath.bind(1, paths);
+            repath.bind(2, key);
+            repath.exec();
+            fresh.insert(key);
+            continue;
+        }
+        SQLite::Statement add(m_db, "INSERT INTO query_fields (project, resource, name, paths) VALUES (?, ?, ?, ?)");
+        add.bind(1, resource.projectName());
+        add.bind(2, resource.resourceName);
+        add.bind(3, name);
+        add.bind(4, paths);
+        add.exec();
+        keys.push_back(m_db.getLastInsertRowid());
+        fresh.insert(keys.back());
+    }
+    if (!fresh.empty())
+        fillQueryValues(resource, keys, fresh);
+    return keys;
+}
+
+void DocumentStore::fillQueryValues(const ResourceSchema &resource, const std::vector<std::int64_t> &keys,
+                                    const std::set<std::int64_t> &only)
+{
+    SQLite::Statement documents(m_db, "SELECT doc_key, body FROM documents WHERE project = ? AND resource = ?");
+    documents.bind(1, resource.projectName());
+    documents.bind(2, resource.resourceName);
+    std::vector<std::int64_t> selected(keys.size(), 0);
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        if (only.count(keys[i]) > 0)
+            selected[i] = keys[i];
+    while (documents.executeStep()) {
+        const std::vector<QueryValue> values = queryValuesOfBody(resource, documents.getColumn(1).getString());
+        writeQueryValues(documents.getColumn(0).getInt64(), selected, nullptr, &values);
+    }
+}
+
+void DocumentStore::rebuildQueryIndex()
+{
+    if (m_model == nullptr)
+        return;
+    m_db.exec("DELETE FROM query_values");
+    for (const auto &[resource, keys] : m_fieldKeys) {
+        std::set<std::int64_t> all(keys.begin(), keys.end());
+        all.erase(0);
+        if (!all.empty())
+            fillQueryValues(*resource, keys, all);
+    }
+}
+
+std::int64_t DocumentStore::queryFieldKey(const ResourceSchema &resource, std::size_t position) const
+{
+    auto it = m_fieldKeys.find(&resource);
+    return it == m_fieldKeys.end() || position >= it->second.size() ? 0 : it->second[position];
+}
+
+const std::vector<std::int64_t> *DocumentStore::queryFieldKeys(const std::string &project,
+                                                               const std::string &resource) const
+{
+    if (m_model == nullptr)
+        return nullptr;
+    const ResourceSchema *schema = m_model->findByName(project, resource);
+    auto it = m_fieldKeys.find(schema);
+    return it == m_fieldKeys.end() ? nullptr : &it->second;
+}
+
+std::int64_t DocumentStore::fieldKeyOf(const std::string &project, const std::string &resource,
+                                       const std::string &field) const
+{
+    if (m_model == nullptr)
+        return 0;
+    const ResourceSchema *schema = m_model->findByName(project, resource);
+    if (schema == nullptr)
+        return 0;
+    auto named = schema->queryFields.find(field);
+    if (named == schema->queryFields.end())
+        return 0;
+    return queryFieldKey(*schema, static_cast<std::size_t>(std::distance(schema->queryFields.begin(), named)));
+}
+
+std::vector<QueryValue> DocumentStore::queryValuesOfBody(const ResourceSchema &resource, const std::string &body) const
+{
+    const Json parsed = Json::parse(body, nullptr, false);
+    return parsed.is_object() ? queryValuesOf(resource, parsed) : std::vector<QueryValue>{};
+}
+
+void DocumentStore::writeQueryValues(std::int64_t docKey, const std::vector<std::int64_t> &keys,
+                                     const std::vector<QueryValue> *before, const std::vector<QueryValue> *after)
+{
+    if (before != nullptr && after != nullptr && sameQueryValues(*before, *after))
+        return;
+    if (before != nullptr) {
+        SQLite::Statement &remove = statement("DELETE FROM query_values WHERE field_key = ? AND value = ? AND doc = ?");
+        for (const QueryValue &value : *before) {
+            if (value.field >= keys.size() || keys[value.field] == 0)
+                continue;
+            remove.tryReset();
+            remove.bind(1, keys[value.field]);
+            bindJson(remove, 2, value.value);
+            remove.bind(3, docKey);
+            remove.exec();
+        }
+    }
+    if (after != nullptr) {
+        // OR IGNORE: two values equal without case are one row (the query compares them so).
+        SQLite::Statement &add = statement("INSERT OR IGNORE INTO query_values (field_key, value, doc) VALUES (?, ?, ?)");
+        for (const QueryValue &value : *after) {
+            if (value.field >= keys.size() || keys[value.field] == 0)
+                continue;
+            add.tryReset();
+            add.bind(1, keys[value.field]);
+            bindJson(add, 2, value.value);
+            add.bind(3, docKey);
+            add.exec();
+        }
+    }
+}
+
+void DocumentStore::indexInserted(const StoredDocument &d)
+{
+    const ResourceSchema *schema = m_model != nullptr ? m_model->findByName(d.project, d.resource) : nullptr;
+    auto keys = m_fieldKeys.find(schema);
+    if (keys == m_fieldKeys.end())
+        return;
+    if (d.queryValues) {
+        writeQueryValues(d.docKey, keys->second, nullptr, &*d.queryValues);
+        return;
+    }
+    const std::vector<QueryValue> values = queryValuesOfBody(*schema, d.body);
+    writeQueryValues(d.docKey, keys->second, nullptr, &values);
+}
+
+void DocumentStore::indexReplaced(const StoredDocument &d)
+{
+    const ResourceSchema *schema = m_model != nullptr ? m_model->findByName(d.project, d.resource) : nullptr;
+    auto keys = m_fieldKeys.find(schema);
+    if (keys == m_fieldKeys.end())
+        return;
+    SQLite::Statement &previous = statement("SELECT body FROM documents WHERE doc_key = ?");
+    previous.bind(1, d.docKey);
+    if (!previous.executeStep())
+        return;
+    const std::vector<QueryValue> before = queryValuesOfBody(*schema, previous.getColumn(0).getString());
+    previous.reset();
+    if (d.queryValues) {
+        writeQueryValues(d.docKey, keys->second, &before, &*d.queryValues);
+        return;
+    }
+    const std::vector<QueryValue> after = queryValuesOfBody(*schema, d.body);
+    writeQueryValues(d.docKey, keys->second, &before, &after);
+}
+
+void DocumentStore::indexRemoved(const StoredDocument &d)
+{
+    const ResourceSchema *schema = m_model != nullptr ? m_model->findByName(d.project, d.resource) : nullptr;
+    auto keys = m_fieldKeys.find(schema);
+    if (keys == m_fieldKeys.end())
+        return;
+    const std::vector<QueryValue> before = queryValuesOfBody(*schema, d.body);
+    writeQueryValues(d.docKey, keys->second, &before, nullptr);
+}
+
+DocumentStore::QuerySql DocumentStore::querySql(const CollectionQuery &query)
+{
+    QuerySql sql;
+    std::vector<Json> &bindings = sql.bindings;
+    // Which filters the index answers, and one of them to read the documents in order from: the one
+    // with the fewest rows (counted up to a cap), among those that compare one value.
+    std::vector<std::int64_t> keys(query.filters.size(), 0);
+    if (m_useQueryIndex && !query.onlyDocKey && !query.filters.empty())
+        for (std::size_t i = 0; i < query.filters.size(); ++i)
+            keys[i] = fieldKeyOf(query.project, query.resource, query.filters[i].field);
+    auto oneValue = [&](std::size_t i) {
+        const std::vector<CollectionQuery::Alternative> &alternatives = query.filters[i].alternatives;
+        for (const CollectionQuery::Alternative &alt : alternatives)
+            if (!(alt.value == alternatives.front().value))
+                return false;
+        return !alternatives.empty();
+    };
+    std::optional<std::size_t> driver;
+    std::int64_t fewest = 0;
+    int candidates = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        candidates += keys[i] != 0 && oneValue(i) ? 1 : 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (keys[i] == 0 || !oneValue(i))
+            continue;
+        std::int64_t rows = 0;
+        if (candidates > 1) {
+            SQLite::Statement &estimate = statement("SELECT count(*) FROM (SELECT 1 FROM query_values WHERE "
+                                                    "field_key = ? AND value = ? LIMIT 1000)");
+            estimate.bind(1, keys[i]);
+            bindJson(estimate, 2, query.filters[i].alternatives.front().value);
+            estimate.executeStep();
+            rows = estimate.getColumn(0).getInt64();
+            estimate.reset();
+        }
+        if (!driver || rows < fewest) {
+            driver = i;
+            fewest = rows;
+        }
+    }
+
+    // A narrow change window (an incremental pull) is answered from the change-version index and
+    // must not scan the whole resource; a wide one (a first pull) reads the resource in key order.
+    // The unary '+' keeps SQLite from using the index the other way would use.
+    constexpr std::int64_t kNarrowWindow = 100000;
+    const bool window = query.hasChangeWindow();
+    // Only a window reads the newest version: every other collection query goes without it.
+    const std::int64_t upper = !window ? 0
+                               : query.maxChangeVersion >= 0 ? query.maxChangeVersion
+                                                             : newestChangeVersion();
+    const bool narrow = !driver && window && upper - query.minChangeVersion <= kNarrowWindow;
+    bool needsDocuments = !driver || window;
+    std::string &where = sql.where;
+    if (driver) {
+        // The field's key names the resource, and its rows come in document order.
+        sql.from = " FROM query_values q CROSS JOIN documents ON doc_key = q.doc";
+        sql.orderColumn = "q.doc";
+        where = " WHERE q.field_key = ? AND q.value = ?";
+        bindings.push_back(keys[*driver]);
+        bindings.push_back(query.filters[*driver].alternatives.front().value);
+    } else {
+        sql.from = " FROM documents";
+        sql.orderColumn = "doc_key";
+        where = narrow ? " WHERE +project = ? AND +resource = ?" : " WHERE project = ? AND resource = ?";
+        bindings.push_back(query.project);
+        bindings.push_back(query.resource);
+        if (query.onlyDocKey) {
+            where += " AND doc_key = ?";
+            bindings.push_back(*query.onlyDocKey);
+        }
+        if (query.referencingAlias) {
+            where += " AND doc_key IN (SELECT from_doc FROM refs WHERE to_alias = ?)";
+            bindings.push_back(*query.referencingAlias);
+        }
+    }
+    if (window) {
+        where += narrow ? " AND change_seq BETWEEN ? AND ?" : " AND +change_seq BETWEEN ? AND ?";
+        bindings.push_back(query.minChangeVersion);
+        bindings.push_back(upper);
+    }
+    for (std::size_t i = 0; i < query.filters.size(); ++i) {
+        if (driver && i == *driver)
+            continue;
+        const std::vector<CollectionQuery::Alternative> &alternatives = query.filters[i].alternatives;
+        if (keys[i] != 0) {
+            where += " AND EXISTS (SELECT 1 FROM query_values o WHERE o.field_key = ? AND o.doc = " + sql.orderColumn
+                     + " AND o.value IN (";
+            bindings.push_back(keys[i]);
+            for (std::size_t a = 0; a < alternatives.size(); ++a) {
+                where += a == 0 ? "?" : ", ?";
+                bindings.push_back(alternatives[a].value);
+            }
+            where += "))";
+            continue;
+        }
+        needsDocuments = true;
+        std::string clause;
+        for (const CollectionQuery::Alternative &alt : alternatives) {
+            const std::string compare = alt.value.is_string() ? " = ? COLLATE NOCASE" : " = ?";
+            if (!clause.empty())
+                clause += " OR ";
+            if (alt.arrayJsonPath.empty()) {
+                clause += "json_extract(body, ?)" + compare;
+                bindings.push_back(alt.jsonPath);
+            } else {
+                clause += "EXISTS (SELECT 1 FROM json_each(body, ?) AS item WHERE json_extract(item.value, ?)"
+                          + compare + ")";
+                bindings.push_back(alt.arrayJsonPath);
+                bindings.push_back(alt.jsonPath);
+            }
+            bindings.push_back(alt.value);
+        }
+        where += " AND (" + clause + ")";
+    }
+    sql.countFrom = needsDocuments ? sql.from : " FROM query_values q";
+    return sql;
+}
+
+} // namespace steward
