@@ -8,6 +8,7 @@
 #include "TestSupport.h"
 
 #include <QProcess>
+#include <QElapsedTimer>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
@@ -310,7 +311,14 @@ private Q_SLOTS:
         f.seedDescriptors();
         QRandomGenerator random(1122);
         std::int64_t operations = 0;
+        QElapsedTimer thousand;
+        thousand.start();
         for (int sequence = 0; sequence < sequences; ++sequence) {
+            // Each thousand should take as long as the first: a query that grows with the database shows here.
+            if (sequence > 0 && sequence % 1000 == 0) {
+                qInfo("model-based: sequences %d to %d in %lld ms", sequence - 1000, sequence - 1,
+                      static_cast<long long>(thousand.restart()));
+            }
             const int base = 100000 + sequence * 10; // each sequence has its own School ids
             std::map<int, std::string> schools;                       // schoolId -> id
             std::map<std::pair<std::string, int>, std::string> courses; // (code, schoolId) -> id
