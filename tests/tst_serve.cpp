@@ -842,6 +842,64 @@ private Q_SLOTS:
         QCOMPARE(server.stop(), 0);
     }
 
+    // Writes arriving together share one commit; each is answered by its own outcome, and a
+    // connection's later request sees its earlier write.
+    void writesArrivingTogetherKeepTheirOwnOutcomes()
+    {
+        Server server(m_db);
+        QNetworkAccessManager nam;
+        const QByteArray token = fetchToken(nam, server, m_client);
+        QVERIFY(!token.isEmpty());
+        auto request = [&](const QByteArray &method, const QByteArray &path, const QByteArray &body) {
+            return method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token
+                   + "\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size())
+                   + "\r\n\r\n" + body;
+        };
+        auto year = [](int schoolYear) {
+            return QByteArray("{\"schoolYear\":") + QByteArray::number(schoolYear)
+                   + ",\"currentSchoolYear\":false,\"schoolYearDescription\":\"Year\"}";
+        };
+        const std::vector<std::pair<QByteArray, int>> writes{
+            {request("POST", "/data/v3/ed-fi/schoolYearTypes", year(2031)), 201},
+            {request("POST", "/data/v3/ed-fi/schoolYearTypes", year(2032)), 201},
+            // References and a descriptor nobody stored, a body that is not valid, a delete of nothing:
+            // each refused alone.
+            {request("POST", "/data/v3/ed-fi/sessions",
+                     "{\"sessionName\":\"Fall\",\"schoolReference\":{\"schoolId\":404},"
+                     "\"schoolYearTypeReference\":{\"schoolYear\":2031},\"beginDate\":\"2030-08-20\","
+                     "\"endDate\":\"2030-12-20\",\"termDescriptor\":\"uri://ed-fi.org/TermDescriptor#Fall\","
+                     "\"totalInstructionalDays\":80}"),
+             400},
+            {request("DELETE", "/data/v3/ed-fi/schoolYearTypes/00000000000040008000000000000000", {}), 404},
+            {request("POST", "/data/v3/ed-fi/schoolYearTypes", "{\"schoolYear\":\"soon\"}"), 400},
+            {request("POST", "/data/v3/ed-fi/schoolYearTypes", year(2033)), 201},
+        };
+        std::vector<std::unique_ptr<QTcpSocket>> sockets;
+        for (std::size_t i = 0; i < writes.size(); ++i) {
+            sockets.push_back(std::make_unique<QTcpSocket>());
+            sockets.back()->connectToHost(QHostAddress::LocalHost, server.port());
+            QVERIFY(sockets.back()->waitForConnected(10000));
+        }
+        // The first connection pipelines a read of what it has just written.
+        sockets[0]->write(writes[0].first + request("GET", "/data/v3/ed-fi/schoolYearTypes?schoolYear=2031", {}));
+        for (std::size_t i = 1; i < writes.size(); ++i)
+            sockets[i]->write(writes[i].first);
+        for (std::size_t i = 0; i < writes.size(); ++i) {
+            const RawResponse answer = readRawResponse(*sockets[i]);
+            QVERIFY2(answer.status == writes[i].second,
+                     qPrintable(QStringLiteral("write %1: %2 %3").arg(i).arg(answer.status).arg(QString::fromUtf8(answer.body))));
+            if (answer.status == 201)
+                QVERIFY(answer.head.contains("Location: http://127.0.0.1/data/v3/ed-fi/schoolYearTypes/"));
+        }
+        const RawResponse read = readRawResponse(*sockets[0]);
+        QCOMPARE(read.status, 200);
+        QCOMPARE(parseJson(read.body.toStdString()).value->size(), std::size_t(1));
+        const HttpResult all = call(nam, "GET", server.url("/data/v3/ed-fi/schoolYearTypes?totalCount=true"), {},
+                                    {{"Authorization", "Bearer " + token}});
+        QCOMPARE(all.header("Total-Count"), QByteArray("3"));
+        QCOMPARE(server.stop(), 0);
+    }
+
     void oversizedBodyIsRefusedBeforeItIsRead()
     {
         Server server(m_db);

@@ -2,6 +2,7 @@
 
 #include "ApiClients.h"
 #include "Engine.h"
+#include "WriteGroup.h"
 #include "Json.h"
 #include "LoadOrder.h"
 #include "OpenApi.h"
@@ -127,6 +128,99 @@ HttpFront::HttpFront(Engine &engine, ApiClients &clients, const ServeLimits &lim
 
 HttpFront::~HttpFront() = default;
 
+namespace {
+
+bool isWrite(const std::string &method)
+{
+    return method == "POST" || method == "PUT" || method == "DELETE";
+}
+
+const char *reasonPhrase(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 204: return "No Content";
+    case 304: return "Not Modified";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 412: return "Precondition Failed";
+    case 413: return "Payload Too Large";
+    case 429: return "Too Many Requests";
+    case 503: return "Service Unavailable";
+    default: return status < 500 ? "Client Error" : "Internal Server Error";
+    }
+}
+
+// The answer to a request the writer handled, written straight to its connection (the request
+// object it came with is gone by then); the same status line, headers and body as send() writes.
+QByteArray responseBytes(const Response &response, bool close)
+{
+    const int status = response.status;
+    QByteArray out = "HTTP/1.1 " + QByteArray::number(status) + " " + reasonPhrase(status) + "\r\n";
+    bool retryAfter = false;
+    for (const auto &[name, value] : response.headers) {
+        out += QByteArray::fromStdString(name) + ": " + QByteArray::fromStdString(value) + "\r\n";
+        retryAfter = retryAfter || name == "Retry-After";
+    }
+    if ((status == 429 || status == 503) && !retryAfter)
+        out += "Retry-After: 1\r\n";
+    const QByteArray body =
+        response.body.is_null() ? QByteArray() : QByteArray::fromStdString(dumpJson(response.body));
+    if (!response.body.is_null())
+        out += "Content-Type: application/json\r\n";
+    if (status != 204 && status != 304)
+        out += "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
+    if (close)
+        out += "Connection: close\r\n";
+    return out + "\r\n" + body;
+}
+
+} // namespace
+
+void HttpFront::dispatchWrites()
+{
+    if (!m_inFlight.empty() || m_pendingWrites.empty())
+        return;
+    if (!m_writer)
+        m_writer = std::make_unique<WriteGroup>(m_engine.model(), m_engine.database().path());
+    m_inFlight.swap(m_pendingWrites);
+    std::vector<Request> calls;
+    for (const DeferredRequest &deferred : m_inFlight)
+        calls.push_back(deferred.call);
+    m_writer->run(std::move(calls), [this](const std::vector<Response> &responses) { answerWrites(responses); });
+}
+
+void HttpFront::answerWrites(const std::vector<Response> &responses)
+{
+    std::vector<DeferredRequest> answered;
+    answered.swap(m_inFlight);
+    for (std::size_t i = 0; i < answered.size(); ++i) {
+        DeferredRequest &deferred = answered[i];
+        Response response = i < responses.size() ? responses[i]
+                                                  : problem::make(500, problem::kInternalError,
+                                                                  "Internal Server Error", "The write was not answered.");
+        if (!deferred.locationPrefix.empty())
+            for (auto &[name, value] : response.headers)
+                if (name == "Location")
+                    value = deferred.locationPrefix + value;
+        if (auto it = m_socketsWaiting.find(deferred.socket.data()); it != m_socketsWaiting.end())
+            m_socketsWaiting.erase(it);
+        if (!deferred.socket)
+            continue; // the client went away; the write stands
+        deferred.socket->write(responseBytes(response, deferred.close));
+        deferred.socket->flush(); // now, not on a later turn of the event loop
+        if (deferred.close)
+            if (ConnectionGuard *guard = ConnectionGuard::of(deferred.socket))
+                guard->close();
+    }
+    dispatchWrites();
+}
+
 bool HttpFront::start(const QHostAddress &address, quint16 port, QString *error)
 {
     auto *server = new GuardedTcpServer(m_limits, this);
@@ -151,6 +245,8 @@ bool HttpFront::handleRequest(const QHttpServerRequest &request, QTcpSocket *soc
     ConnectionGuard *guard = ConnectionGuard::of(socket);
     const std::string method = methodName(request.method(), guard ? guard->method() : QByteArray());
     Response response;
+    m_deferredCall.reset();
+    m_deferredLocationPrefix.clear();
     try {
         response = route(request, socket, method);
     } catch (const SQLite::Exception &e) {
@@ -160,6 +256,18 @@ bool HttpFront::handleRequest(const QHttpServerRequest &request, QTcpSocket *soc
         response = problem::make(500, problem::kInternalError, "Internal Server Error", e.what());
     }
     const bool close = guard && guard->clientWantsClose();
+    if (m_deferredCall) {
+        DeferredRequest deferred;
+        deferred.call = std::move(*m_deferredCall);
+        m_deferredCall.reset();
+        deferred.socket = socket;
+        deferred.close = close;
+        deferred.locationPrefix = m_deferredLocationPrefix;
+        m_socketsWaiting.insert(socket);
+        m_pendingWrites.push_back(std::move(deferred));
+        dispatchWrites();
+        return true;
+    }
     send(request, socket, response, close);
     if (close)
         guard->close();
@@ -221,14 +329,18 @@ Response HttpFront::route(const QHttpServerRequest &request, QTcpSocket *socket,
                                          std::to_string(m_limits.requestsPerMinute) +
                                          " requests per minute; retry after " + std::to_string(wait) + " s.");
     if (startsWithSegment(path, QString::fromLatin1(kDataPrefix))) {
-        Response response = dataRequest(request, method, *client, int(qstrlen(kDataPrefix)));
+        Response response = dataRequest(request, socket, method, *client, int(qstrlen(kDataPrefix)));
+        if (m_deferredCall) { // the writer answers it: keep where its Location is to point
+            m_deferredLocationPrefix = baseUrl(request, socket) + kDataPrefix;
+            return response;
+        }
         // ODS/API answers with the address the client used, in full.
         for (auto &[name, value] : response.headers)
             if (name == "Location")
                 value = baseUrl(request, socket) + kDataPrefix + value;
         return response;
     }
-    return dataRequest(request, method, *client, 0);
+    return dataRequest(request, socket, method, *client, 0);
 }
 
 std::string HttpFront::baseUrl(const QHttpServerRequest &request, QTcpSocket *socket) const
@@ -433,7 +545,7 @@ std::optional<std::string> HttpFront::authenticate(const QHttpServerRequest &req
     return client;
 }
 
-Response HttpFront::dataRequest(const QHttpServerRequest &request, const std::string &method,
+Response HttpFront::dataRequest(const QHttpServerRequest &request, QTcpSocket *socket, const std::string &method,
                                 const std::string &client, int prefixLength)
 {
     Request call;
@@ -465,6 +577,11 @@ Response HttpFront::dataRequest(const QHttpServerRequest &request, const std::st
             call.body = std::move(*parsed.value);
     }
     call.actor = client;
+    // Writes go to the writer, and so does anything behind a write on the same connection.
+    if (isWrite(method) || m_socketsWaiting.count(socket) > 0) {
+        m_deferredCall = std::move(call);
+        return Response{};
+    }
     return m_engine.handle(call);
 }
 

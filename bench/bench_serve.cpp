@@ -1,0 +1,222 @@
+// `steward-cli serve` under load the way a district's client loads it: 8 keep-alive connections from
+// this machine, each sending its next request when the last is answered. Prints requests a second
+// and p50/p99 for GET by id, GET by identity and POST, beside a baseline in the same run (GET of a
+// path that answers without the database: what the HTTP stack costs).
+// Usage: bench_serve [students] [seconds per figure]   (defaults 20000 and 5)
+#include "ApiClients.h"
+#include "BenchSupport.h"
+#include "Database.h"
+#include "Engine.h"
+#include "Importer.h"
+
+#include <QCoreApplication>
+#include <QProcess>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+
+#include <SQLiteCpp/Statement.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace steward;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int kConnections = 8;
+
+// One blocking HTTP/1.1 keep-alive connection (its own thread; no event loop needed).
+class Connection
+{
+public:
+    bool open(quint16 port)
+    {
+        m_socket.connectToHost("127.0.0.1", port);
+        return m_socket.waitForConnected(5000);
+    }
+
+    // The status, or 0 when the connection failed.
+    int call(const std::string &method, const std::string &path, const std::string &token, const std::string &body)
+    {
+        std::string request = method + " " + path + " HTTP/1.1\r\nHost: localhost\r\n";
+        if (!token.empty())
+            request += "Authorization: Bearer " + token + "\r\n";
+        if (!body.empty())
+            request += "Content-Type: application/json\r\n";
+        request += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+        m_socket.write(request.data(), static_cast<qint64>(request.size()));
+        m_socket.flush();
+        QByteArray head;
+        while (!head.contains("\r\n\r\n")) {
+            if (m_socket.bytesAvailable() == 0 && !m_socket.waitForReadyRead(30000))
+                return 0;
+            head += m_socket.readAll();
+        }
+        const qsizetype end = head.indexOf("\r\n\r\n") + 4;
+        QByteArray rest = head.mid(end);
+        head.truncate(end);
+        qsizetype length = 0;
+        for (const QByteArray &line : head.split('\n'))
+            if (line.toLower().startsWith("content-length:"))
+                length = line.mid(15).trimmed().toLongLong();
+        while (rest.size() < length) {
+            if (m_socket.bytesAvailable() == 0 && !m_socket.waitForReadyRead(30000))
+                return 0;
+            rest += m_socket.readAll();
+        }
+        m_lastBody = rest.left(length).toStdString();
+        return head.mid(9, 3).toInt();
+    }
+    const std::string &lastBody() const { return m_lastBody; }
+
+private:
+    QTcpSocket m_socket;
+    std::string m_lastBody;
+};
+
+struct Figures
+{
+    double perSecond = 0;
+    double p50 = 0;
+    double p99 = 0;
+    int failures = 0;
+};
+
+// Each connection sends requests made by `next` (connection, sequence number) for `seconds`.
+Figures load(quint16 port, const std::string &token, double seconds,
+             const std::function<std::pair<std::string, std::string>(int, int)> &next, const std::string &method,
+             int expected)
+{
+    std::vector<std::vector<double>> latencies(kConnections);
+    std::atomic<int> failures{0};
+    std::atomic<long long> done{0};
+    const Clock::time_point start = Clock::now();
+    std::vector<std::thread> threads;
+    for (int c = 0; c < kConnections; ++c) {
+        threads.emplace_back([&, c] {
+            Connection connection;
+            if (!connection.open(port)) {
+                ++failures;
+                return;
+            }
+            for (int i = 0; std::chrono::duration<double>(Clock::now() - start).count() < seconds; ++i) {
+                const auto [path, body] = next(c, i);
+                const Clock::time_point t0 = Clock::now();
+                const int status = connection.call(method, path, token, body);
+                latencies[c].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+                ++done;
+                if (status != expected && ++failures == 1)
+                    std::fprintf(stderr, "%s %s: %d %s\n", method.c_str(), path.c_str(), status,
+                                 connection.lastBody().substr(0, 300).c_str());
+                if (status == 0)
+                    return;
+            }
+        });
+    }
+    for (std::thread &t : threads)
+        t.join();
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    std::vector<double> all;
+    for (const std::vector<double> &l : latencies)
+        all.insert(all.end(), l.begin(), l.end());
+    std::sort(all.begin(), all.end());
+    Figures f;
+    f.perSecond = static_cast<double>(done) / elapsed;
+    if (!all.empty()) {
+        f.p50 = all[all.size() / 2];
+        f.p99 = all[std::min(all.size() - 1, all.size() * 99 / 100)];
+    }
+    f.failures = failures;
+    return f;
+}
+
+void print(const char *what, const Figures &f)
+{
+    std::printf("%-44s %8.0f req/s   p50 %7.3f ms   p99 %7.3f ms   %d unexpected\n", what, f.perSecond, f.p50, f.p99,
+                f.failures);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const std::int64_t students = argc > 1 ? std::max(10LL, std::atoll(argv[1])) : 20000;
+    const double seconds = argc > 2 ? std::max(1.0, std::atof(argv[2])) : 5.0;
+    QTemporaryDir dir;
+    const std::string databasePath = dir.filePath("steward.db").toStdString();
+    const std::string input = dir.filePath("district.ndjson").toStdString();
+    const std::int64_t documents = writeDistrictFile(input, students);
+    std::string secret;
+    std::vector<std::string> studentIds;
+    std::vector<std::string> uniqueIds;
+    {
+        std::unique_ptr<Model> model = Model::loadStarter();
+        std::unique_ptr<Database> database = Database::open(databasePath);
+        Engine engine(*model, *database);
+        ImportOptions options;
+        options.paths = {input};
+        importFiles(engine, *model, options);
+        ApiClients clients(database->connection());
+        secret = clients.add("bench").secret;
+        SQLite::Statement s(database->connection(), "SELECT id, json_extract(body, '$.studentUniqueId') FROM "
+                                                    "documents WHERE resource = 'Student' ORDER BY random() LIMIT 2000");
+        while (s.executeStep()) {
+            studentIds.push_back(s.getColumn(0).getString());
+            uniqueIds.push_back(s.getColumn(1).getString());
+        }
+    }
+
+    QProcess serve;
+    serve.setProgram(QStringLiteral(STEWARD_CLI_PATH));
+    serve.setArguments({"--db", QString::fromStdString(databasePath), "serve", "--port", "0"});
+    serve.start();
+    quint16 port = 0;
+    while (port == 0 && serve.waitForReadyRead(30000)) {
+        const QString line = QString::fromUtf8(serve.readAllStandardOutput());
+        const qsizetype colon = line.lastIndexOf(':');
+        port = static_cast<quint16>(line.mid(colon + 1).section(' ', 0, 0).toUInt());
+    }
+    if (port == 0) {
+        std::fprintf(stderr, "serve did not start: %s\n", serve.readAllStandardError().constData());
+        return 1;
+    }
+    Connection tokenConnection;
+    tokenConnection.open(port);
+    tokenConnection.call("POST", "/oauth/token", {},
+                         "{\"grant_type\":\"client_credentials\",\"client_id\":\"bench\",\"client_secret\":\"" + secret
+                             + "\"}");
+    const std::string token = Json::parse(tokenConnection.lastBody()).value("access_token", std::string());
+
+    std::printf("Steward serve benchmark: %lld documents (%lld students), %d connections from this machine, %.0f s "
+                "per figure\n\n",
+                static_cast<long long>(documents), static_cast<long long>(students), kConnections, seconds);
+    print("baseline: GET / (no database)", load(port, token, seconds, [](int, int) {
+              return std::pair<std::string, std::string>{"/", {}};
+          }, "GET", 200));
+    print("GET a Student by id", load(port, token, seconds, [&](int c, int i) {
+              return std::pair<std::string, std::string>{
+                  "/data/v3/ed-fi/students/" + studentIds[(c * 997 + i) % studentIds.size()], {}};
+          }, "GET", 200));
+    print("GET students?studentUniqueId (identity)", load(port, token, seconds, [&](int c, int i) {
+              return std::pair<std::string, std::string>{
+                  "/data/v3/ed-fi/students?studentUniqueId=" + uniqueIds[(c * 997 + i) % uniqueIds.size()], {}};
+          }, "GET", 200));
+    print("POST a new Student", load(port, token, seconds, [](int c, int i) {
+              const std::string id = "B" + std::to_string(c) + "-" + std::to_string(i);
+              return std::pair<std::string, std::string>{
+                  "/data/v3/ed-fi/students",
+                  "{\"studentUniqueId\":\"" + id + "\",\"firstName\":\"Bench\",\"lastSurname\":\"Load" + id
+                      + "\",\"birthDate\":\"2010-01-01\"}"};
+          }, "POST", 201));
+    serve.terminate();
+    serve.waitForFinished(10000);
+    return 0;
+}
