@@ -68,6 +68,8 @@ ApiClients::ApiClients(SQLite::Database &db)
 {
 }
 
+ApiClients::~ApiClients() = default;
+
 bool ApiClients::isValidName(const std::string &name)
 {
     if (name.empty() || name.size() > 64)
@@ -133,9 +135,15 @@ bool ApiClients::remove(const std::string &name)
 
 bool ApiClients::exists(const std::string &name)
 {
-    SQLite::Statement query(m_db, "SELECT 1 FROM api_clients WHERE name = ?");
-    query.bind(1, name);
-    return query.executeStep();
+    // serve asks on every request: the statement is prepared once (preparing was a fifth of the
+    // serving thread's time under load).
+    if (!m_exists)
+        m_exists = std::make_unique<SQLite::Statement>(m_db, "SELECT 1 FROM api_clients WHERE name = ?");
+    m_exists->reset();
+    m_exists->bind(1, name);
+    const bool found = m_exists->executeStep();
+    m_exists->reset();
+    return found;
 }
 
 bool ApiClients::verify(const std::string &name, const std::string &secret)

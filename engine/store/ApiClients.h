@@ -4,6 +4,9 @@
 
 #include <QByteArray>
 
+#include <SQLiteCpp/Statement.h>
+
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,6 +56,7 @@ public:
     static constexpr int kHashBytes = 32;
 
     explicit ApiClients(SQLite::Database &db);
+    ~ApiClients();
 
     // Throws ApiClientError for a bad or taken name.
     NewApiClient add(const std::string &name);
@@ -68,6 +72,7 @@ public:
 
 private:
     SQLite::Database &m_db;
+    std::unique_ptr<SQLite::Statement> m_exists;
 };
 
 // PBKDF2 (RFC 8018) with HMAC-SHA256, built on QtCore's QMessageAuthenticationCode.
