@@ -130,6 +130,9 @@ private Q_SLOTS:
         QCOMPARE(f.call("GET", "/ed-fi/schools?schoolId=3").body.size(), std::size_t(1));
         QVERIFY(f.engine().draft(stuck)->text.find("Renamed") != std::string::npos);
         QCOMPARE(count(f, "SELECT count(*) FROM changes WHERE actor = 'steward'"), std::int64_t(3));
+        // Queries by the edited field see the edit (the query index follows it).
+        QCOMPARE(f.call("GET", "/ed-fi/schools?nameOfInstitution=renamed").body.size(), std::size_t(3));
+        QVERIFY(compareIndexWithScan(f).differences.empty());
 
         const std::optional<EditOperation> op = editor.journal().operation(result.opId);
         QVERIFY(op);
@@ -151,6 +154,10 @@ private Q_SLOTS:
         QCOMPARE(back->actor, std::string("importer"));
         QCOMPARE(f.call("GET", "/ed-fi/schools?schoolId=3").body.size(), std::size_t(0));
         QCOMPARE(f.engine().draft(stuck)->text, stuckText);
+        QCOMPARE(f.call("GET", "/ed-fi/schools?nameOfInstitution=renamed").body.size(), std::size_t(0));
+        QCOMPARE(f.call("GET", "/ed-fi/schools?nameOfInstitution=ALPHA").body.size(), std::size_t(1));
+        QVERIFY(compareIndexWithScan(f).differences.empty());
+        QVERIFY2(f.engine().check().clean(), f.engine().check().toJson().dump().c_str());
         QVERIFY(editor.journal().operation(result.opId)->undone());
         QVERIFY(!editor.journal().lastUndoable());
 
