@@ -13,6 +13,10 @@
 #include "TestSupport.h"
 
 #include <QAbstractItemModelTester>
+#include <QAbstractButton>
+#include <QAbstractSpinBox>
+#include <QAccessible>
+#include <QTabBar>
 #include <QComboBox>
 #include <QCompleter>
 #include <QLineEdit>
@@ -272,6 +276,55 @@ private Q_SLOTS:
         Prompt::setNextAnswer(QMessageBox::Yes);
         window.deleteDocument();
         QCOMPARE(raw->request("GET", "/ed-fi/schools/" + schoolId).status, 404);
+    }
+
+    // What a screen reader would announce for each control a steward can reach: nothing nameless.
+    void everyControlHasAnAccessibleName()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("a11y.db"), {}, &error);
+        MainWindow window(std::move(session));
+        window.resize(1280, 800);
+        window.show();
+        window.loadSampleDistrict();
+        QSignalSpy counted(&window, &MainWindow::countsRefreshed);
+        window.refreshCounts();
+        QVERIFY(counted.wait(10000));
+        QTRY_VERIFY(window.documentModel()->totalCount() > 0);
+        // With a document open, so that the editor's form and the references are walked too.
+        auto *table = window.findChild<QTableView *>(QStringLiteral("documentTable"));
+        QVERIFY(table);
+        QTRY_VERIFY(table->model()->rowCount() > 0);
+        table->setCurrentIndex(table->model()->index(0, 0));
+        QTRY_VERIFY(!window.editor()->documentId().isEmpty());
+        QTRY_VERIFY([&] {
+            const QList<QLineEdit *> fields = window.editor()->findChildren<QLineEdit *>();
+            return std::any_of(fields.begin(), fields.end(), [&](QLineEdit *f) { return f->isVisibleTo(&window); });
+        }());
+        QStringList nameless;
+        int controls = 0;
+        for (QWidget *widget : window.findChildren<QWidget *>()) {
+            const bool control = qobject_cast<QAbstractButton *>(widget) || qobject_cast<QLineEdit *>(widget)
+                                 || qobject_cast<QComboBox *>(widget) || qobject_cast<QAbstractItemView *>(widget)
+                                 || qobject_cast<QAbstractSpinBox *>(widget) || qobject_cast<QTabBar *>(widget);
+            if (!control || !widget->isVisibleTo(&window) || widget->focusPolicy() == Qt::NoFocus)
+                continue;
+            // Parts of a compound control (a combo box's line edit, a view's header) take its name.
+            if (qobject_cast<QComboBox *>(widget->parentWidget()) || qobject_cast<QAbstractSpinBox *>(widget->parentWidget()))
+                continue;
+            ++controls;
+            QAccessibleInterface *accessible = QAccessible::queryAccessibleInterface(widget);
+            const QString name = accessible ? accessible->text(QAccessible::Name).trimmed() : QString();
+            if (name.isEmpty())
+                nameless << QStringLiteral("%1 '%2' in %3")
+                                .arg(QString::fromLatin1(widget->metaObject()->className()), widget->objectName(),
+                                     widget->parentWidget() ? QString::fromLatin1(widget->parentWidget()->metaObject()->className())
+                                                            : QString());
+        }
+        qInfo("%d controls, each named", controls);
+        QVERIFY2(controls > 20, qPrintable(QString::number(controls)));
+        QVERIFY2(nameless.isEmpty(), qPrintable(QString::number(nameless.size()) + " nameless: " + nameless.join("; ")));
     }
 
     void sampleDistrictFillsAnEmptyDatabase()

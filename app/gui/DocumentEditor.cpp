@@ -416,6 +416,7 @@ QWidget *DocumentEditor::Private::buildProblemsPanel()
     summary->setTextFormat(Qt::PlainText);
     problems = new QListWidget;
     problems->setObjectName(QStringLiteral("problemsList"));
+    problems->setAccessibleName(tr("Problems of this document"));
     problems->setWordWrap(true);
     problems->setUniformItemSizes(false);
     problems->setMinimumHeight(60);

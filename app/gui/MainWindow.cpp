@@ -288,6 +288,7 @@ QWidget *MainWindow::buildResourcePane(QWidget *splitter)
     leftLayout->setContentsMargins(0, 0, 0, 0);
     m_resourceFilter = new QLineEdit(left);
     m_resourceFilter->setObjectName(QStringLiteral("resourceFilter"));
+    m_resourceFilter->setAccessibleName(tr("Filter resources"));
     m_resourceFilter->setPlaceholderText(tr("Filter resources"));
     m_resourceFilter->setClearButtonEnabled(true);
     m_resourceModel = new ResourceTreeModel(m_session->model(), this);
@@ -297,6 +298,7 @@ QWidget *MainWindow::buildResourcePane(QWidget *splitter)
     m_resourceProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_resourceView = new QTreeView(left);
     m_resourceView->setObjectName(QStringLiteral("resourceTree"));
+    m_resourceView->setAccessibleName(tr("Resources"));
     m_resourceView->setModel(m_resourceProxy);
     m_resourceView->setHeaderHidden(true);
     m_resourceView->setUniformRowHeights(true);
@@ -326,6 +328,7 @@ void MainWindow::buildDocumentsTab()
     auto *filterRow = new QHBoxLayout;
     m_documentFilter = new QLineEdit(documentsPage);
     m_documentFilter->setObjectName(QStringLiteral("documentFilter"));
+    m_documentFilter->setAccessibleName(tr("Filter documents by natural key"));
     m_documentFilter->setPlaceholderText(tr("Filter by natural key (Ctrl+F)"));
     m_documentFilter->setClearButtonEnabled(true);
     m_documentCount = new QLabel(documentsPage);
@@ -334,6 +337,7 @@ void MainWindow::buildDocumentsTab()
     m_documents = new DocumentTableModel(m_session->databasePath(), m_session->model(), this);
     m_documentView = new QTableView(documentsPage);
     m_documentView->setObjectName(QStringLiteral("documentTable"));
+    m_documentView->setAccessibleName(tr("Documents"));
     m_documentView->setModel(m_documents);
     m_documentView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_documentView->setSelectionMode(QAbstractItemView::SingleSelection);

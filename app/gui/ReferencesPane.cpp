@@ -36,10 +36,12 @@ ReferencesPane::ReferencesPane(AppSession *session, QWidget *parent)
     auto *outgoingTitle = new QLabel(tr("<b>References</b> — what this document points at"), this);
     m_outgoing = makeTree({tr("Field"), tr("Resource"), tr("Key")}, this);
     m_outgoing->setObjectName(QStringLiteral("outgoingReferences"));
+    m_outgoing->setAccessibleName(tr("References of this document"));
     m_outgoing->setRootIsDecorated(false);
     m_incomingTitle = new QLabel(this);
     m_incoming = makeTree({tr("Resource / key"), tr("Field")}, this);
     m_incoming->setObjectName(QStringLiteral("referencedBy"));
+    m_incoming->setAccessibleName(tr("Documents that reference this one"));
     m_more = new QPushButton(tr("Load more"), this);
     m_more->setVisible(false);
     layout->addWidget(outgoingTitle);
