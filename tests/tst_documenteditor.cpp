@@ -481,8 +481,21 @@ private Q_SLOTS:
         QCOMPARE(history->count(), 2);
         QVERIFY(history->item(0)->text().contains(QStringLiteral("update")));
         QVERIFY(history->item(1)->text().contains(QStringLiteral("insert")));
+        // The newer version says what it changed, in the form's words, with the JSON path beside.
+        auto *view = child<QPlainTextEdit>(*editor, "historyView");
+        history->setCurrentRow(0);
+        QVERIFY2(view->toPlainText().contains(
+                     QStringLiteral("changed  Name of institution ($.nameOfInstitution): \"Old Name\" → \"New Name\"")),
+                 qPrintable(view->toPlainText()));
+        QVERIFY(view->toPlainText().contains(QStringLiteral("What changed since version #")));
+        // Two versions selected are compared with each other (newer against older).
+        history->item(1)->setSelected(true);
+        QVERIFY2(view->toPlainText().contains(QStringLiteral("compared with version #")), qPrintable(view->toPlainText()));
+        QVERIFY(view->toPlainText().contains(QStringLiteral("\"Old Name\" → \"New Name\"")));
+        history->clearSelection();
         history->setCurrentRow(1);
-        QVERIFY(child<QPlainTextEdit>(*editor, "historyView")->toPlainText().contains(QStringLiteral("Old Name")));
+        QVERIFY(view->toPlainText().contains(QStringLiteral("The first version.")));
+        QVERIFY(view->toPlainText().contains(QStringLiteral("Old Name")));
         QSignalSpy dirty(editor.get(), &DocumentEditor::dirtyChanged);
         QTest::mouseClick(child<QPushButton>(*editor, "restoreButton"), Qt::LeftButton);
         QCOMPARE(name->text(), QStringLiteral("Old Name"));

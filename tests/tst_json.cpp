@@ -1,4 +1,5 @@
 #include "Json.h"
+#include "JsonDiff.h"
 #include "JsonPath.h"
 #include "TestSupport.h"
 
@@ -11,6 +12,30 @@ class TestJson : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void diffNamesEveryFieldThatChanged()
+    {
+        const Json before = Json::parse(R"({"name":"Alpha","id":7,"addresses":[{"city":"Austin"},{"city":"Waco"}],)"
+                                        R"("old":true,"kind":{"code":"A"}})");
+        const Json after = Json::parse(R"({"name":"Beta","id":7,"addresses":[{"city":"Dallas"}],"web":"x",)"
+                                       R"("kind":"A"})");
+        std::vector<std::string> lines;
+        for (const FieldChange &change : diffJson(before, after))
+            lines.push_back(std::string(change.kind == FieldChange::Kind::Added     ? "+"
+                                        : change.kind == FieldChange::Kind::Removed ? "-"
+                                                                                    : "~")
+                            + change.path + " " + change.before.dump() + " " + change.after.dump());
+        const std::vector<std::string> expected{
+            "~$.addresses[0].city \"Austin\" \"Dallas\"",
+            "-$.addresses[1] {\"city\":\"Waco\"} null",
+            "~$.kind {\"code\":\"A\"} \"A\"",
+            "~$.name \"Alpha\" \"Beta\"",
+            "-$.old true null",
+            "+$.web null \"x\"",
+        };
+        QCOMPARE(lines, expected);
+        QVERIFY(diffJson(before, before).empty());
+    }
+
     void depthLimit()
     {
         auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };

@@ -1,6 +1,7 @@
 #include "FieldLabels.h"
 
 #include <QObject>
+#include <QRegularExpression>
 #include <QStringList>
 
 QString humanize(const std::string &name)
@@ -45,4 +46,21 @@ QString withoutSuffix(QString label, const QString &suffix)
 QString fieldLabel(const std::string &property)
 {
     return withoutSuffix(humanize(property), QStringLiteral("descriptor"));
+}
+
+QString pathLabel(const std::string &path)
+{
+    QStringList parts;
+    const QString text = QString::fromStdString(path.rfind("$.", 0) == 0 ? path.substr(2) : path);
+    static const QRegularExpression step(QStringLiteral("^([^\\[]*)((?:\\[\\d+\\])*)$"));
+    static const QRegularExpression index(QStringLiteral("\\[(\\d+)\\]"));
+    for (const QString &segment : text.split(QLatin1Char('.'), Qt::SkipEmptyParts)) {
+        const QRegularExpressionMatch match = step.match(segment);
+        QString part = fieldLabel(match.captured(1).toStdString());
+        QRegularExpressionMatchIterator items = index.globalMatch(match.captured(2));
+        while (items.hasNext())
+            part += QLatin1Char(' ') + QString::number(items.next().captured(1).toInt() + 1);
+        parts << part;
+    }
+    return parts.join(QStringLiteral(" › "));
 }
