@@ -323,6 +323,9 @@ private Q_SLOTS:
                                                             : QString());
         }
         qInfo("%d controls, each named", controls);
+        // Every pane fits a 1280-pixel screen (a pane's minimum once pushed the window past it).
+        QVERIFY2(window.minimumSizeHint().width() <= 1280, qPrintable(QString::number(window.minimumSizeHint().width())));
+        QCOMPARE(window.width(), 1280);
         QVERIFY2(controls > 20, qPrintable(QString::number(controls)));
         QVERIFY2(nameless.isEmpty(), qPrintable(QString::number(nameless.size()) + " nameless: " + nameless.join("; ")));
     }

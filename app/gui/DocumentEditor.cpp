@@ -1234,6 +1234,18 @@ steward::Json DocumentEditor::currentBody() const
     return d->parsed ? *d->parsed : Json();
 }
 
+void DocumentEditor::addPage(QWidget *page, const QString &title)
+{
+    d->tabs->addTab(page, title);
+}
+
+void DocumentEditor::setPageTitle(QWidget *page, const QString &title)
+{
+    const int index = d->tabs->indexOf(page);
+    if (index >= 0)
+        d->tabs->setTabText(index, title);
+}
+
 QUndoStack *DocumentEditor::undoStack() const
 {
     return d->undo;

@@ -36,6 +36,9 @@ public:
     bool canSave() const; // the engine would accept the current text
     steward::Json currentBody() const; // null when the text is not valid JSON
     QUndoStack *undoStack() const;
+    // A page of the window's beside Form, JSON and History (the references of the document shown).
+    void addPage(QWidget *page, const QString &title);
+    void setPageTitle(QWidget *page, const QString &title);
 
 public Q_SLOTS:
     bool save();        // stores through the engine; false (and the problem shown) when refused

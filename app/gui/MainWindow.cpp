@@ -39,7 +39,9 @@
 #include <QMenuBar>
 #include <QProgressDialog>
 #include <QPushButton>
+#include <QFontMetrics>
 #include <QSettings>
+#include <QStyle>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
@@ -246,11 +248,11 @@ void MainWindow::buildPanes()
     splitter->addWidget(left);
     splitter->addWidget(m_centerTabs);
     splitter->addWidget(right);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 3);
+    // The tree keeps its width (its minimum fits its names); the form gains the most from room.
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 2);
     splitter->setStretchFactor(2, 3);
-    // Wide enough for the longest resource name and its count ("StudentSectionAssociation · 1,234").
-    splitter->setSizes({300, 500, 560});
+    splitter->setSizes({290, 430, 560});
 
     connectEditorPane();
     connectSessionSignals();
@@ -306,6 +308,14 @@ QWidget *MainWindow::buildResourcePane(QWidget *splitter)
     m_resourceView->collapse(m_resourceProxy->index(4, 0)); // descriptors: many, rarely the place to start
     leftLayout->addWidget(m_resourceFilter);
     leftLayout->addWidget(m_resourceView, 1);
+    // Never narrower than its longest name with a count, so that nothing in the tree is cut (up to a
+    // width that leaves the documents and the form their room at 1280 pixels).
+    const QFontMetrics metrics(m_resourceView->font());
+    int widest = metrics.horizontalAdvance(tr("Enrollment and associations (99)"));
+    for (const steward::ResourceSchema *resource : m_session->model().resources())
+        widest = std::max(widest, metrics.horizontalAdvance(QString::fromStdString(resource->resourceName)
+                                                            + QStringLiteral(" · 9,999")));
+    left->setMinimumWidth(std::min(290, widest + m_resourceView->indentation() + 24));
     connect(m_resourceFilter, &QLineEdit::textChanged, this, [this](const QString &text) {
         m_resourceProxy->setFilterFixedString(text);
         if (!text.isEmpty())
@@ -363,8 +373,10 @@ void MainWindow::buildDraftsTab()
     m_drafts->setObjectName(QStringLiteral("draftList"));
     auto *revalidateButton = new QPushButton(tr("Revalidate drafts"), draftsPage);
     revalidateButton->setObjectName(QStringLiteral("revalidateDrafts"));
-    draftsLayout->addWidget(new QLabel(tr("Input kept as typed, with what stopped it. Open one to fix and save it."),
-                                       draftsPage));
+    auto *draftsNote = new QLabel(tr("Input kept as typed, with what stopped it. Open one to fix and save it."),
+                                  draftsPage);
+    draftsNote->setWordWrap(true);
+    draftsLayout->addWidget(draftsNote);
     draftsLayout->addWidget(m_drafts, 1);
     draftsLayout->addWidget(revalidateButton, 0, Qt::AlignLeft);
     m_centerTabs->addTab(draftsPage, tr("Drafts"));
@@ -412,19 +424,20 @@ void MainWindow::connectDocumentsTable()
             });
 }
 
-// Editor and references.
+// Editor and references: the references are a page of the editor's, so that the form has the
+// column's height (stacked under it, each was a few rows tall at 1280x800).
 QWidget *MainWindow::buildEditorPane(QWidget *splitter)
 {
-    auto *right = new QSplitter(Qt::Vertical, splitter);
-    right->setObjectName(QStringLiteral("rightSplitter"));
-    m_editor = new DocumentEditor(m_session.get(), right);
+    m_editor = new DocumentEditor(m_session.get(), splitter);
     m_editor->setObjectName(QStringLiteral("editor"));
-    m_references = new ReferencesPane(m_session.get(), right);
-    right->addWidget(m_editor);
-    right->addWidget(m_references);
-    right->setStretchFactor(0, 3);
-    right->setStretchFactor(1, 1);
-    return right;
+    m_references = new ReferencesPane(m_session.get(), m_editor);
+    m_editor->addPage(m_references, tr("References"));
+    connect(m_references, &ReferencesPane::countsChanged, this, [this](int outgoing, qint64 incoming) {
+        m_editor->setPageTitle(m_references, outgoing == 0 && incoming == 0
+                                                 ? tr("References")
+                                                 : tr("References (%1 out · %2 in)").arg(outgoing).arg(incoming));
+    });
+    return m_editor;
 }
 
 void MainWindow::connectEditorPane()
@@ -917,8 +930,6 @@ void MainWindow::restoreLayout()
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     if (auto *splitter = findChild<QSplitter *>(QStringLiteral("mainSplitter")))
         splitter->restoreState(settings.value(QStringLiteral("window/mainSplitter")).toByteArray());
-    if (auto *splitter = findChild<QSplitter *>(QStringLiteral("rightSplitter")))
-        splitter->restoreState(settings.value(QStringLiteral("window/rightSplitter")).toByteArray());
 }
 
 void MainWindow::saveLayout()
@@ -928,8 +939,6 @@ void MainWindow::saveLayout()
     settings.setValue(QStringLiteral("window/state"), saveState());
     if (auto *splitter = findChild<QSplitter *>(QStringLiteral("mainSplitter")))
         settings.setValue(QStringLiteral("window/mainSplitter"), splitter->saveState());
-    if (auto *splitter = findChild<QSplitter *>(QStringLiteral("rightSplitter")))
-        settings.setValue(QStringLiteral("window/rightSplitter"), splitter->saveState());
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -77,6 +77,7 @@ void ReferencesPane::reload()
     m_more->setVisible(false);
     if (m_id.isEmpty() || !m_session->engine().document(m_id.toStdString())) {
         m_incomingTitle->setText(tr("<b>Referenced by</b>"));
+        Q_EMIT countsChanged(0, 0);
         return;
     }
     for (const steward::OutgoingReference &ref : m_session->engine().outgoingReferences(m_id.toStdString())) {
@@ -102,6 +103,7 @@ void ReferencesPane::loadMoreReferrers()
     const steward::ReferrerPage page =
         m_session->engine().referrers(m_id.toStdString(), kPageSize, m_loadedReferrers);
     m_incomingTitle->setText(tr("<b>Referenced by</b> — %n document(s)", nullptr, static_cast<int>(page.total)));
+    Q_EMIT countsChanged(m_outgoing->topLevelItemCount(), page.total);
     for (const steward::Referrer &referrer : page.items) {
         const QString resource = QString::fromStdString(referrer.resource);
         QTreeWidgetItem *group = nullptr;

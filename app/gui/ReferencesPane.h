@@ -30,6 +30,8 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void navigateTo(const QString &id);
+    // How many references the shown document makes and how many documents reference it.
+    void countsChanged(int outgoing, qint64 incoming);
 
 private:
     void loadMoreReferrers();

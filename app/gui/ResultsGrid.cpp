@@ -69,6 +69,8 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
         combo->setObjectName(QStringLiteral("facet%1").arg(static_cast<int>(facet)));
         combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
         combo->setMaximumWidth(260);
+        // Narrower than their longest value when the window is: the tooltip and the list show it whole.
+        combo->setMinimumWidth(70);
         combo->setToolTip(ResultsGridModel::facetName(facet));
         m_facets[static_cast<int>(facet)] = combo;
         facetRow->addWidget(combo);
@@ -81,6 +83,8 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
         });
     }
     facetRow->addStretch(1);
+    // Beside the filters it counts, not in the row of buttons (which must fit at 1280 pixels).
+    facetRow->addWidget(m_countLabel);
     layout->addLayout(facetRow);
 
     m_view->setObjectName(QStringLiteral("resultsTable"));
@@ -110,7 +114,6 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
     for (QPushButton *button : {m_bulkEditButton, mapButton, undoButton, exportButton, refreshButton})
         buttons->addWidget(button);
     buttons->addStretch(1);
-    buttons->addWidget(m_countLabel);
     layout->addLayout(buttons);
     m_bulkEditButton->setEnabled(false);
 

@@ -61,8 +61,12 @@ int main(int argc, char *argv[])
     parser.addOption(schemaOption);
     const QCommandLineOption sampleOption(QStringLiteral("sample"),
                                           QStringLiteral("Load the sample district into an empty database at start."));
+    const QCommandLineOption sizeOption(QStringLiteral("window-size"),
+                                        QStringLiteral("Open the window at this size, e.g. 1280x800."),
+                                        QStringLiteral("WxH"));
     parser.addOption(screenshotOption);
     parser.addOption(sampleOption);
+    parser.addOption(sizeOption);
     parser.process(*app);
     if (qobject_cast<QApplication *>(app.get()) == nullptr) {
         // "--help" or "--version" was only an option's value (--db --help): no window without QApplication.
@@ -90,6 +94,16 @@ int main(int argc, char *argv[])
 
     MainWindow window(std::move(session));
     window.showSampleOffer(empty);
+    if (parser.isSet(sizeOption)) {
+        const QStringList size = parser.value(sizeOption).split(QLatin1Char('x'));
+        const int width = size.value(0).toInt();
+        const int height = size.value(1).toInt();
+        if (size.size() != 2 || width < 200 || height < 200) {
+            std::fprintf(stderr, "steward: --window-size takes WIDTHxHEIGHT, e.g. 1280x800\n");
+            return 2;
+        }
+        window.resize(width, height);
+    }
     window.show();
     if (empty && parser.isSet(sampleOption))
         QTimer::singleShot(0, &window, &MainWindow::loadSampleDistrict);
