@@ -68,6 +68,32 @@ std::string idOf(AppSession &session, const std::string &collectionQuery)
 }
 
 // Runs `check` against the next modal dialog once it is up (it is shown by exec() in the code under test).
+// The controls under root a steward can reach whose accessible name (what a screen reader says)
+// is empty, by class, object name and parent; counts the controls it looked at.
+QStringList namelessControls(QWidget *root, int &controls)
+{
+    QStringList nameless;
+    for (QWidget *widget : root->findChildren<QWidget *>()) {
+        const bool control = qobject_cast<QAbstractButton *>(widget) || qobject_cast<QLineEdit *>(widget)
+                             || qobject_cast<QComboBox *>(widget) || qobject_cast<QAbstractItemView *>(widget)
+                             || qobject_cast<QAbstractSpinBox *>(widget) || qobject_cast<QTabBar *>(widget);
+        if (!control || !widget->isVisibleTo(root) || widget->focusPolicy() == Qt::NoFocus)
+            continue;
+        // Parts of a compound control (a combo box's line edit) take its name.
+        if (qobject_cast<QComboBox *>(widget->parentWidget()) || qobject_cast<QAbstractSpinBox *>(widget->parentWidget()))
+            continue;
+        ++controls;
+        QAccessibleInterface *accessible = QAccessible::queryAccessibleInterface(widget);
+        const QString name = accessible ? accessible->text(QAccessible::Name).trimmed() : QString();
+        if (name.isEmpty())
+            nameless << QStringLiteral("%1 '%2' in %3")
+                            .arg(QString::fromLatin1(widget->metaObject()->className()), widget->objectName(),
+                                 widget->parentWidget() ? QString::fromLatin1(widget->parentWidget()->metaObject()->className())
+                                                        : QString());
+    }
+    return nameless;
+}
+
 void whenModalDialogOpens(const std::function<void(QWidget *)> &check)
 {
     QTimer::singleShot(0, [check] {
@@ -151,6 +177,9 @@ private Q_SLOTS:
         whenModalDialogOpens([&](QWidget *modal) {
             auto *dialog = qobject_cast<BlockedDeleteDialog *>(modal);
             QVERIFY(dialog);
+            int controls = 0;
+            const QStringList nameless = namelessControls(dialog, controls);
+            QVERIFY2(nameless.isEmpty(), qPrintable("nameless in the dialog: " + nameless.join("; ")));
             QVERIFY2(dialog->message().contains("School 255901 &#x27;Grand Bend High School&#x27; cannot be deleted")
                          || dialog->message().contains("School 255901 'Grand Bend High School' cannot be deleted"),
                      qPrintable(dialog->message()));
@@ -302,32 +331,14 @@ private Q_SLOTS:
             const QList<QLineEdit *> fields = window.editor()->findChildren<QLineEdit *>();
             return std::any_of(fields.begin(), fields.end(), [&](QLineEdit *f) { return f->isVisibleTo(&window); });
         }());
-        QStringList nameless;
         int controls = 0;
-        for (QWidget *widget : window.findChildren<QWidget *>()) {
-            const bool control = qobject_cast<QAbstractButton *>(widget) || qobject_cast<QLineEdit *>(widget)
-                                 || qobject_cast<QComboBox *>(widget) || qobject_cast<QAbstractItemView *>(widget)
-                                 || qobject_cast<QAbstractSpinBox *>(widget) || qobject_cast<QTabBar *>(widget);
-            if (!control || !widget->isVisibleTo(&window) || widget->focusPolicy() == Qt::NoFocus)
-                continue;
-            // Parts of a compound control (a combo box's line edit, a view's header) take its name.
-            if (qobject_cast<QComboBox *>(widget->parentWidget()) || qobject_cast<QAbstractSpinBox *>(widget->parentWidget()))
-                continue;
-            ++controls;
-            QAccessibleInterface *accessible = QAccessible::queryAccessibleInterface(widget);
-            const QString name = accessible ? accessible->text(QAccessible::Name).trimmed() : QString();
-            if (name.isEmpty())
-                nameless << QStringLiteral("%1 '%2' in %3")
-                                .arg(QString::fromLatin1(widget->metaObject()->className()), widget->objectName(),
-                                     widget->parentWidget() ? QString::fromLatin1(widget->parentWidget()->metaObject()->className())
-                                                            : QString());
-        }
+        const QStringList nameless = namelessControls(&window, controls);
+        QVERIFY2(nameless.isEmpty(), qPrintable(QString::number(nameless.size()) + " nameless: " + nameless.join("; ")));
+        QVERIFY2(controls > 20, qPrintable(QString::number(controls)));
         qInfo("%d controls, each named", controls);
         // Every pane fits a 1280-pixel screen (a pane's minimum once pushed the window past it).
         QVERIFY2(window.minimumSizeHint().width() <= 1280, qPrintable(QString::number(window.minimumSizeHint().width())));
         QCOMPARE(window.width(), 1280);
-        QVERIFY2(controls > 20, qPrintable(QString::number(controls)));
-        QVERIFY2(nameless.isEmpty(), qPrintable(QString::number(nameless.size()) + " nameless: " + nameless.join("; ")));
     }
 
     void sampleDistrictFillsAnEmptyDatabase()
@@ -375,6 +386,9 @@ private Q_SLOTS:
         connect(&dialog, &SyncDialog::documentActivated, &window, [&window](const QString &id) { window.navigateTo(id); });
         dialog.show();
         QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        int controls = 0;
+        const QStringList nameless = namelessControls(&dialog, controls);
+        QVERIFY2(nameless.isEmpty(), qPrintable("nameless in the sync dialog: " + nameless.join("; ")));
         auto *url = child<QComboBox>(dialog, "syncUrl");
         QVERIFY(url != nullptr);
         QCOMPARE(url->currentText(), QStringLiteral("http://127.0.0.1:9"));

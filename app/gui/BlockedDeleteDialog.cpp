@@ -33,6 +33,7 @@ BlockedDeleteDialog::BlockedDeleteDialog(AppSession *session, const QString &doc
     m_message->setObjectName(QStringLiteral("blockedMessage"));
     m_blockers = new QTreeWidget(this);
     m_blockers->setObjectName(QStringLiteral("blockers"));
+    m_blockers->setAccessibleName(tr("Documents that block the delete"));
     m_blockers->setHeaderLabels({tr("Resource"), tr("Natural key"), tr("Field that references it")});
     m_blockers->setRootIsDecorated(false);
     m_blockers->setAlternatingRowColors(true);

@@ -75,6 +75,7 @@ SyncDialog::SyncDialog(AppSession &session, QWidget *parent)
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_failures = new QTableWidget(0, 5, this);
     m_failures->setObjectName(QStringLiteral("syncFailures"));
+    m_failures->setAccessibleName(tr("What the API refused"));
     m_failures->setHorizontalHeaderLabels({tr("Operation"), tr("Resource"), tr("Document"), tr("HTTP"), tr("The API said")});
     m_failures->horizontalHeader()->setStretchLastSection(true);
     m_failures->setSelectionBehavior(QAbstractItemView::SelectRows);
