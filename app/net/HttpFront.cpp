@@ -208,7 +208,7 @@ void HttpFront::answerWrites(const std::vector<Response> &responses)
             for (auto &[name, value] : response.headers)
                 if (name == "Location")
                     value = deferred.locationPrefix + value;
-        if (auto it = m_socketsWaiting.find(deferred.socket.data()); it != m_socketsWaiting.end())
+        if (auto it = m_socketsWaiting.find(deferred.waitingKey); it != m_socketsWaiting.end())
             m_socketsWaiting.erase(it);
         if (!deferred.socket)
             continue; // the client went away; the write stands
@@ -261,6 +261,7 @@ bool HttpFront::handleRequest(const QHttpServerRequest &request, QTcpSocket *soc
         deferred.call = std::move(*m_deferredCall);
         m_deferredCall.reset();
         deferred.socket = socket;
+        deferred.waitingKey = socket;
         deferred.close = close;
         deferred.locationPrefix = m_deferredLocationPrefix;
         m_socketsWaiting.insert(socket);

@@ -76,6 +76,7 @@ private:
     {
         Request call;
         QPointer<QTcpSocket> socket;
+        QTcpSocket *waitingKey = nullptr; // its entry in m_socketsWaiting, even once the socket is gone
         std::string locationPrefix; // made absolute: the base address and /data/v3 the client used
         bool close = false;
     };

@@ -191,7 +191,7 @@ public:
     void setQueryIndexUse(bool use) { m_useQueryIndex = use; }
     // A query field's key in the index (0: not indexed), by its position in the resource's fields.
     std::int64_t queryFieldKey(const ResourceSchema &resource, std::size_t position) const;
-    // Empties the query index and fills it in again from the documents (check's repair).
+    // Empties this model's fields of the query index and fills them in again from the documents (check's repair).
     void rebuildQueryIndex();
 
     std::vector<StoredDocument> query(const CollectionQuery &query, bool fetchOneMore);

@@ -149,10 +149,16 @@ void DocumentStore::rebuildQueryIndex()
 {
     if (m_model == nullptr)
         return;
-    m_db.exec("DELETE FROM query_values");
+    // Only this model's fields: another model's are kept by its own writes.
+    SQLite::Statement forget(m_db, "DELETE FROM query_values WHERE field_key = ?");
     for (const auto &[resource, keys] : m_fieldKeys) {
         std::set<std::int64_t> all(keys.begin(), keys.end());
         all.erase(0);
+        for (std::int64_t key : all) {
+            forget.reset();
+            forget.bind(1, key);
+            forget.exec();
+        }
         if (!all.empty())
             fillQueryValues(*resource, keys, all);
     }
