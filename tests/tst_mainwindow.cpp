@@ -16,6 +16,8 @@
 #include <QAbstractButton>
 #include <QAbstractSpinBox>
 #include <QAccessible>
+#include <QMenu>
+#include <QMenuBar>
 #include <QTabBar>
 #include <QComboBox>
 #include <QCompleter>
@@ -339,6 +341,53 @@ private Q_SLOTS:
         // Every pane fits a 1280-pixel screen (a pane's minimum once pushed the window past it).
         QVERIFY2(window.minimumSizeHint().width() <= 1280, qPrintable(QString::number(window.minimumSizeHint().width())));
         QCOMPARE(window.width(), 1280);
+    }
+
+    // Every menu command can be reached from the keyboard: a mnemonic (unique in its menu) or a shortcut.
+    void everyMenuActionHasAKeyboardWay()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("keys.db"), {}, &error);
+        MainWindow window(std::move(session));
+        QStringList problems;
+        int actions = 0;
+        std::function<void(QMenu *)> walk = [&](QMenu *menu) {
+            QMap<QChar, QString> mnemonics;
+            for (QAction *action : menu->actions()) {
+                if (action->isSeparator() || !action->isVisible() || action->text().isEmpty())
+                    continue;
+                ++actions;
+                const QString text = action->text();
+                const qsizetype amp = text.indexOf(QLatin1Char('&'));
+                if (amp >= 0 && amp + 1 < text.size()) {
+                    const QChar key = text.at(amp + 1).toLower();
+                    if (mnemonics.contains(key))
+                        problems << QStringLiteral("'%1' and '%2' in %3 share Alt+%4")
+                                        .arg(mnemonics[key], text, menu->title(), QString(key));
+                    mnemonics.insert(key, text);
+                } else if (action->shortcut().isEmpty()) {
+                    problems << QStringLiteral("'%1' in %2 has neither a mnemonic nor a shortcut").arg(text, menu->title());
+                }
+                if (action->menu())
+                    walk(action->menu());
+            }
+        };
+        QMap<QChar, QString> top;
+        for (QAction *action : window.menuBar()->actions()) {
+            const QString text = action->text();
+            const qsizetype amp = text.indexOf(QLatin1Char('&'));
+            if (amp < 0)
+                problems << QStringLiteral("menu '%1' has no mnemonic").arg(text);
+            else if (top.contains(text.at(amp + 1).toLower()))
+                problems << QStringLiteral("menus '%1' and '%2' share a mnemonic").arg(top[text.at(amp + 1).toLower()], text);
+            else
+                top.insert(text.at(amp + 1).toLower(), text);
+            if (action->menu())
+                walk(action->menu());
+        }
+        QVERIFY2(actions > 15, qPrintable(QString::number(actions)));
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join("; ")));
     }
 
     void sampleDistrictFillsAnEmptyDatabase()

@@ -119,7 +119,7 @@ void MainWindow::buildMenus()
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
     QAction *newAction = edit->addAction(tr("&New document"), QKeySequence::New, this, &MainWindow::newDocument);
     m_saveAction = edit->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::saveDocument);
-    QAction *draftAction = edit->addAction(tr("Save as &draft"), QKeySequence(tr("Ctrl+Shift+S")), this,
+    QAction *draftAction = edit->addAction(tr("Save as dr&aft"), QKeySequence(tr("Ctrl+Shift+S")), this,
                                            &MainWindow::saveDraft);
     m_deleteAction = edit->addAction(tr("&Delete document"), QKeySequence::Delete, this, &MainWindow::deleteDocument);
     edit->addAction(tr("Change &identity…"), this, [this] { changeIdentityDialog(); });
@@ -141,13 +141,13 @@ void MainWindow::buildMenus()
     m_forwardAction = go->addAction(tr("&Forward"), QKeySequence(Qt::ALT | Qt::Key_Right), this, &MainWindow::goForward);
 
     QMenu *tools = menuBar()->addMenu(tr("&Tools"));
-    QAction *revalidate = tools->addAction(tr("&Revalidate drafts"), this, &MainWindow::revalidateDrafts);
+    QAction *revalidate = tools->addAction(tr("Re&validate drafts"), this, &MainWindow::revalidateDrafts);
     tools->addAction(tr("Load a &sample district"), this, &MainWindow::loadSampleDistrict);
     tools->addSeparator();
     tools->addAction(tr("S&ync with an Ed-Fi API…"), QKeySequence(tr("Ctrl+Shift+Y")), this, &MainWindow::openSyncDialog);
-    tools->addAction(tr("&Check database"), this, &MainWindow::checkDatabase);
+    tools->addAction(tr("C&heck database"), this, &MainWindow::checkDatabase);
     tools->addAction(tr("Run &rules"), this, &MainWindow::runRules);
-    tools->addAction(tr("&Readiness dashboard"), QKeySequence(tr("Ctrl+Shift+D")), this, &MainWindow::showReadiness);
+    tools->addAction(tr("Readi&ness dashboard"), QKeySequence(tr("Ctrl+Shift+D")), this, &MainWindow::showReadiness);
     tools->addAction(tr("Find &duplicates…"), this, &MainWindow::openDuplicatesDialog);
     tools->addAction(tr("Root &causes of drafts (fix list)…"), QKeySequence(tr("Ctrl+Shift+R")), this,
                      &MainWindow::showRootCauses);
@@ -915,10 +915,15 @@ void MainWindow::updateRecentMenu()
         return;
     m_recentMenu->clear();
     const QStringList recent = QSettings().value(QStringLiteral("recentDatabases")).toStringList();
-    for (const QString &path : recent)
-        m_recentMenu->addAction(QDir::toNativeSeparators(path), this, [this, path] {
+    // Numbered like other programs' recent files, so Alt+F, R, 1 opens the last one (at most 8 are kept).
+    int number = 0;
+    for (const QString &path : recent) {
+        QString text = QDir::toNativeSeparators(path);
+        text.replace(QLatin1Char('&'), QStringLiteral("&&"));
+        m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(++number).arg(text), this, [this, path] {
             switchDatabase(path, QSettings().value(settingsKeyFor(path)).toStringList());
         });
+    }
     m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
