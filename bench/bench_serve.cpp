@@ -1,5 +1,5 @@
 // `steward-cli serve` under load the way a district's client loads it: 8 keep-alive connections from
-// this machine, each sending its next request when the last is answered. Prints requests a second
+// this machine driven by one thread, each sending its next request when the last is answered. Prints requests a second
 // and p50/p99 for GET by id, GET by identity and POST, beside a baseline in the same run (GET of a
 // path that answers without the database: what the HTTP stack costs).
 // Usage: bench_serve [students] [seconds per figure]   (defaults 20000 and 5)
@@ -16,13 +16,19 @@
 
 #include <SQLiteCpp/Statement.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <atomic>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace steward;
@@ -89,49 +95,117 @@ struct Figures
     int failures = 0;
 };
 
-// Each connection sends requests made by `next` (connection, sequence number) for `seconds`.
+// The connections are driven by one thread, as an asynchronous client drives them (lightbeam's
+// aiohttp, for one): each sends its next request made by `next` (connection, sequence number) as
+// soon as its last is answered, for `seconds`.
 Figures load(quint16 port, const std::string &token, double seconds,
              const std::function<std::pair<std::string, std::string>(int, int)> &next, const std::string &method,
              int expected)
 {
-    std::vector<std::vector<double>> latencies(kConnections);
-    std::atomic<int> failures{0};
-    std::atomic<long long> done{0};
+    struct Client
+    {
+        int fd = -1;
+        int sequence = 0;
+        std::string received;
+        Clock::time_point sentAt;
+        std::string path;
+        bool done = false;
+    };
+    std::vector<Client> clients(kConnections);
+    std::vector<pollfd> fds(kConnections);
+    std::vector<double> latencies;
+    int failures = 0;
     const Clock::time_point start = Clock::now();
-    std::vector<std::thread> threads;
-    for (int c = 0; c < kConnections; ++c) {
-        threads.emplace_back([&, c] {
-            Connection connection;
-            if (!connection.open(port)) {
+    auto send = [&](int c) {
+        Client &client = clients[static_cast<std::size_t>(c)];
+        const auto [path, body] = next(c, client.sequence++);
+        client.path = path;
+        std::string request = method + " " + path + " HTTP/1.1\r\nHost: localhost\r\n";
+        if (!token.empty())
+            request += "Authorization: Bearer " + token + "\r\n";
+        if (!body.empty())
+            request += "Content-Type: application/json\r\n";
+        request += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+        client.sentAt = Clock::now();
+        for (std::size_t sent = 0; sent < request.size();) {
+            const ssize_t n = ::send(client.fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+            if (n <= 0) {
+                client.done = true;
                 ++failures;
                 return;
             }
-            for (int i = 0; std::chrono::duration<double>(Clock::now() - start).count() < seconds; ++i) {
-                const auto [path, body] = next(c, i);
-                const Clock::time_point t0 = Clock::now();
-                const int status = connection.call(method, path, token, body);
-                latencies[c].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-                ++done;
-                if (status != expected && ++failures == 1)
-                    std::fprintf(stderr, "%s %s: %d %s\n", method.c_str(), path.c_str(), status,
-                                 connection.lastBody().substr(0, 300).c_str());
-                if (status == 0)
-                    return;
-            }
-        });
+            sent += static_cast<std::size_t>(n);
+        }
+    };
+    for (int c = 0; c < kConnections; ++c) {
+        Client &client = clients[static_cast<std::size_t>(c)];
+        client.fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(port);
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        const int one = 1;
+        ::setsockopt(client.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (::connect(client.fd, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0) {
+            client.done = true;
+            ++failures;
+            continue;
+        }
+        fds[static_cast<std::size_t>(c)] = pollfd{client.fd, POLLIN, 0};
+        send(c);
     }
-    for (std::thread &t : threads)
-        t.join();
+    char buffer[65536];
+    for (;;) {
+        const bool running = std::any_of(clients.begin(), clients.end(), [](const Client &c) { return !c.done; });
+        if (!running)
+            break;
+        for (std::size_t c = 0; c < clients.size(); ++c)
+            fds[c].fd = clients[c].done ? -1 : clients[c].fd;
+        if (::poll(fds.data(), fds.size(), 30000) <= 0)
+            break;
+        for (std::size_t c = 0; c < clients.size(); ++c) {
+            Client &client = clients[c];
+            if (client.done || (fds[c].revents & (POLLIN | POLLHUP | POLLERR)) == 0)
+                continue;
+            const ssize_t n = ::recv(client.fd, buffer, sizeof buffer, 0);
+            if (n <= 0) {
+                client.done = true;
+                ++failures;
+                continue;
+            }
+            client.received.append(buffer, static_cast<std::size_t>(n));
+            const std::size_t headEnd = client.received.find("\r\n\r\n");
+            if (headEnd == std::string::npos)
+                continue;
+            std::size_t length = 0;
+            const std::string head = client.received.substr(0, headEnd);
+            for (const char *name : {"Content-Length: ", "content-length: "})
+                if (const std::size_t at = head.find(name); at != std::string::npos)
+                    length = static_cast<std::size_t>(std::atoll(head.c_str() + at + std::strlen(name)));
+            if (client.received.size() < headEnd + 4 + length)
+                continue;
+            latencies.push_back(std::chrono::duration<double, std::milli>(Clock::now() - client.sentAt).count());
+            const int status = std::atoi(client.received.c_str() + 9);
+            if (status != expected && ++failures == 1)
+                std::fprintf(stderr, "%s %s: %d %s\n", method.c_str(), client.path.c_str(), status,
+                             client.received.substr(headEnd + 4, 300).c_str());
+            client.received.erase(0, headEnd + 4 + length);
+            if (std::chrono::duration<double>(Clock::now() - start).count() < seconds)
+                send(static_cast<int>(c));
+            else
+                client.done = true;
+        }
+    }
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    std::vector<double> all;
-    for (const std::vector<double> &l : latencies)
-        all.insert(all.end(), l.begin(), l.end());
-    std::sort(all.begin(), all.end());
+    for (Client &client : clients)
+        if (client.fd >= 0)
+            ::close(client.fd);
+    std::sort(latencies.begin(), latencies.end());
     Figures f;
-    f.perSecond = static_cast<double>(done) / elapsed;
-    if (!all.empty()) {
-        f.p50 = all[all.size() / 2];
-        f.p99 = all[std::min(all.size() - 1, all.size() * 99 / 100)];
+    f.perSecond = static_cast<double>(latencies.size()) / elapsed;
+    if (!latencies.empty()) {
+        f.p50 = latencies[latencies.size() / 2];
+        f.p99 = latencies[std::min(latencies.size() - 1, latencies.size() * 99 / 100)];
     }
     f.failures = failures;
     return f;
