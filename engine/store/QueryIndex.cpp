@@ -218,15 +218,32 @@ void DocumentStore::writeQueryValues(std::int64_t docKey, const std::vector<std:
         }
     }
     if (after != nullptr) {
-        // OR IGNORE: two values equal without case are one row (the query compares them so).
-        SQLite::Statement &add = statement("INSERT OR IGNORE INTO query_values (field_key, value, doc) VALUES (?, ?, ?)");
-        for (const QueryValue &value : *after) {
-            if (value.field >= keys.size() || keys[value.field] == 0)
-                continue;
-            add.tryReset();
-            add.bind(1, keys[value.field]);
-            bindJson(add, 2, value.value);
-            add.bind(3, docKey);
+        // Up to 16 rows a statement: a document's values cost one step, not one each. OR IGNORE: two
+        // values equal without case are one row (the query compares them so).
+        constexpr std::size_t kRowsPerStatement = 16;
+        static const std::vector<std::string> kAddRows = [] {
+            std::vector<std::string> sql(kRowsPerStatement + 1);
+            for (std::size_t n = 1; n <= kRowsPerStatement; ++n) {
+                sql[n] = "INSERT OR IGNORE INTO query_values (field_key, value, doc) VALUES (?, ?, ?)";
+                for (std::size_t i = 1; i < n; ++i)
+                    sql[n] += ", (?, ?, ?)";
+            }
+            return sql;
+        }();
+        std::vector<const QueryValue *> rows;
+        rows.reserve(after->size());
+        for (const QueryValue &value : *after)
+            if (value.field < keys.size() && keys[value.field] != 0)
+                rows.push_back(&value);
+        for (std::size_t first = 0; first < rows.size(); first += kRowsPerStatement) {
+            const std::size_t n = std::min(kRowsPerStatement, rows.size() - first);
+            SQLite::Statement &add = statement(kAddRows[n].c_str());
+            for (std::size_t i = 0; i < n; ++i) {
+                const int base = static_cast<int>(3 * i);
+                add.bind(base + 1, keys[rows[first + i]->field]);
+                bindJson(add, base + 2, rows[first + i]->value);
+                add.bind(base + 3, docKey);
+            }
             add.exec();
         }
     }
