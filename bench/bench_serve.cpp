@@ -38,6 +38,17 @@ namespace {
 
 constexpr int kConnections = 8;
 
+std::string requestText(const std::string &method, const std::string &path, const std::string &token,
+                        const std::string &body)
+{
+    std::string request = method + " " + path + " HTTP/1.1\r\nHost: localhost\r\n";
+    if (!token.empty())
+        request += "Authorization: Bearer " + token + "\r\n";
+    if (!body.empty())
+        request += "Content-Type: application/json\r\n";
+    return request + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
 // One blocking HTTP/1.1 keep-alive connection (its own thread; no event loop needed).
 class Connection
 {
@@ -51,12 +62,7 @@ public:
     // The status, or 0 when the connection failed.
     int call(const std::string &method, const std::string &path, const std::string &token, const std::string &body)
     {
-        std::string request = method + " " + path + " HTTP/1.1\r\nHost: localhost\r\n";
-        if (!token.empty())
-            request += "Authorization: Bearer " + token + "\r\n";
-        if (!body.empty())
-            request += "Content-Type: application/json\r\n";
-        request += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+        const std::string request = requestText(method, path, token, body);
         m_socket.write(request.data(), static_cast<qint64>(request.size()));
         m_socket.flush();
         QByteArray head;
@@ -120,12 +126,7 @@ Figures load(quint16 port, const std::string &token, double seconds,
         Client &client = clients[static_cast<std::size_t>(c)];
         const auto [path, body] = next(c, client.sequence++);
         client.path = path;
-        std::string request = method + " " + path + " HTTP/1.1\r\nHost: localhost\r\n";
-        if (!token.empty())
-            request += "Authorization: Bearer " + token + "\r\n";
-        if (!body.empty())
-            request += "Content-Type: application/json\r\n";
-        request += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+        const std::string request = requestText(method, path, token, body);
         client.sentAt = Clock::now();
         for (std::size_t sent = 0; sent < request.size();) {
             const ssize_t n = ::send(client.fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);

@@ -135,49 +135,48 @@ bool isWrite(const std::string &method)
     return method == "POST" || method == "PUT" || method == "DELETE";
 }
 
-const char *reasonPhrase(int status)
+// An answer as it goes on the wire: the status (500 for one Qt cannot name), the headers in order and
+// the body, the same whether Qt's responder writes it or the writer's answer is written directly.
+struct WireAnswer
 {
-    switch (status) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 204: return "No Content";
-    case 304: return "Not Modified";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 409: return "Conflict";
-    case 412: return "Precondition Failed";
-    case 413: return "Payload Too Large";
-    case 429: return "Too Many Requests";
-    case 503: return "Service Unavailable";
-    default: return status < 500 ? "Client Error" : "Internal Server Error";
+    int status = 500;
+    std::vector<std::pair<QByteArray, QByteArray>> headers;
+    QByteArray body;
+};
+
+WireAnswer wireAnswer(const Response &response, bool close)
+{
+    WireAnswer answer;
+    answer.status = knownStatus(response.status) ? response.status : 500;
+    bool retryAfter = false;
+    for (const auto &[name, value] : response.headers) {
+        answer.headers.emplace_back(QByteArray::fromStdString(name), QByteArray::fromStdString(value));
+        retryAfter = retryAfter || name == "Retry-After";
     }
+    // Clients back off by Retry-After on the statuses they retry; a busy database clears in moments.
+    if ((answer.status == 429 || answer.status == 503) && !retryAfter)
+        answer.headers.emplace_back("Retry-After", "1");
+    // The bytes the NDJSON carrier writes in its "body" field: one serializer for both.
+    if (!response.body.is_null()) {
+        answer.body = QByteArray::fromStdString(dumpJson(response.body));
+        answer.headers.emplace_back("Content-Type", "application/json");
+    }
+    if (answer.status != 204 && answer.status != 304)
+        answer.headers.emplace_back("Content-Length", QByteArray::number(answer.body.size()));
+    if (close)
+        answer.headers.emplace_back("Connection", "close");
+    return answer;
 }
 
 // The answer to a request the writer handled, written straight to its connection (the request
-// object it came with is gone by then); the same status line, headers and body as send() writes.
+// object it came with is gone by then).
 QByteArray responseBytes(const Response &response, bool close)
 {
-    const int status = response.status;
-    QByteArray out = "HTTP/1.1 " + QByteArray::number(status) + " " + reasonPhrase(status) + "\r\n";
-    bool retryAfter = false;
-    for (const auto &[name, value] : response.headers) {
-        out += QByteArray::fromStdString(name) + ": " + QByteArray::fromStdString(value) + "\r\n";
-        retryAfter = retryAfter || name == "Retry-After";
-    }
-    if ((status == 429 || status == 503) && !retryAfter)
-        out += "Retry-After: 1\r\n";
-    const QByteArray body =
-        response.body.is_null() ? QByteArray() : QByteArray::fromStdString(dumpJson(response.body));
-    if (!response.body.is_null())
-        out += "Content-Type: application/json\r\n";
-    if (status != 204 && status != 304)
-        out += "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
-    if (close)
-        out += "Connection: close\r\n";
-    return out + "\r\n" + body;
+    const WireAnswer answer = wireAnswer(response, close);
+    QByteArray out = "HTTP/1.1 " + QByteArray::number(answer.status) + " " + reasonPhrase(answer.status) + "\r\n";
+    for (const auto &[name, value] : answer.headers)
+        out += name + ": " + value + "\r\n";
+    return out + "\r\n" + answer.body;
 }
 
 } // namespace
@@ -589,28 +588,13 @@ Response HttpFront::dataRequest(const QHttpServerRequest &request, QTcpSocket *s
 void HttpFront::send(const QHttpServerRequest &request, QTcpSocket *socket, const Response &response,
                      bool close)
 {
-    const int status = knownStatus(response.status) ? response.status : 500;
+    const WireAnswer answer = wireAnswer(response, close);
     QHttpServerResponder responder = makeResponder(request, socket);
-    responder.writeStatusLine(static_cast<QHttpServerResponder::StatusCode>(status));
-    bool retryAfter = false;
-    for (const auto &[name, value] : response.headers) {
-        responder.writeHeader(QByteArray::fromStdString(name), QByteArray::fromStdString(value));
-        retryAfter = retryAfter || name == "Retry-After";
-    }
-    // Clients back off by Retry-After on the statuses they retry; a busy database clears in moments.
-    if ((status == 429 || status == 503) && !retryAfter)
-        responder.writeHeader("Retry-After", "1");
-    // The bytes the NDJSON carrier writes in its "body" field: one serializer for both.
-    const QByteArray body =
-        response.body.is_null() ? QByteArray() : QByteArray::fromStdString(dumpJson(response.body));
-    if (!response.body.is_null())
-        responder.writeHeader("Content-Type", "application/json");
-    if (status != 204 && status != 304)
-        responder.writeHeader("Content-Length", QByteArray::number(body.size()));
-    if (close)
-        responder.writeHeader("Connection", "close");
+    responder.writeStatusLine(static_cast<QHttpServerResponder::StatusCode>(answer.status));
+    for (const auto &[name, value] : answer.headers)
+        responder.writeHeader(name, value);
     const bool head = request.method() == QHttpServerRequest::Method::Head;
-    responder.writeBody(head ? QByteArray() : body);
+    responder.writeBody(head ? QByteArray() : answer.body);
 }
 
 } // namespace steward

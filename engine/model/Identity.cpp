@@ -36,6 +36,17 @@ std::string Uuid::toString() const
     return out;
 }
 
+int hexDigitValue(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 std::optional<Uuid> Uuid::parse(const std::string &text)
 {
     if (text.size() != 36)
@@ -49,17 +60,8 @@ std::optional<Uuid> Uuid::parse(const std::string &text)
             ++i;
             continue;
         }
-        auto nibble = [](char c) -> int {
-            if (c >= '0' && c <= '9')
-                return c - '0';
-            if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-            if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-            return -1;
-        };
-        const int high = nibble(text[i]);
-        const int low = nibble(text[i + 1]);
+        const int high = hexDigitValue(text[i]);
+        const int low = hexDigitValue(text[i + 1]);
         if (high < 0 || low < 0)
             return std::nullopt;
         out.bytes[byte++] = static_cast<std::uint8_t>(high << 4 | low);

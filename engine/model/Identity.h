@@ -12,6 +12,9 @@
 namespace steward {
 
 // A 16-byte RFC 4122 UUID. Stored as a BLOB; shown in its canonical lower-case text form.
+// The value of a hexadecimal digit, either case; -1 for any other character.
+int hexDigitValue(char c);
+
 struct Uuid
 {
     std::array<std::uint8_t, 16> bytes{};

@@ -45,24 +45,13 @@ std::string quotedEtag(const std::string &etag)
     return "\"" + etag + "\"";
 }
 
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 std::string percentDecode(const std::string &text, bool plusIsSpace)
 {
     std::string out;
     for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '%' && i + 2 < text.size() && hexValue(text[i + 1]) >= 0
-            && hexValue(text[i + 2]) >= 0) {
-            out += static_cast<char>(hexValue(text[i + 1]) * 16 + hexValue(text[i + 2]));
+        if (text[i] == '%' && i + 2 < text.size() && hexDigitValue(text[i + 1]) >= 0
+            && hexDigitValue(text[i + 2]) >= 0) {
+            out += static_cast<char>(hexDigitValue(text[i + 1]) * 16 + hexDigitValue(text[i + 2]));
             i += 2;
         } else if (plusIsSpace && text[i] == '+') {
             out += ' ';
@@ -93,7 +82,7 @@ std::vector<std::string> splitPath(const std::string &path)
 // hyphenated UUID. Either names the same document; anything else is left as it is (and not found).
 std::string canonicalId(const std::string &id)
 {
-    auto isHex = [](char c) { return hexValue(c) >= 0; };
+    auto isHex = [](char c) { return hexDigitValue(c) >= 0; };
     std::string lower = id;
     for (char &c : lower)
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

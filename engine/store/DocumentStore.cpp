@@ -68,6 +68,16 @@ void bindJson(SQLite::Statement &s, int index, const Json &value)
         s.bind(index);
 }
 
+namespace {
+
+void bindAll(SQLite::Statement &s, const std::vector<Json> &values)
+{
+    for (std::size_t i = 0; i < values.size(); ++i)
+        bindJson(s, static_cast<int>(i + 1), values[i]);
+}
+
+} // namespace
+
 const char *const kChangesWithBodies = "changes c LEFT JOIN documents d ON d.id = c.id AND d.change_seq = c.seq";
 const char *const kChangeBody = "coalesce(c.body, d.body)";
 
@@ -460,8 +470,7 @@ std::vector<StoredDocument> DocumentStore::query(const CollectionQuery &query, b
     bindings.push_back(query.limit + (fetchOneMore ? 1 : 0));
     bindings.push_back(query.offset);
     SQLite::Statement s(m_db, text);
-    for (std::size_t i = 0; i < bindings.size(); ++i)
-        bindJson(s, static_cast<int>(i + 1), bindings[i]);
+    bindAll(s, bindings);
     std::vector<StoredDocument> out;
     while (s.executeStep())
         out.push_back(readDocument(s));
@@ -472,8 +481,7 @@ std::int64_t DocumentStore::count(const CollectionQuery &query)
 {
     const QuerySql sql = querySql(query);
     SQLite::Statement s(m_db, "SELECT count(*)" + sql.countFrom + sql.where);
-    for (std::size_t i = 0; i < sql.bindings.size(); ++i)
-        bindJson(s, static_cast<int>(i + 1), sql.bindings[i]);
+    bindAll(s, sql.bindings);
     s.executeStep();
     return s.getColumn(0).getInt64();
 }
@@ -510,8 +518,7 @@ std::vector<TrackedChange> DocumentStore::trackedChanges(TrackedChangeKind kind,
     bindings.push_back(query.limit);
     bindings.push_back(query.offset);
     SQLite::Statement s(m_db, sql);
-    for (std::size_t i = 0; i < bindings.size(); ++i)
-        bindJson(s, static_cast<int>(i + 1), bindings[i]);
+    bindAll(s, bindings);
     std::vector<TrackedChange> out;
     while (s.executeStep()) {
         TrackedChange change;
@@ -528,8 +535,7 @@ std::int64_t DocumentStore::countTrackedChanges(TrackedChangeKind kind, const Co
 {
     std::vector<Json> bindings;
     SQLite::Statement s(m_db, "SELECT count(*) FROM changes c" + trackedChangesWhere(kind, query, bindings));
-    for (std::size_t i = 0; i < bindings.size(); ++i)
-        bindJson(s, static_cast<int>(i + 1), bindings[i]);
+    bindAll(s, bindings);
     s.executeStep();
     return s.getColumn(0).getInt64();
 }

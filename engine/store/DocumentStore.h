@@ -223,8 +223,13 @@ private:
     std::vector<std::int64_t> registerQueryFields(const ResourceSchema &resource);
     void fillQueryValues(const ResourceSchema &resource, const std::vector<std::int64_t> &keys,
                          const std::set<std::int64_t> &only);
-    const std::vector<std::int64_t> *queryFieldKeys(const std::string &project, const std::string &resource) const;
+    // A resource of the model with its query fields' keys, by position; null when not indexed.
+    using IndexedResource = std::pair<const ResourceSchema *const, std::vector<std::int64_t>>;
+    const IndexedResource *indexedResource(const std::string &project, const std::string &resource) const;
     std::vector<QueryValue> queryValuesOfBody(const ResourceSchema &resource, const std::string &body) const;
+    // Those its writer worked out, or those of its body (kept in `computed`).
+    const std::vector<QueryValue> &queryValuesOfDocument(const ResourceSchema &resource, const StoredDocument &d,
+                                                         std::vector<QueryValue> &computed) const;
     void indexInserted(const StoredDocument &d);
     void indexReplaced(const StoredDocument &d); // before the row is updated
     void indexRemoved(const StoredDocument &d);

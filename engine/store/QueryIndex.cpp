@@ -170,28 +170,26 @@ std::int64_t DocumentStore::queryFieldKey(const ResourceSchema &resource, std::s
     return it == m_fieldKeys.end() || position >= it->second.size() ? 0 : it->second[position];
 }
 
-const std::vector<std::int64_t> *DocumentStore::queryFieldKeys(const std::string &project,
-                                                               const std::string &resource) const
+const DocumentStore::IndexedResource *DocumentStore::indexedResource(const std::string &project,
+                                                                     const std::string &resource) const
 {
     if (m_model == nullptr)
         return nullptr;
-    const ResourceSchema *schema = m_model->findByName(project, resource);
-    auto it = m_fieldKeys.find(schema);
-    return it == m_fieldKeys.end() ? nullptr : &it->second;
+    auto it = m_fieldKeys.find(m_model->findByName(project, resource));
+    return it == m_fieldKeys.end() ? nullptr : &*it;
 }
 
 std::int64_t DocumentStore::fieldKeyOf(const std::string &project, const std::string &resource,
                                        const std::string &field) const
 {
-    if (m_model == nullptr)
+    const IndexedResource *indexed = indexedResource(project, resource);
+    if (indexed == nullptr)
         return 0;
-    const ResourceSchema *schema = m_model->findByName(project, resource);
-    if (schema == nullptr)
+    const std::map<std::string, QueryField> &fields = indexed->first->queryFields;
+    auto named = fields.find(field);
+    if (named == fields.end())
         return 0;
-    auto named = schema->queryFields.find(field);
-    if (named == schema->queryFields.end())
-        return 0;
-    return queryFieldKey(*schema, static_cast<std::size_t>(std::distance(schema->queryFields.begin(), named)));
+    return indexed->second[static_cast<std::size_t>(std::distance(fields.begin(), named))];
 }
 
 std::vector<QueryValue> DocumentStore::queryValuesOfBody(const ResourceSchema &resource, const std::string &body) const
@@ -249,48 +247,47 @@ void DocumentStore::writeQueryValues(std::int64_t docKey, const std::vector<std:
     }
 }
 
+const std::vector<QueryValue> &DocumentStore::queryValuesOfDocument(const ResourceSchema &resource,
+                                                                   const StoredDocument &d,
+                                                                   std::vector<QueryValue> &computed) const
+{
+    if (d.queryValues)
+        return *d.queryValues;
+    computed = queryValuesOfBody(resource, d.body);
+    return computed;
+}
+
 void DocumentStore::indexInserted(const StoredDocument &d)
 {
-    const ResourceSchema *schema = m_model != nullptr ? m_model->findByName(d.project, d.resource) : nullptr;
-    auto keys = m_fieldKeys.find(schema);
-    if (keys == m_fieldKeys.end())
+    const IndexedResource *indexed = indexedResource(d.project, d.resource);
+    if (indexed == nullptr)
         return;
-    if (d.queryValues) {
-        writeQueryValues(d.docKey, keys->second, nullptr, &*d.queryValues);
-        return;
-    }
-    const std::vector<QueryValue> values = queryValuesOfBody(*schema, d.body);
-    writeQueryValues(d.docKey, keys->second, nullptr, &values);
+    std::vector<QueryValue> computed;
+    writeQueryValues(d.docKey, indexed->second, nullptr, &queryValuesOfDocument(*indexed->first, d, computed));
 }
 
 void DocumentStore::indexReplaced(const StoredDocument &d)
 {
-    const ResourceSchema *schema = m_model != nullptr ? m_model->findByName(d.project, d.resource) : nullptr;
-    auto keys = m_fieldKeys.find(schema);
-    if (keys == m_fieldKeys.end())
+    const IndexedResource *indexed = indexedResource(d.project, d.resource);
+    if (indexed == nullptr)
         return;
     SQLite::Statement &previous = statement("SELECT body FROM documents WHERE doc_key = ?");
     previous.bind(1, d.docKey);
     if (!previous.executeStep())
         return;
-    const std::vector<QueryValue> before = queryValuesOfBody(*schema, previous.getColumn(0).getString());
+    const std::vector<QueryValue> before = queryValuesOfBody(*indexed->first, previous.getColumn(0).getString());
     previous.reset();
-    if (d.queryValues) {
-        writeQueryValues(d.docKey, keys->second, &before, &*d.queryValues);
-        return;
-    }
-    const std::vector<QueryValue> after = queryValuesOfBody(*schema, d.body);
-    writeQueryValues(d.docKey, keys->second, &before, &after);
+    std::vector<QueryValue> computed;
+    writeQueryValues(d.docKey, indexed->second, &before, &queryValuesOfDocument(*indexed->first, d, computed));
 }
 
 void DocumentStore::indexRemoved(const StoredDocument &d)
 {
-    const ResourceSchema *schema = m_model != nullptr ? m_model->findByName(d.project, d.resource) : nullptr;
-    auto keys = m_fieldKeys.find(schema);
-    if (keys == m_fieldKeys.end())
+    const IndexedResource *indexed = indexedResource(d.project, d.resource);
+    if (indexed == nullptr)
         return;
-    const std::vector<QueryValue> before = queryValuesOfBody(*schema, d.body);
-    writeQueryValues(d.docKey, keys->second, &before, nullptr);
+    const std::vector<QueryValue> before = queryValuesOfBody(*indexed->first, d.body);
+    writeQueryValues(d.docKey, indexed->second, &before, nullptr);
 }
 
 DocumentStore::QuerySql DocumentStore::querySql(const CollectionQuery &query)
