@@ -37,6 +37,7 @@
 #include <QTreeWidget>
 #include <QTableWidget>
 #include <QLabel>
+#include <QLocale>
 
 using namespace steward;
 
@@ -102,6 +103,14 @@ void whenModalDialogOpens(const std::function<void(QWidget *)> &check)
         QTRY_VERIFY_WITH_TIMEOUT(QApplication::activeModalWidget() != nullptr, 5000);
         check(QApplication::activeModalWidget());
     });
+}
+
+// With STEWARD_SCREENSHOT_DIR set, a picture of the widget as the steward sees it, to look at.
+void saveScreenshot(QWidget *widget, const QString &name)
+{
+    const QString folder = qEnvironmentVariable("STEWARD_SCREENSHOT_DIR");
+    if (!folder.isEmpty())
+        widget->grab().save(QDir(folder).filePath(name));
 }
 
 template<typename T>
@@ -187,12 +196,17 @@ private Q_SLOTS:
                      qPrintable(dialog->message()));
             QVERIFY(dialog->message().contains("1 document"));
             QTreeWidget *list = dialog->blockersView();
-            QCOMPARE(list->topLevelItemCount(), 1);
+            QCOMPARE(list->topLevelItemCount(), 1); // one group: Course by educationOrganizationReference
             QCOMPARE(list->topLevelItem(0)->text(0), QStringLiteral("Course"));
-            QCOMPARE(list->topLevelItem(0)->text(1), QStringLiteral("ALG-1 / 255901"));
-            QCOMPARE(list->topLevelItem(0)->text(2), QStringLiteral("educationOrganizationReference"));
+            QCOMPARE(list->topLevelItem(0)->text(1), QStringLiteral("1 document"));
+            QCOMPARE(list->topLevelItem(0)->childCount(), 1);
+            QTreeWidgetItem *course = list->topLevelItem(0)->child(0);
+            QCOMPARE(course->text(1), QStringLiteral("ALG-1 / 255901"));
+            QCOMPARE(course->text(2), QStringLiteral("educationOrganizationReference"));
             QVERIFY(dialog->listAsText().contains(QString::fromStdString(courseId)));
             list->setCurrentItem(list->topLevelItem(0));
+            QVERIFY(!dialog->findChild<QPushButton *>(QStringLiteral("goToBlocker"))->isEnabled());
+            list->setCurrentItem(course);
             auto *goTo = dialog->findChild<QPushButton *>(QStringLiteral("goToBlocker"));
             QVERIFY(goTo && goTo->isEnabled());
             QTest::mouseClick(goTo, Qt::LeftButton);
@@ -214,6 +228,106 @@ private Q_SLOTS:
         Prompt::setNextAnswer(QMessageBox::Yes);
         window.deleteDocument();
         QCOMPARE(raw->request("GET", "/ed-fi/schools/" + schoolId).status, 404);
+    }
+
+    // The two ways out of a blocked delete, through the dialog's widgets on the sample district:
+    // delete the school with its dependents (previewed per resource), undo it from the Edit menu;
+    // then move the school's references to the other school and delete it.
+    void blockedDeleteWaysOutThroughTheDialog()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("ways.db"), {}, &error);
+        QVERIFY2(session, qPrintable(error));
+        for (const Request &request : sampleDistrictRequests())
+            QVERIFY(session->engine().handle(request).status < 300);
+        AppSession *raw = session.get();
+        const std::string school = idOf(*raw, "/ed-fi/schools?schoolId=255901001");
+        const std::string other = idOf(*raw, "/ed-fi/schools?schoolId=255901044");
+        auto documentCount = [raw] {
+            std::int64_t total = 0;
+            for (const ResourceCount &count : raw->engine().resourceCounts())
+                total += count.documents;
+            return total;
+        };
+        const std::int64_t stored = documentCount();
+        const std::int64_t blockers = raw->engine().referrers(school, 1, 0).total;
+        MainWindow window(std::move(session));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.navigateTo(QString::fromStdString(school)));
+
+        int deleted = 0;
+        whenModalDialogOpens([&](QWidget *modal) {
+            auto *dialog = qobject_cast<BlockedDeleteDialog *>(modal);
+            QVERIFY(dialog);
+            // Grouped by resource and field, with counts that add up to every blocker.
+            int listed = 0;
+            for (int i = 0; i < dialog->blockersView()->topLevelItemCount(); ++i)
+                listed += dialog->blockersView()->topLevelItem(i)->childCount();
+            QCOMPARE(listed, static_cast<int>(blockers));
+            saveScreenshot(dialog, "blocked-delete.png");
+            QTest::mouseClick(dialog->cascadeButton(), Qt::LeftButton);
+            QTreeWidget *tree = dialog->cascadeView();
+            QVERIFY(tree->isVisible());
+            int previewed = 0;
+            for (int i = 0; i < tree->topLevelItemCount(); ++i)
+                previewed += tree->topLevelItem(i)->childCount();
+            deleted = previewed;
+            QCOMPARE(previewed, static_cast<int>(dialog->cascadePreview().nodes.size()));
+            int direct = 0;
+            for (const DependentNode &node : dialog->cascadePreview().nodes)
+                direct += node.parent == 0 ? 1 : 0;
+            QCOMPARE(direct, static_cast<int>(blockers));
+            int controls = 0;
+            const QStringList nameless = namelessControls(dialog, controls);
+            QVERIFY2(nameless.isEmpty(), qPrintable(nameless.join("; ")));
+            QVERIFY(dialog->confirmButton()->isEnabled());
+            QVERIFY(dialog->confirmButton()->text().contains(QLocale().toString(previewed)));
+            // Nothing cut: the button says the whole count once laid out.
+            QTRY_VERIFY(dialog->confirmButton()->width() >= dialog->confirmButton()->sizeHint().width());
+            saveScreenshot(dialog, "cascade-preview.png");
+            QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
+        });
+        window.deleteDocument();
+        QVERIFY(deleted > blockers);
+        QCOMPARE(raw->request("GET", "/ed-fi/schools/" + school).status, 404);
+        QCOMPARE(documentCount(), stored - deleted);
+        QVERIFY(raw->engine().check().clean());
+
+        // Edit > Undo last operation puts every document back.
+        QAction *undoAction = nullptr;
+        for (QAction *action : window.menuBar()->findChildren<QAction *>())
+            if (action->text() == QStringLiteral("&Undo last operation"))
+                undoAction = action;
+        QVERIFY(undoAction);
+        Prompt::setNextAnswer(QMessageBox::Yes);
+        undoAction->trigger();
+        QTRY_COMPARE(raw->request("GET", "/ed-fi/schools/" + school).status, 200);
+        QCOMPARE(documentCount(), stored);
+
+        // Move the references to the other school, then delete it.
+        QVERIFY(window.navigateTo(QString::fromStdString(school)));
+        bool moved = false;
+        whenModalDialogOpens([&](QWidget *modal) {
+            auto *dialog = qobject_cast<BlockedDeleteDialog *>(modal);
+            QVERIFY(dialog);
+            QTest::mouseClick(dialog->repointButton(), Qt::LeftButton);
+            QComboBox *target = dialog->repointTarget();
+            QCOMPARE(target->count(), 1); // the other school; never the school itself
+            target->setCurrentIndex(0);
+            QTRY_VERIFY(dialog->confirmButton()->isEnabled());
+            QVERIFY(dialog->repointView()->topLevelItemCount() > blockers);
+            QTRY_VERIFY(dialog->confirmButton()->width() >= dialog->confirmButton()->sizeHint().width());
+            saveScreenshot(dialog, "repoint-preview.png");
+            QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
+            moved = true;
+        });
+        window.deleteDocument();
+        QVERIFY(moved);
+        QCOMPARE(raw->request("GET", "/ed-fi/schools/" + school).status, 404);
+        QVERIFY(raw->engine().referrers(other, 1, 0).total > blockers);
+        QVERIFY(raw->engine().check().clean());
     }
 
     // The walk-through: a School and a Course typed in through the form (the Course's
@@ -282,7 +396,7 @@ private Q_SLOTS:
             QTreeWidget *list = dialog->blockersView();
             QCOMPARE(list->topLevelItemCount(), 1);
             QCOMPARE(list->topLevelItem(0)->text(0), QStringLiteral("Course"));
-            list->setCurrentItem(list->topLevelItem(0));
+            list->setCurrentItem(list->topLevelItem(0)->child(0));
             QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("goToBlocker")), Qt::LeftButton);
             dialogChecked = true;
         });

@@ -306,7 +306,7 @@ private Q_SLOTS:
         grid.model()->clearFilters();
         QCOMPARE(grid.model()->rowCount(), 4); // the two fixed drafts left the grid
 
-        // Edit > Undo last fix puts both drafts back.
+        // Edit > Undo last operation puts both drafts back.
         Prompt::setNextAnswer(QMessageBox::Yes);
         grid.undoLastFix();
         QVERIFY2(Prompt::lastText().contains(QStringLiteral("set $.nameOfInstitution")), qPrintable(Prompt::lastText()));
@@ -315,7 +315,7 @@ private Q_SLOTS:
         // Nothing left to undo: it says so.
         Prompt::setNextAnswer(QMessageBox::Ok);
         grid.undoLastFix();
-        QCOMPARE(Prompt::lastText(), QStringLiteral("There is no fix to undo."));
+        QCOMPARE(Prompt::lastText(), QStringLiteral("There is no operation to undo."));
     }
 
     void refusedPreviewCannotBeApplied()

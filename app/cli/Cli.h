@@ -2,6 +2,7 @@
 
 #include "ApiSchema.h"
 #include "Database.h"
+#include "IdentityChange.h"
 
 #include <memory>
 #include <string>
@@ -56,5 +57,9 @@ bool checkReadinessBeforeSending(const std::string &command, steward::Database &
 int commandDuplicates(const CliContext &context, const std::vector<std::string> &args);
 int commandMerge(const CliContext &context, const std::vector<std::string> &args);
 int commandChangeIdentity(const CliContext &context, const std::vector<std::string> &args);
+// Prints the steps (or JSON) and the outcome of a merge, identity change or re-point; the exit status.
+int reportIdentityResult(const std::string &command, const steward::IdentityChangeResult &result, bool dryRun, bool json);
+int commandDelete(const CliContext &context, const std::vector<std::string> &args);
+int commandRepoint(const CliContext &context, const std::vector<std::string> &args);
 int commandCauses(const CliContext &context, const std::vector<std::string> &args);
 int commandFix(const CliContext &context, const std::vector<std::string> &args);

@@ -9,30 +9,6 @@
 
 using namespace steward;
 
-namespace {
-
-// Prints the steps (and the outcome) of a merge or identity change; the exit status follows it.
-int reportIdentityResult(const std::string &command, const IdentityChangeResult &result, bool dryRun, bool json)
-{
-    if (json) {
-        std::cout << result.toJson().dump(2) << "\n";
-    } else {
-        for (const IdentityStep &step : result.steps)
-            std::cout << step.describe() << "\n";
-    }
-    std::cout << std::flush;
-    if (!result.ok) {
-        std::cerr << "steward-cli: " << command << ": " << result.error << "\n";
-        return kExitFailed;
-    }
-    std::cerr << "steward-cli: " << command << ": " << result.steps.size() << " steps "
-              << (dryRun ? "previewed; nothing was written (run without --dry-run to apply)" : "applied in one transaction")
-              << "\n";
-    return kExitOk;
-}
-
-} // namespace
-
 int commandDuplicates(const CliContext &context, const std::vector<std::string> &args)
 {
     if (wantsHelp(args)) {

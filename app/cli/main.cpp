@@ -40,8 +40,10 @@ const char *const kUsage =
     "  duplicates          list likely duplicate students/staff (also: duplicates distinct ID1 ID2)\n"
     "  merge --keep ID --drop ID   merge two documents: referrers move to the kept one\n"
     "  change-identity ID --set FIELD=VALUE   change identifying values; referrers follow\n"
+    "  delete ID [--cascade]   delete a document; with --cascade, everything that depends on it too\n"
+    "  repoint ID --to ID  move every reference to a document over to another one\n"
     "  causes [--json]     group drafts by root cause (missing document, unknown descriptor value)\n"
-    "  fix SUBCOMMAND      bulk-edit a field, map descriptor values in drafts, undo either\n"
+    "  fix SUBCOMMAND      bulk-edit a field, map descriptor values in drafts; undo any journaled edit\n"
     "\n"
     "Example: echo '{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}' | steward-cli requests\n";
 
@@ -159,7 +161,7 @@ int main(int argc, char *argv[])
         {"rules", commandRules},
         {"status", commandStatus},
         {"duplicates", commandDuplicates}, {"merge", commandMerge}, {"change-identity", commandChangeIdentity},
-        {"causes", commandCauses},
+        {"causes", commandCauses},     {"delete", commandDelete},           {"repoint", commandRepoint},
         {"fix", commandFix},
     };
     auto it = commands.find(command);

@@ -125,7 +125,7 @@ void MainWindow::buildMenus()
     edit->addAction(tr("Change &identity…"), this, [this] { changeIdentityDialog(); });
     m_deleteAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     edit->addSeparator();
-    edit->addAction(tr("&Undo last fix"), this, [this] {
+    edit->addAction(tr("&Undo last operation"), this, [this] {
         if (m_resultsGrid)
             m_resultsGrid->undoLastFix();
     });
@@ -603,9 +603,7 @@ void MainWindow::deleteDocument()
     }
     const steward::ReferrerPage blockers = m_session->engine().referrers(id.toStdString(), 1, 0);
     if (blockers.total > 0) {
-        BlockedDeleteDialog dialog(m_session.get(), id, this);
-        if (dialog.exec() == QDialog::Accepted && !dialog.chosenId().isEmpty())
-            navigateTo(dialog.chosenId());
+        showBlockedDelete(id);
         return;
     }
     const std::optional<steward::StoredDocument> document = m_session->engine().document(id.toStdString());
@@ -621,9 +619,7 @@ void MainWindow::deleteDocument()
                            "\"" + document->etag + "\"");
     if (response.status == 409) {
         // Someone added a reference since we looked: show who.
-        BlockedDeleteDialog dialog(m_session.get(), id, this);
-        if (dialog.exec() == QDialog::Accepted && !dialog.chosenId().isEmpty())
-            navigateTo(dialog.chosenId());
+        showBlockedDelete(id);
         return;
     }
     if (response.status != 204) {
@@ -633,6 +629,22 @@ void MainWindow::deleteDocument()
     m_editor->clear();
     m_references->showDocument({});
     statusBar()->showMessage(tr("Deleted %1.").arg(describeDocument(*document)), 5000);
+    updateActions();
+}
+
+void MainWindow::showBlockedDelete(const QString &id)
+{
+    BlockedDeleteDialog dialog(m_session.get(), id, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    if (!dialog.chosenId().isEmpty()) {
+        navigateTo(dialog.chosenId());
+        return;
+    }
+    // A way out was applied: the document is gone.
+    m_editor->clear();
+    m_references->showDocument({});
+    statusBar()->showMessage(dialog.outcome(), 10000);
     updateActions();
 }
 

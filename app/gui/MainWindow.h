@@ -90,6 +90,7 @@ protected:
 
 private:
     void buildMenus();
+    void showBlockedDelete(const QString &id);
     void buildPanes();
     void buildSampleBanner(QWidget *central);
     QWidget *buildResourcePane(QWidget *splitter);

@@ -243,10 +243,10 @@ void ResultsGrid::undoLastFix()
     steward::BulkEditor editor(m_session->engine(), m_session->database());
     const std::optional<steward::EditOperation> last = editor.journal().lastUndoable();
     if (!last) {
-        Prompt::inform(this, tr("Undo last fix"), tr("There is no fix to undo."));
+        Prompt::inform(this, tr("Undo last operation"), tr("There is no operation to undo."));
         return;
     }
-    if (Prompt::ask(this, tr("Undo last fix"),
+    if (Prompt::ask(this, tr("Undo last operation"),
                     tr("Undo operation %1, “%2” (%n item(s))?", nullptr, static_cast<int>(last->itemCount))
                         .arg(last->opId)
                         .arg(QString::fromStdString(last->summary)),
@@ -256,7 +256,7 @@ void ResultsGrid::undoLastFix()
     steward::BulkEditor *worker = &editor;
     const std::int64_t opId = last->opId;
     const FixOutcome outcome = runWithProgress<FixOutcome>(
-        this, tr("Undoing the fix…"), [worker, opId](const std::function<bool(int, int)> &) {
+        this, tr("Undoing…"), [worker, opId](const std::function<bool(int, int)> &) {
             FixOutcome out;
             try {
                 out.undo = worker->undo(opId);
@@ -266,7 +266,7 @@ void ResultsGrid::undoLastFix()
             return out;
         });
     if (!outcome.error.isEmpty()) {
-        Prompt::inform(this, tr("Undo last fix"), outcome.error);
+        Prompt::inform(this, tr("Undo last operation"), outcome.error);
         return;
     }
     m_session->announceEverythingChanged();

@@ -276,6 +276,22 @@ Response Engine::handlePrepared(const PreparedBody &prepared, const std::string 
     });
 }
 
+Response Engine::restoreDocument(const ResourceSchema &resource, const std::string &id, const std::string &bodyText,
+                                 const std::string &actor)
+{
+    return guarded([&] {
+        m_lastWriteChanged = false;
+        PreparedBody prepared = prepareBody(resource, Json::parse(bodyText));
+        if (!prepared.refusal && prepared.bodyText != bodyText)
+            return problem::make(400, problem::kBadRequest, "Bad Request",
+                                 "The " + resource.resourceName + " " + id
+                                     + " would not come back as it was stored: the model reads it differently now.");
+        prepared.newId = canonicalId(id);
+        prepared.mustCreate = true;
+        return postPrepared(prepared, actor.empty() ? currentOsUser() : actor);
+    });
+}
+
 Response Engine::guarded(const std::function<Response()> &work)
 {
     try {
@@ -977,6 +993,10 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
         if (existing) {
             if (existing->resource != resource.resourceName || existing->project != resource.projectName())
                 return identityConflict(resource.resourceName, "");
+            if (prepared.mustCreate)
+                return identityConflict(resource.resourceName, "A " + existing->resource + " with this identity ("
+                                                                   + naturalKeyText(Json::parse(existing->identity)) + ") is stored again, as "
+                                                                   + existing->id + ".");
             response.status = 200;
             if (m_dryRun) {
                 response.headers.emplace_back("Location", locationOf(resource, existing->id));
@@ -1004,6 +1024,8 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
                                                 + ") already exists.");
                 }
             }
+            if (prepared.mustCreate && m_store.findById(prepared.newId))
+                return identityConflict(resource.resourceName, "The id " + prepared.newId + " is taken.");
             if (m_dryRun) {
                 response.status = 201;
                 return response;

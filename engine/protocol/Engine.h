@@ -63,6 +63,18 @@ struct HistoryEntry
     std::optional<Json> body; // absent for a delete
 };
 
+// A document's state before and after a run of writes, read from the change log: absent before
+// (created), absent after (deleted), or both (updated). Bodies are the stored text, byte for byte.
+struct DocumentChange
+{
+    std::string id;
+    std::string project;
+    std::string resource;
+    std::optional<std::string> before;
+    std::optional<std::string> after;
+    std::string afterEtag; // empty when deleted
+};
+
 struct Draft
 {
     std::int64_t draftId = 0;
@@ -105,6 +117,9 @@ struct PreparedBody
     std::string etag;
     std::vector<QueryValue> queryValues;
     std::string newId; // a POST's id if it creates the document (random; made here, it is not free either)
+    // Only a new document will do (an undo putting a deleted document back): the identity or the id
+    // being stored already is a 409 instead of an upsert.
+    bool mustCreate = false;
 };
 
 struct RevalidateReport
@@ -163,6 +178,14 @@ public:
     std::vector<OutgoingReference> outgoingReferences(const std::string &id);
     ReferrerPage referrers(const std::string &id, int limit, int offset);
     std::vector<HistoryEntry> history(const std::string &id);
+    // The change log's newest entry (0: none), and every document written after a given entry with
+    // its state before and now, in the order they were first written; joins an open batch.
+    std::int64_t newestChange();
+    std::vector<DocumentChange> documentsChangedSince(std::int64_t seq);
+    // Puts a deleted document back under its own id with the stored text it had (undo), through
+    // every validation stage of a POST: its references must exist, its identity and id must be free.
+    Response restoreDocument(const ResourceSchema &resource, const std::string &id, const std::string &bodyText,
+                             const std::string &actor);
 
     // Drafts keep whatever was typed, with the problem that stopped it.
     std::int64_t saveDraft(const ResourceSchema &resource, const std::string &text, const std::string &targetId,

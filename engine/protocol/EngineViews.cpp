@@ -182,6 +182,40 @@ std::vector<HistoryEntry> Engine::history(const std::string &id)
     return out;
 }
 
+std::int64_t Engine::newestChange()
+{
+    DeferredTransaction read(m_database.connection());
+    return m_store.newestChangeVersion();
+}
+
+std::vector<DocumentChange> Engine::documentsChangedSince(std::int64_t seq)
+{
+    SQLite::Database &db = m_database.connection();
+    DeferredTransaction read(db);
+    SQLite::Statement written(db, "SELECT id, project, resource FROM changes WHERE seq > ? GROUP BY id ORDER BY min(seq)");
+    SQLite::Statement before(db, std::string("SELECT c.op, ") + kChangeBody + " FROM " + kChangesWithBodies
+                                     + " WHERE c.id = ? AND c.seq <= ? ORDER BY c.seq DESC LIMIT 1");
+    written.bind(1, seq);
+    std::vector<DocumentChange> out;
+    while (written.executeStep()) {
+        DocumentChange change;
+        change.id = written.getColumn(0).getString();
+        change.project = written.getColumn(1).getString();
+        change.resource = written.getColumn(2).getString();
+        before.reset();
+        before.bind(1, change.id);
+        before.bind(2, seq);
+        if (before.executeStep() && before.getColumn(0).getString() != "delete" && !before.getColumn(1).isNull())
+            change.before = before.getColumn(1).getString();
+        if (std::optional<StoredDocument> now = m_store.findById(change.id)) {
+            change.after = now->body;
+            change.afterEtag = now->etag;
+        }
+        out.push_back(std::move(change));
+    }
+    return out;
+}
+
 Request Engine::draftRequest(const ResourceSchema &resource, const std::string &targetId, const Json &body) const
 {
     Request request;

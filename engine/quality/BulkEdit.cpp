@@ -1,6 +1,7 @@
 #include "BulkEdit.h"
 
-#include <QDateTime>
+#include "Dependents.h"
+#include "EngineRequests.h"
 
 #include <SQLiteCpp/Statement.h>
 
@@ -10,37 +11,6 @@
 namespace steward {
 
 namespace {
-
-std::string nowUtc()
-{
-    return QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
-}
-
-bool succeeded(const Response &response)
-{
-    return response.status >= 200 && response.status < 300;
-}
-
-// "detail ($.a: message; $.b: message)": a problem as one line for tables and refusals.
-std::string problemSummary(const Json &problem)
-{
-    if (!problem.is_object())
-        return {};
-    std::string text = problem.value("detail", std::string());
-    std::string fields;
-    if (auto errors = problem.find("validationErrors"); errors != problem.end() && errors->is_object())
-        for (const auto &[path, messages] : errors->items())
-            for (const Json &message : messages)
-                if (message.is_string())
-                    fields += (fields.empty() ? "" : "; ") + path + ": " + message.get<std::string>();
-    if (auto errors = problem.find("errors"); errors != problem.end() && errors->is_array())
-        for (const Json &message : *errors)
-            if (message.is_string())
-                fields += (fields.empty() ? "" : "; ") + message.get<std::string>();
-    if (!fields.empty())
-        text += " (" + fields + ")";
-    return text;
-}
 
 std::string idFromLocation(const std::string &location)
 {
@@ -68,11 +38,6 @@ Draft draftFromJson(const Json &row)
     draft.updatedAt = row.at("updatedAt").get<std::string>();
     draft.actor = row.at("actor").get<std::string>();
     return draft;
-}
-
-std::string requestPath(const ResourceSchema &resource, const std::string &id)
-{
-    return "/" + resource.project->projectEndpointName + "/" + resource.endpointName + "/" + id;
 }
 
 // Sets or removes the value at the path in every place it reaches, creating missing objects on
@@ -517,7 +482,7 @@ EditResult BulkEditor::applyRewrite(const EditSelection &selection, const EditRe
     const std::string who = actor.empty() ? currentOsUser() : actor;
     m_engine.beginBatch();
     try {
-        const std::int64_t opId = m_journal.beginOperation(kind, summary, detail, who, nowUtc());
+        const std::int64_t opId = m_journal.beginOperation(kind, summary, detail, who, nowUtcText());
         const EditPreview outcome = run(selection, rewrite, &result, opId, who);
         if (const std::string refused = outcome.refusals(); !refused.empty())
             throw EditRefused("The edit was not applied; nothing was changed. Refused:\n" + refused);
@@ -667,6 +632,12 @@ UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
         if (m_journal.operation(opId)->undone())
             throw EditRefused("Edit operation " + std::to_string(opId) + " was already undone.");
         const std::vector<EditItem> items = m_journal.items(opId);
+        if (isDocumentOperation(operation->kind)) {
+            result.documentsRestored = putDocumentsBack(m_engine, opId, items, who);
+            m_journal.markUndone(opId, who, nowUtcText());
+            m_engine.commitBatch();
+            return result;
+        }
         // One operation may write a document twice (a draft stored onto a document it also edited):
         // only its last write's etag can still be current.
         std::map<std::string, std::size_t> lastWriteOf;
@@ -760,7 +731,7 @@ UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
         if (!failures.empty())
             throw EditRefused("Edit operation " + std::to_string(opId)
                               + " cannot be undone; nothing was changed. Refused:" + failures);
-        m_journal.markUndone(opId, who, nowUtc());
+        m_journal.markUndone(opId, who, nowUtcText());
         m_engine.commitBatch();
     } catch (...) {
         m_engine.rollbackBatch();

@@ -1,5 +1,6 @@
 #include "IdentityChange.h"
 
+#include "Dependents.h"
 #include "Identity.h"
 #include "LoadOrder.h"
 
@@ -219,6 +220,8 @@ public:
             }
             std::optional<StoredDocument> existing = m_engine.documentByIdentity(*item.schema, item.finalBody);
             if (existing && existing->id != item.id) {
+                if (isRoot && m_keepRoot)
+                    continue; // a re-point: the document stays, referenced by nothing now
                 if (isRoot && !merge)
                     return fail("a " + existing->resource + " with the identity " + finalKey + " already exists (id "
                                 + existing->id + "); merge the two instead");
@@ -259,15 +262,30 @@ public:
         return true;
     }
 
-    // Ends the batch: a preview or a failure rolls back; apply commits when the steps are the ones confirmed.
-    IdentityChangeResult finish(bool ok, bool apply, const std::vector<IdentityStep> *expected)
+    void keepRoot() { m_keepRoot = true; }
+    // Where the change log stood when the batch began: what the journal records is written after it.
+    void begun() { m_since = m_engine.newestChange(); }
+
+    // Ends the batch: a preview or a failure rolls back; apply journals (kind, summary) and commits when
+    // the steps are the ones confirmed.
+    IdentityChangeResult finish(bool ok, bool apply, const std::vector<IdentityStep> *expected, const std::string &kind,
+                                const std::string &summary, const Json &detail)
     {
         if (ok && apply && expected != nullptr && *expected != m_result.steps) {
             ok = false;
             m_result.error = "the data changed since the preview (its steps differ now); nothing was written, "
                              "preview again";
         }
+        if (ok && apply) {
+            try {
+                m_result.opId = journalDocumentChanges(m_engine, m_since, kind, summary, detail,
+                                                       m_actor.empty() ? currentOsUser() : m_actor);
+            } catch (const std::exception &e) {
+                ok = fail(std::string("the edit journal could not record it: ") + e.what() + "; nothing was written");
+            }
+        }
         if (!ok || !apply) {
+            m_result.opId = 0;
             m_engine.rollbackBatch();
             m_result.ok = ok;
             return m_result;
@@ -277,6 +295,7 @@ public:
         } catch (const std::exception &e) {
             // A COMMIT that failed leaves its transaction open (commitBatch rolled back a broken one).
             m_engine.rollbackBatch();
+            m_result.opId = 0;
             m_result.error = e.what();
             return m_result;
         }
@@ -380,6 +399,8 @@ private:
     IdentityCalculator m_identity;
     std::string m_actor;
     IdentityChangeResult m_result;
+    bool m_keepRoot = false;
+    std::int64_t m_since = 0;
 };
 
 bool beginBatch(Engine &engine, IdentityChangeResult &result)
@@ -446,6 +467,8 @@ Json IdentityChangeResult::toJson() const
         out["problem"] = problem;
     if (!resultId.empty())
         out["id"] = resultId;
+    if (opId != 0)
+        out["opId"] = opId;
     return out;
 }
 
@@ -469,7 +492,10 @@ IdentityChangeResult changeIdentity(Engine &engine, const std::string &id,
     }
     if (!beginBatch(engine, result))
         return result;
+    std::string summary;
+    Json detail;
     auto run = [&]() -> bool {
+        planner.begun();
         std::optional<StoredDocument> document = engine.document(id);
         if (!document)
             return planner.fail("no document with the id '" + id + "' exists");
@@ -506,6 +532,8 @@ IdentityChangeResult changeIdentity(Engine &engine, const std::string &id,
         if (std::optional<StoredDocument> taken = engine.documentByIdentity(*schema, newBody))
             return planner.fail("a " + taken->resource + " with the identity " + newKey + " already exists (id "
                                 + taken->id + "); merge the two instead");
+        summary = "Change " + schema->resourceName + " " + oldKey + " to " + newKey;
+        detail = Json{{"id", id}, {"resource", schema->resourceName}, {"from", oldKey}, {"to", newKey}};
         return planner.move(*document, *schema, newBody, false, &result.resultId);
     };
     bool ok = false;
@@ -514,45 +542,81 @@ IdentityChangeResult changeIdentity(Engine &engine, const std::string &id,
     } catch (const std::exception &e) {
         ok = planner.fail(std::string("identity change stopped: ") + e.what() + "; nothing was written");
     }
-    return planner.finish(ok, apply, expected);
+    return planner.finish(ok, apply, expected, "change-identity", summary, detail);
 }
 
-IdentityChangeResult mergeDocuments(Engine &engine, const std::string &keepId, const std::string &dropId, bool apply,
-                                    const std::vector<IdentityStep> *expected, const std::string &actor)
+namespace {
+
+// A merge (drop deleted at the end) or a re-point (drop stays unless deleteAfter): drop's referrers move to keep.
+IdentityChangeResult moveReferrers(Engine &engine, const std::string &keepId, const std::string &dropId, bool merge,
+                                   bool deleteAfter, bool apply, const std::vector<IdentityStep> *expected,
+                                   const std::string &actor)
 {
     Planner planner(engine, actor);
     IdentityChangeResult &result = planner.result();
+    const std::string verb = merge ? "merge" : "re-point";
     if (keepId == dropId) {
-        result.error = "a document cannot be merged into itself (" + keepId + ")";
+        result.error = merge ? "a document cannot be merged into itself (" + keepId + ")"
+                             : "references cannot be moved to the document they point at already (" + keepId + ")";
         return result;
     }
+    if (!merge && !deleteAfter)
+        planner.keepRoot();
     if (!beginBatch(engine, result))
         return result;
+    std::string summary;
+    Json detail;
     auto run = [&]() -> bool {
+        planner.begun();
         std::optional<StoredDocument> keep = engine.document(keepId);
         std::optional<StoredDocument> drop = engine.document(dropId);
         if (!keep)
-            return planner.fail("no document with the id '" + keepId + "' (to keep) exists");
+            return planner.fail("no document with the id '" + keepId + "' (" + (merge ? "to keep" : "to move to")
+                                + ") exists");
         if (!drop)
-            return planner.fail("no document with the id '" + dropId + "' (to merge away) exists");
+            return planner.fail("no document with the id '" + dropId + "' (" + (merge ? "to merge away" : "to move from")
+                                + ") exists");
         if (keep->project != drop->project || keep->resource != drop->resource)
-            return planner.fail("only documents of one resource merge: " + keepId + " is a " + keep->resource + ", "
-                                + dropId + " a " + drop->resource);
+            return planner.fail(std::string(merge ? "only documents of one resource merge: "
+                                                  : "references move only to a document of the same resource: ")
+                                + keepId + " is a " + keep->resource + ", " + dropId + " a " + drop->resource);
         std::string error;
         const ResourceSchema *schema = changeableSchema(engine, *drop, error);
         if (schema == nullptr)
             return planner.fail(error);
         result.resultId = keepId;
         const Json keepBody = Json::parse(keep->body);
+        const std::string keepKey = planner.naturalKey(*schema, keepBody);
+        const std::string dropKey = planner.naturalKey(*schema, Json::parse(drop->body));
+        summary = merge ? "Merge " + schema->resourceName + " " + dropKey + " into " + keepKey
+                        : "Move the references to " + schema->resourceName + " " + dropKey + " to " + keepKey
+                              + (deleteAfter ? ", then delete it" : "");
+        detail = Json{{"from", dropId}, {"to", keepId}, {"resource", schema->resourceName},
+                      {"fromKey", dropKey}, {"toKey", keepKey}};
         return planner.move(*drop, *schema, keepBody, true, nullptr);
     };
     bool ok = false;
     try {
         ok = run();
     } catch (const std::exception &e) {
-        ok = planner.fail(std::string("merge stopped: ") + e.what() + "; nothing was written");
+        ok = planner.fail(verb + " stopped: " + e.what() + "; nothing was written");
     }
-    return planner.finish(ok, apply, expected);
+    return planner.finish(ok, apply, expected, merge ? "merge" : "repoint", summary, detail);
+}
+
+} // namespace
+
+IdentityChangeResult mergeDocuments(Engine &engine, const std::string &keepId, const std::string &dropId, bool apply,
+                                    const std::vector<IdentityStep> *expected, const std::string &actor)
+{
+    return moveReferrers(engine, keepId, dropId, true, true, apply, expected, actor);
+}
+
+IdentityChangeResult repointReferences(Engine &engine, const std::string &fromId, const std::string &toId,
+                                       bool deleteAfter, bool apply, const std::vector<IdentityStep> *expected,
+                                       const std::string &actor)
+{
+    return moveReferrers(engine, toId, fromId, false, deleteAfter, apply, expected, actor);
 }
 
 } // namespace steward

@@ -32,6 +32,7 @@ struct IdentityChangeResult
     Json problem;         // the engine's answer to the step that failed, when one did
     std::vector<IdentityStep> steps; // the plan (preview), or what was written; on failure, up to the failing step
     std::string resultId; // the document that carries the identity afterwards (the kept one for a merge)
+    std::int64_t opId = 0; // the journal's operation once applied (undone like any journaled edit)
 
     Json toJson() const;
 };
@@ -53,6 +54,13 @@ IdentityChangeResult changeIdentity(Engine &engine, const std::string &id,
 // then drop is deleted. Identity change into an existing document, with the same planner.
 IdentityChangeResult mergeDocuments(Engine &engine, const std::string &keepId, const std::string &dropId, bool apply,
                                     const std::vector<IdentityStep> *expected = nullptr, const std::string &actor = {});
+
+// Moves every reference to fromId over to toId (same resource): the referrers are rewritten through the
+// same planner as a merge (referrers whose identity holds the reference are re-created, or merged into
+// an equal one). fromId stays, referenced by nothing, unless deleteAfter: then it is deleted last.
+IdentityChangeResult repointReferences(Engine &engine, const std::string &fromId, const std::string &toId,
+                                       bool deleteAfter, bool apply, const std::vector<IdentityStep> *expected = nullptr,
+                                       const std::string &actor = {});
 
 // The identity fields of a resource as changeIdentity names them ("entryDate", "schoolReference.schoolId").
 std::vector<std::string> identityFieldNames(const ResourceSchema &resource);

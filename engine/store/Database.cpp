@@ -291,11 +291,31 @@ CREATE TABLE query_values (
     PRIMARY KEY (field_key, value, doc)
 ) WITHOUT ROWID;
 )SQL",
+    // Version 12: the edit journal takes the operations that write whole documents (a cascading
+    // delete, a re-point, a merge, an identity change), so each is undone like a bulk edit.
+    // SQLite cannot change a CHECK in place: the table is rebuilt (foreign keys off, see migrate()).
+    R"SQL(
+CREATE TABLE edit_operations_v12 (
+    op_id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind       TEXT NOT NULL CHECK (kind IN ('bulk-edit', 'map-descriptor', 'cascade-delete', 'repoint', 'merge',
+                                             'change-identity')),
+    summary    TEXT NOT NULL,
+    detail     TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    actor      TEXT NOT NULL,
+    undone_at  TEXT,
+    undone_by  TEXT
+);
+INSERT INTO edit_operations_v12 SELECT op_id, kind, summary, detail, created_at, actor, undone_at, undone_by
+    FROM edit_operations;
+DROP TABLE edit_operations;
+ALTER TABLE edit_operations_v12 RENAME TO edit_operations;
+)SQL",
 };
 
-// The first migration that rebuilds a table other tables point at: foreign keys must be off while
-// it runs, or dropping the old table would cascade into aliases and refs.
-constexpr int kFirstRebuildingMigration = 8;
+// The last migration that rebuilds a table other tables point at: foreign keys must be off while
+// it runs, or dropping the old table would cascade into the tables that point at it.
+constexpr int kLastRebuildingMigration = 12;
 
 // Random-key indexes nothing in an import reads: the document id, the change log by document and
 // references by target. An import of many documents drops them and builds them again at the end
@@ -527,7 +547,7 @@ void Database::migrate(int fromVersion)
     sqlite3_create_function(m_db->getHandle(), "steward_natural_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
                             naturalKeyFunction, nullptr, nullptr);
     // PRAGMA foreign_keys is a no-op inside a transaction, so it is switched before one begins.
-    const bool rebuilds = fromVersion < kFirstRebuildingMigration;
+    const bool rebuilds = fromVersion < kLastRebuildingMigration;
     std::optional<ScopedPragma> foreignKeysOff;
     if (rebuilds)
         foreignKeysOff.emplace(*m_db, "foreign_keys=OFF", "foreign_keys=ON");

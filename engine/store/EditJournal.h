@@ -40,7 +40,7 @@ struct EditItem
 struct EditOperation
 {
     std::int64_t opId = 0;
-    std::string kind; // "bulk-edit" or "map-descriptor"
+    std::string kind; // "bulk-edit", "map-descriptor", or a document operation (quality/Dependents.h)
     std::string summary;
     Json detail; // what was asked: field and value, or descriptor and values
     std::string createdAt;
