@@ -1,11 +1,12 @@
 // Collection queries the way Ed-Fi clients make them (a record found by its identity before it is
 // updated or deleted, a student's section enrollments, a school's sections, any other field, a
-// count), through Engine::handle as `steward-cli requests` and `serve` carry them, on a generated
-// district; p50/p99 beside a raw SQLite lookup by an indexed key in the same run.
+// count), through Engine::handle as `steward-cli requests` and `serve` carry them, and find-anything
+// searches, on a generated district; p50/p99 beside a raw SQLite lookup by an indexed key in the same run.
 // Usage: bench_queries [students]   (default 10000, about 107,000 documents; 100000: about 1M)
 #include "BenchSupport.h"
 #include "Engine.h"
 #include "Importer.h"
+#include "Search.h"
 
 #include <QTemporaryDir>
 #include <QUrl>
@@ -175,13 +176,38 @@ int main(int argc, char **argv)
     print("sections?schoolId&totalCount=true (a school's sections)",
           measure(paths("/ed-fi/sections?", school, {"schoolId"}, "&limit=1&totalCount=true"), engineGet));
 
+    // Find anything: what a steward types, as the Ctrl+K dialog sends it (50 hits at most): the first
+    // letters of a last name (many matches: the first page is the cost), a whole last name, a student's
+    // id, part of a last name with a first name.
+    std::vector<std::string> typed2;
+    std::vector<std::string> typed4;
+    std::vector<std::string> typedName;
+    std::vector<std::string> typedId;
+    std::vector<std::string> typedTwoWords;
+    const std::vector<Json> names = sampleValues(reader, "Student", {"$.lastSurname", "$.firstName", "$.studentUniqueId"});
+    for (const Json &row : names) {
+        const std::string last = row[0].get<std::string>();
+        typed2.push_back(last.substr(0, 2));
+        typed4.push_back(last.substr(0, 4));
+        typedName.push_back(last);
+        typedId.push_back(row[2].is_string() ? row[2].get<std::string>() : row[2].dump());
+        typedTwoWords.push_back(row[1].get<std::string>() + " " + last.substr(0, 3));
+    }
+    auto find = [&reader](const std::string &typed) { return searchDocuments(reader, typed, 50).size(); };
+    print("find anything: 2 letters of a last name", measure(typed2, find));
+    print("find anything: 4 letters of a last name", measure(typed4, find));
+    print("find anything: a whole last name", measure(typedName, find));
+    print("find anything: a studentUniqueId", measure(typedId, find));
+    print("find anything: first name + 3 letters of the last", measure(typedTwoWords, find));
+
     // What the query index costs in storage, beside the documents' own bytes.
     auto megabytes = [&reader](const std::string &sql) {
         return static_cast<double>(reader.execAndGet(sql).getInt64()) / 1e6;
     };
-    std::printf("\ndocument bodies %.1f MB; query index %.1f MB; database %.1f MB\n",
+    std::printf("\ndocument bodies %.1f MB; query index %.1f MB; find-anything index %.1f MB; database %.1f MB\n",
                 megabytes("SELECT sum(length(body)) FROM documents"),
                 megabytes("SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = 'query_values'"),
+                megabytes("SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name LIKE 'search_index%'"),
                 megabytes("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size"));
     std::printf("peak RSS %.1f MB\n", procStatusMb("VmHWM:"));
     return 0;

@@ -254,6 +254,7 @@ private Q_SLOTS:
             // Version 11's journal: only bulk edits and mappings, one operation with an item.
             SQLite::Database db(path.toStdString(), SQLite::OPEN_READWRITE);
             db.exec("PRAGMA foreign_keys=OFF;"
+                    "DROP TABLE search_index;" // version 13's
                     "DROP TABLE edit_operations;"
                     "CREATE TABLE edit_operations (op_id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL CHECK "
                     "(kind IN ('bulk-edit', 'map-descriptor')), summary TEXT NOT NULL, detail TEXT NOT NULL, "

@@ -3,6 +3,7 @@
 #include "BlockedDeleteDialog.h"
 #include "DocumentEditor.h"
 #include "DocumentTableModel.h"
+#include "FindDialog.h"
 #include "MainWindow.h"
 #include "Prompt.h"
 #include "ReferencesPane.h"
@@ -22,6 +23,7 @@
 #include <QComboBox>
 #include <QCompleter>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QApplication>
 #include <QDir>
 #include <QImage>
@@ -228,6 +230,53 @@ private Q_SLOTS:
         Prompt::setNextAnswer(QMessageBox::Yes);
         window.deleteDocument();
         QCOMPARE(raw->request("GET", "/ed-fi/schools/" + schoolId).status, 404);
+    }
+
+    // Ctrl+K, part of a last name, Enter: the student opens.
+    void findAnythingOpensAStudentByPartOfTheLastName()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("find.db"), {}, &error);
+        QVERIFY2(session, qPrintable(error));
+        for (const Request &request : sampleDistrictRequests())
+            QVERIFY(session->engine().handle(request).status < 300);
+        post(*session, "/ed-fi/students",
+             {{"studentUniqueId", "999001"}, {"firstName", "Lan"}, {"lastSurname", "Nguyễn"}, {"birthDate", "2010-01-01"}});
+        AppSession *raw = session.get();
+        const std::string student = idOf(*raw, "/ed-fi/students?studentUniqueId=999001");
+        MainWindow window(std::move(session));
+        window.show();
+        QApplication::setActiveWindow(&window);
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+
+        QTest::keySequence(&window, QKeySequence(QStringLiteral("Ctrl+K")));
+        auto *dialog = window.findChild<FindDialog *>();
+        QVERIFY(dialog);
+        QTRY_VERIFY(dialog->isVisible());
+        // The text field has the focus inside the dialog (typing goes there once it is active).
+        QCOMPARE(dialog->focusWidget(), static_cast<QWidget *>(dialog->input()));
+        int controls = 0;
+        const QStringList nameless = namelessControls(dialog, controls);
+        QVERIFY2(nameless.isEmpty(), qPrintable(nameless.join("; ")));
+        QSignalSpy answered(dialog, &FindDialog::answered);
+        QTest::keyClicks(dialog->input(), "nguy");
+        QTRY_COMPARE_WITH_TIMEOUT(dialog->answeredText(), QStringLiteral("nguy"), 5000);
+        QCOMPARE(dialog->hitsView()->count(), 1);
+        QVERIFY(dialog->hitsView()->item(0)->text().startsWith("Student"));
+        saveScreenshot(dialog, "find-anything.png");
+        QTest::keyClick(dialog->input(), Qt::Key_Return);
+        QTRY_COMPARE(window.editor()->documentId(), QString::fromStdString(student));
+        QVERIFY(!dialog->isVisible());
+
+        // Again: the school by its id, chosen with Down among several hits.
+        window.findAnything();
+        dialog->input()->clear();
+        QTest::keyClicks(dialog->input(), "2559");
+        QTRY_COMPARE_WITH_TIMEOUT(dialog->answeredText(), QStringLiteral("2559"), 5000);
+        QVERIFY(dialog->hitsView()->count() >= 3); // the district and its two schools
+        QTest::keyClick(dialog->input(), Qt::Key_Down);
+        QCOMPARE(dialog->hitsView()->currentRow(), 1);
     }
 
     // The two ways out of a blocked delete, through the dialog's widgets on the sample district:

@@ -61,5 +61,6 @@ int commandChangeIdentity(const CliContext &context, const std::vector<std::stri
 int reportIdentityResult(const std::string &command, const steward::IdentityChangeResult &result, bool dryRun, bool json);
 int commandDelete(const CliContext &context, const std::vector<std::string> &args);
 int commandRepoint(const CliContext &context, const std::vector<std::string> &args);
+int commandFind(const CliContext &context, const std::vector<std::string> &args);
 int commandCauses(const CliContext &context, const std::vector<std::string> &args);
 int commandFix(const CliContext &context, const std::vector<std::string> &args);

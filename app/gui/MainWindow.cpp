@@ -18,6 +18,7 @@
 #include "SyncDialog.h"
 #include "ReadinessPanel.h"
 #include "DuplicatesDialog.h"
+#include "FindDialog.h"
 #include "IdentityChangeDialog.h"
 #include <QDockWidget>
 
@@ -139,6 +140,8 @@ void MainWindow::buildMenus()
     QMenu *go = menuBar()->addMenu(tr("&Go"));
     m_backAction = go->addAction(tr("&Back"), QKeySequence(Qt::ALT | Qt::Key_Left), this, &MainWindow::goBack);
     m_forwardAction = go->addAction(tr("&Forward"), QKeySequence(Qt::ALT | Qt::Key_Right), this, &MainWindow::goForward);
+    go->addSeparator();
+    go->addAction(tr("Find &anything…"), QKeySequence(tr("Ctrl+K")), this, &MainWindow::findAnything);
 
     QMenu *tools = menuBar()->addMenu(tr("&Tools"));
     QAction *revalidate = tools->addAction(tr("Re&validate drafts"), this, &MainWindow::revalidateDrafts);
@@ -630,6 +633,20 @@ void MainWindow::deleteDocument()
     m_references->showDocument({});
     statusBar()->showMessage(tr("Deleted %1.").arg(describeDocument(*document)), 5000);
     updateActions();
+}
+
+FindDialog *MainWindow::findAnything()
+{
+    if (m_findDialog == nullptr) {
+        m_findDialog = new FindDialog(m_session->databasePath(), this);
+        connect(m_findDialog, &FindDialog::documentChosen, this, [this](const QString &id) { navigateTo(id); });
+    }
+    m_findDialog->show();
+    m_findDialog->raise();
+    m_findDialog->activateWindow();
+    m_findDialog->input()->setFocus();
+    m_findDialog->input()->selectAll();
+    return m_findDialog;
 }
 
 void MainWindow::showBlockedDelete(const QString &id)

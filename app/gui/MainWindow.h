@@ -10,6 +10,7 @@
 class AppSession;
 class DocumentEditor;
 class DocumentTableModel;
+class FindDialog;
 class QLabel;
 class QListWidget;
 class QLineEdit;
@@ -61,6 +62,8 @@ public Q_SLOTS:
     void saveDocument();
     void saveDraft();
     void deleteDocument();
+    // Go > Find anything (Ctrl+K); the dialog stays for the next search.
+    FindDialog *findAnything();
     void goBack();
     void goForward();
     void revalidateDrafts();
@@ -144,4 +147,5 @@ private:
     QDockWidget *m_causesDock = nullptr;
     RootCausesPanel *m_causesPanel = nullptr;
     ResultsGrid *m_resultsGrid = nullptr;
+    FindDialog *m_findDialog = nullptr;
 };

@@ -1,5 +1,7 @@
 #include "Engine.h"
 
+#include "SearchTerms.h"
+
 #include <QCryptographicHash>
 #include <QDateTime>
 
@@ -959,6 +961,7 @@ PreparedBody Engine::prepareBody(const ResourceSchema &resource, Json body) cons
     prepared.naturalKey = naturalKeyText(identityObject);
     prepared.etag = etagOf(prepared.bodyText);
     prepared.queryValues = queryValuesOf(resource, body);
+    prepared.searchTerms = searchTermsOf(body);
     return prepared;
 }
 
@@ -1006,6 +1009,8 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
                 existing->body = bodyText;
                 existing->etag = prepared.etag;
                 existing->queryValues = prepared.queryValues;
+        existing->searchTerms = prepared.searchTerms;
+                existing->searchTerms = prepared.searchTerms;
                 existing->lastModified = now;
                 m_store.updateDocument(*existing, {"update", std::nullopt, actor, now});
                 m_store.setReferences(existing->docKey, resolved.aliasKeys, true);
@@ -1040,6 +1045,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
             document.body = bodyText;
             document.etag = prepared.etag;
             document.queryValues = prepared.queryValues;
+            document.searchTerms = prepared.searchTerms;
             document.createdAt = now;
             document.lastModified = now;
             m_store.insertDocument(document, {"insert", std::nullopt, actor, now});

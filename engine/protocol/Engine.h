@@ -116,6 +116,7 @@ struct PreparedBody
     std::string naturalKey;
     std::string etag;
     std::vector<QueryValue> queryValues;
+    std::string searchTerms;
     std::string newId; // a POST's id if it creates the document (random; made here, it is not free either)
     // Only a new document will do (an undo putting a deleted document back): the identity or the id
     // being stored already is a 409 instead of an upsert.

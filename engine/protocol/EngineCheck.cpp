@@ -1,5 +1,6 @@
 // Engine::check: proves that what is stored still keeps every promise the write path makes.
 #include "Engine.h"
+#include "SearchTerms.h"
 
 #include <SQLiteCpp/Statement.h>
 
@@ -33,6 +34,7 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
         db.exec("REINDEX");
         ImmediateTransaction rebuild(db);
         m_store.rebuildQueryIndex();
+        m_store.rebuildSearchIndex();
         rebuild.commit();
     }
 
@@ -80,6 +82,7 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
     // Every value a document gives a query field has its query-index row; the rows found are counted
     // per field, so that any other row (one no document gives) shows too.
     SQLite::Statement indexRow(db, "SELECT 1 FROM query_values WHERE field_key = ? AND value = ? AND doc = ?");
+    SQLite::Statement searchRow(db, "SELECT terms FROM search_index WHERE rowid = ?");
     std::map<std::int64_t, std::int64_t> indexRowsFound;
     SQLite::Statement lastChange(db,
                                  "SELECT op, body, etag, seq FROM changes WHERE id = ? ORDER BY seq DESC LIMIT 1");
@@ -166,6 +169,13 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
             violation("the query index lacks its values of " + list + ": queries by them would miss it");
         }
 
+        searchRow.reset();
+        searchRow.bind(1, docKey);
+        const std::string searchTerms = searchRow.executeStep() ? searchRow.getColumn(0).getString() : std::string();
+        if (searchTerms != searchTermsOf(body))
+            violation("the find-anything index holds '" + searchTerms + "' for it, not its values '"
+                      + searchTermsOf(body) + "'");
+
         if (!etagFitsBody(documents.getColumn(7).getString(), documents.getColumn(6).getString()))
             violation("its body does not match its etag: it was changed outside Steward");
 
@@ -201,6 +211,11 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
             databaseWide("the query index holds " + std::to_string(extra) + " values of " + field->second
                          + " that no document has: queries by them would answer wrongly");
     }
+    SQLite::Statement orphanTerms(db, "SELECT count(*) FROM search_index s WHERE NOT EXISTS "
+                                      "(SELECT 1 FROM documents d WHERE d.doc_key = s.rowid)");
+    if (orphanTerms.executeStep() && orphanTerms.getColumn(0).getInt64() > 0)
+        databaseWide("the find-anything index holds " + std::to_string(orphanTerms.getColumn(0).getInt64())
+                     + " entries of no document: finding would list them");
     if (progress)
         progress(report.documents, total);
     return report;

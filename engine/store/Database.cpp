@@ -1,5 +1,7 @@
 #include "Database.h"
 
+#include "SearchTerms.h"
+
 #include "Json.h"
 
 #include <SQLiteCpp/Statement.h>
@@ -311,6 +313,17 @@ INSERT INTO edit_operations_v12 SELECT op_id, kind, summary, detail, created_at,
 DROP TABLE edit_operations;
 ALTER TABLE edit_operations_v12 RENAME TO edit_operations;
 )SQL",
+    // Version 13: find anything. One full-text row per document (rowid = doc_key) holding its
+    // identifying and name-like values (engine/model/SearchTerms), kept by every document write in
+    // its transaction. Prefixes of 2 and 3 characters are indexed so the first letters typed answer
+    // at once; no positions or sizes are kept (detail=none, columnsize=0): every word is a prefix to
+    // match, never a phrase, and hits are not ranked by FTS5.
+    R"SQL(
+CREATE VIRTUAL TABLE search_index USING fts5(terms, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3',
+                                             detail = none, columnsize = 0);
+INSERT INTO search_index (rowid, terms)
+    SELECT doc_key, terms FROM (SELECT doc_key, steward_search_terms(body) AS terms FROM documents) WHERE terms <> '';
+)SQL",
 };
 
 // The last migration that rebuilds a table other tables point at: foreign keys must be off while
@@ -540,12 +553,22 @@ void naturalKeyFunction(sqlite3_context *context, int, sqlite3_value **argv)
     sqlite3_result_text(context, key.c_str(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
 }
 
+void searchTermsFunction(sqlite3_context *context, int, sqlite3_value **argv)
+{
+    const unsigned char *text = sqlite3_value_text(argv[0]);
+    JsonParseResult parsed = parseJson(text ? reinterpret_cast<const char *>(text) : "");
+    const std::string terms = parsed.value ? searchTermsOf(*parsed.value) : std::string();
+    sqlite3_result_text(context, terms.c_str(), static_cast<int>(terms.size()), SQLITE_TRANSIENT);
+}
+
 } // namespace
 
 void Database::migrate(int fromVersion)
 {
     sqlite3_create_function(m_db->getHandle(), "steward_natural_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
                             naturalKeyFunction, nullptr, nullptr);
+    sqlite3_create_function(m_db->getHandle(), "steward_search_terms", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
+                            searchTermsFunction, nullptr, nullptr);
     // PRAGMA foreign_keys is a no-op inside a transaction, so it is switched before one begins.
     const bool rebuilds = fromVersion < kLastRebuildingMigration;
     std::optional<ScopedPragma> foreignKeysOff;

@@ -39,6 +39,8 @@ struct StoredDocument
     std::int64_t changeSeq = 0;
     // Set by writers that worked out the body's query values already (off the writer thread).
     std::optional<std::vector<QueryValue>> queryValues;
+    // The same for its search terms (engine/model/SearchTerms).
+    std::optional<std::string> searchTerms;
 };
 
 struct AliasRow
@@ -193,6 +195,8 @@ public:
     std::int64_t queryFieldKey(const ResourceSchema &resource, std::size_t position) const;
     // Empties this model's fields of the query index and fills them in again from the documents (check's repair).
     void rebuildQueryIndex();
+    // Empties the find-anything index and fills it in again from the documents (check's repair).
+    void rebuildSearchIndex();
 
     std::vector<StoredDocument> query(const CollectionQuery &query, bool fetchOneMore);
     std::int64_t count(const CollectionQuery &query);
@@ -233,6 +237,8 @@ private:
     void indexInserted(const StoredDocument &d);
     void indexReplaced(const StoredDocument &d); // before the row is updated
     void indexRemoved(const StoredDocument &d);
+    // The find-anything index (search_index): before/after null for an insert/delete.
+    void writeSearchTerms(std::int64_t docKey, const std::string *before, const std::string *after);
     void writeQueryValues(std::int64_t docKey, const std::vector<std::int64_t> &keys,
                           const std::vector<QueryValue> *before, const std::vector<QueryValue> *after);
     std::string trackedChangesWhere(TrackedChangeKind kind, const CollectionQuery &query, std::vector<Json> &bindings);

@@ -1,5 +1,7 @@
-// The query index of DocumentStore (query_values) and the SQL of collection queries that use it.
+// The indexes DocumentStore keeps beside the documents: the query index (query_values) with the SQL
+// of collection queries that use it, and the find-anything index (search_index).
 #include "DocumentStore.h"
+#include "SearchTerms.h"
 
 #include "ApiSchema.h"
 #include "Database.h"
@@ -257,8 +259,46 @@ const std::vector<QueryValue> &DocumentStore::queryValuesOfDocument(const Resour
     return computed;
 }
 
+namespace {
+
+std::string searchTermsOfDocument(const StoredDocument &d)
+{
+    return d.searchTerms ? *d.searchTerms : searchTermsOf(Json::parse(d.body, nullptr, false));
+}
+
+} // namespace
+
+void DocumentStore::rebuildSearchIndex()
+{
+    m_db.exec("DELETE FROM search_index");
+    SQLite::Statement documents(m_db, "SELECT doc_key, body FROM documents");
+    while (documents.executeStep()) {
+        const std::string terms = searchTermsOf(Json::parse(documents.getColumn(1).getString(), nullptr, false));
+        writeSearchTerms(documents.getColumn(0).getInt64(), nullptr, &terms);
+    }
+}
+
+void DocumentStore::writeSearchTerms(std::int64_t docKey, const std::string *before, const std::string *after)
+{
+    if (before != nullptr && after != nullptr && *before == *after)
+        return;
+    if (before != nullptr && !before->empty()) {
+        SQLite::Statement &remove = statement("DELETE FROM search_index WHERE rowid = ?");
+        remove.bind(1, docKey);
+        remove.exec();
+    }
+    if (after != nullptr && !after->empty()) {
+        SQLite::Statement &add = statement("INSERT INTO search_index (rowid, terms) VALUES (?, ?)");
+        add.bind(1, docKey);
+        add.bindNoCopy(2, *after);
+        add.exec();
+    }
+}
+
 void DocumentStore::indexInserted(const StoredDocument &d)
 {
+    const std::string terms = searchTermsOfDocument(d);
+    writeSearchTerms(d.docKey, nullptr, &terms);
     const IndexedResource *indexed = indexedResource(d.project, d.resource);
     if (indexed == nullptr)
         return;
@@ -268,26 +308,35 @@ void DocumentStore::indexInserted(const StoredDocument &d)
 
 void DocumentStore::indexReplaced(const StoredDocument &d)
 {
-    const IndexedResource *indexed = indexedResource(d.project, d.resource);
-    if (indexed == nullptr)
-        return;
     SQLite::Statement &previous = statement("SELECT body FROM documents WHERE doc_key = ?");
     previous.bind(1, d.docKey);
     if (!previous.executeStep())
         return;
-    const std::vector<QueryValue> before = queryValuesOfBody(*indexed->first, previous.getColumn(0).getString());
+    const Json before = Json::parse(previous.getColumn(0).getString(), nullptr, false);
     previous.reset();
+    const std::string termsBefore = searchTermsOf(before);
+    const std::string termsAfter = searchTermsOfDocument(d);
+    writeSearchTerms(d.docKey, &termsBefore, &termsAfter);
+    const IndexedResource *indexed = indexedResource(d.project, d.resource);
+    if (indexed == nullptr)
+        return;
+    const std::vector<QueryValue> valuesBefore =
+        before.is_object() ? queryValuesOf(*indexed->first, before) : std::vector<QueryValue>{};
     std::vector<QueryValue> computed;
-    writeQueryValues(d.docKey, indexed->second, &before, &queryValuesOfDocument(*indexed->first, d, computed));
+    writeQueryValues(d.docKey, indexed->second, &valuesBefore, &queryValuesOfDocument(*indexed->first, d, computed));
 }
 
 void DocumentStore::indexRemoved(const StoredDocument &d)
 {
+    const Json before = Json::parse(d.body, nullptr, false);
+    const std::string terms = searchTermsOf(before);
+    writeSearchTerms(d.docKey, &terms, nullptr);
     const IndexedResource *indexed = indexedResource(d.project, d.resource);
     if (indexed == nullptr)
         return;
-    const std::vector<QueryValue> before = queryValuesOfBody(*indexed->first, d.body);
-    writeQueryValues(d.docKey, indexed->second, &before, nullptr);
+    const std::vector<QueryValue> values =
+        before.is_object() ? queryValuesOf(*indexed->first, before) : std::vector<QueryValue>{};
+    writeQueryValues(d.docKey, indexed->second, &values, nullptr);
 }
 
 DocumentStore::QuerySql DocumentStore::querySql(const CollectionQuery &query)
