@@ -286,15 +286,15 @@ private Q_SLOTS:
         f.loadSampleDistrict(2026, 3);
         const QString db = QString::fromStdString(f.databasePath());
         addRuleResult(f, "r1", "fatal", "Student", ids(f, "students").at(0));
-        // A dry run plans locally, so the warning is visible without any server.
-        CliRun warned = runCli({"--db", db, "sync", "push", "--to", "http://127.0.0.1:9", "--client", "c", "--dry-run"}, {});
+        // The plan alone needs no server, so the warning is visible without one.
+        CliRun warned = runCli({"--db", db, "sync", "push", "--to", "http://127.0.0.1:9", "--client", "c", "--plan-only"}, {});
         QCOMPARE(warned.exitCode, 0);
         QVERIFY2(warned.stderrText.contains("warning: Not ready: 1 fatal result in Student"),
                  qPrintable(warned.stderrText));
         auto targets = [&f] {
             return f.database().connection().execAndGet("SELECT COUNT(*) FROM sync_targets").getInt64();
         };
-        const std::int64_t targetsBefore = targets(); // the dry run remembered the target
+        const std::int64_t targetsBefore = targets(); // planning remembered the target
         CliRun refused = runCli({"--db", db, "sync", "push", "--to", "http://127.0.0.2:9", "--client", "c", "--strict"}, {});
         QCOMPARE(refused.exitCode, 1);
         QVERIFY2(refused.stderrText.contains("sync push refused (--strict): Not ready: 1 fatal result in Student"),

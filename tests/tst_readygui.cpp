@@ -2,6 +2,7 @@
 // dialog and panel built without the main window.
 #include "AppSession.h"
 #include "BlockedDeleteDialog.h"
+#include "PushPreviewDialog.h"
 #include "DuplicatesDialog.h"
 #include "IdentityChangeDialog.h"
 #include "MainWindow.h"
@@ -26,6 +27,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QtTest>
 
 using namespace steward;
@@ -96,6 +98,46 @@ private Q_SLOTS:
             QVERIFY(QTest::qWaitForWindowExposed(widget.get()));
             QVERIFY2(!widget->grab().isNull(), widget->metaObject()->className());
         }
+    }
+
+    // The push preview lists what the target would refuse first, with why, then new and changed
+    // documents with the fields that differ; Send is the confirmation.
+    void pushPreviewShowsRefusalsFirst()
+    {
+        PushPreview preview;
+        auto item = [](PushPreviewItem::State state, const std::string &key) {
+            PushPreviewItem out;
+            out.state = state;
+            out.resource = "ed-fi/schools";
+            out.naturalKey = key;
+            out.id = "id-" + key;
+            return out;
+        };
+        preview.items.push_back(item(PushPreviewItem::State::New, "701"));
+        PushPreviewItem changed = item(PushPreviewItem::State::Changed, "700");
+        changed.changes.push_back({FieldChange::Kind::Changed, "$.nameOfInstitution", "Old", "New"});
+        preview.items.push_back(changed);
+        PushPreviewItem refused = item(PushPreviewItem::State::Refused, "702");
+        refused.reasons.push_back("descriptor value uri://ed-fi.org/GradeLevelDescriptor#Twelfth grade "
+                                  "(gradeLevels[0].gradeLevelDescriptor): the target does not have it");
+        preview.items.push_back(refused);
+        preview.items.push_back(item(PushPreviewItem::State::Unchanged, "703"));
+        PushPreviewDialog dialog(preview, QStringLiteral("http://district.example/api"));
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTreeWidget *tree = dialog.documentsView();
+        QCOMPARE(tree->topLevelItemCount(), 4);
+        QCOMPARE(tree->topLevelItem(0)->text(0), QStringLiteral("The target would refuse (1)"));
+        QTreeWidgetItem *school = tree->topLevelItem(0)->child(0);
+        QCOMPARE(school->text(0), QStringLiteral("ed-fi/schools 702"));
+        QVERIFY(school->child(0)->text(0).contains("Twelfth grade"));
+        QCOMPARE(tree->topLevelItem(2)->child(0)->child(0)->text(1), QStringLiteral("\"Old\""));
+        QCOMPARE(tree->topLevelItem(2)->child(0)->child(0)->text(2), QStringLiteral("\"New\""));
+        QVERIFY2(dialog.summary().contains("1 it would refuse"), qPrintable(dialog.summary()));
+        QVERIFY2(dialog.summary().contains("2 of 4 planned documents would change the target"), qPrintable(dialog.summary()));
+        QCOMPARE(dialog.sendButton()->text(), QStringLiteral("&Send 4 documents"));
+        if (const QString folder = qEnvironmentVariable("STEWARD_SCREENSHOT_DIR"); !folder.isEmpty())
+            dialog.grab().save(QDir(folder).filePath("push-preview.png"));
     }
 
     void readinessModelProtocol()

@@ -6,6 +6,7 @@
 #include "Sync.h"
 #include "TestSupport.h"
 
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -198,6 +199,57 @@ private Q_SLOTS:
         // Every pulled document knows its id on B.
         QCOMPARE(scalar(c.toStdString(), "SELECT count(*) FROM sync_remote_ids"),
                  scalar(c.toStdString(), "SELECT count(*) FROM documents"));
+    }
+
+    // --dry-run asks B and sends nothing: a new school, a changed one with the field that differs, and
+    // one B would refuse because it lacks a descriptor value (A has it from an earlier pull of B, which
+    // B has since deleted, so the push does not send it).
+    void pushPreviewNamesWhatTheTargetWouldRefuse()
+    {
+        Fixture a;
+        a.seedDescriptors();
+        a.create("/ed-fi/schools", Fixture::school(700, "Seven Hundred"));
+        const QString dbA = QString::fromStdString(a.databasePath());
+        CliRun first = push(dbA);
+        QVERIFY2(first.exitCode == 0, qPrintable(first.stderrText));
+
+        Request pulled;
+        pulled.method = "POST";
+        pulled.path = "/ed-fi/gradeLevelDescriptors";
+        pulled.body = Json{{"namespace", "uri://ed-fi.org/GradeLevelDescriptor"}, {"codeValue", "Twelfth grade"},
+                           {"shortDescription", "12"}};
+        pulled.actor = "pull:" + m_url.toStdString();
+        QCOMPARE(a.engine().handle(pulled).status, 201);
+        Json renamed = Fixture::school(700, "Seven Hundred Academy");
+        QCOMPARE(a.call("POST", "/ed-fi/schools", renamed).status, 200);
+        a.create("/ed-fi/schools", Fixture::school(701, "Seven Oh One"));
+        Json twelfth = Fixture::school(702, "Seven Oh Two");
+        twelfth["gradeLevels"][0]["gradeLevelDescriptor"] = "uri://ed-fi.org/GradeLevelDescriptor#Twelfth grade";
+        a.create("/ed-fi/schools", twelfth);
+
+        const std::int64_t onB = scalar(m_b.toStdString(), "SELECT count(*) FROM documents");
+        const QString report = m_dir.filePath("preview.json");
+        CliRun dry = sync(dbA, {"push", "--to", m_url, "--client", "district", "--dry-run", "--report", report});
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.stderrText + dry.stdoutText));
+        QCOMPARE(scalar(m_b.toStdString(), "SELECT count(*) FROM documents"), onB); // nothing sent
+        QVERIFY2(dry.stdoutText.contains("changed  ed-fi/schools 700"), qPrintable(dry.stdoutText));
+        QVERIFY2(dry.stdoutText.contains("$.nameOfInstitution: \"Seven Hundred\" -> \"Seven Hundred Academy\""),
+                 qPrintable(dry.stdoutText));
+        QVERIFY2(dry.stdoutText.contains("new  ed-fi/schools 701"), qPrintable(dry.stdoutText));
+        QVERIFY2(dry.stdoutText.contains("refused  ed-fi/schools 702"), qPrintable(dry.stdoutText));
+        QVERIFY2(dry.stdoutText.contains("descriptor value uri://ed-fi.org/GradeLevelDescriptor#Twelfth grade "
+                                         "(gradeLevels[0].gradeLevelDescriptor): the target does not have it"),
+                 qPrintable(dry.stdoutText));
+        QVERIFY2(dry.stdoutText.contains("1 new, 1 changed, 0 unchanged, 1 it would refuse"), qPrintable(dry.stdoutText));
+        QFile file(report);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const Json json = Json::parse(file.readAll().toStdString());
+        QCOMPARE(json["counts"]["refused"].get<int>(), 1);
+
+        // The push itself: B refuses exactly the one the preview named.
+        CliRun sent = push(dbA);
+        QVERIFY2(sent.stdoutText.contains("refused  upsert ed-fi/schools"), qPrintable(sent.stdoutText));
+        QVERIFY2(sent.stderrText.contains("1 refused"), qPrintable(sent.stderrText));
     }
 
     void changesFeedPrintsAndFollows()

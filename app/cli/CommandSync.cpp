@@ -24,7 +24,7 @@ void onInterrupt(int)
 
 const char *const kHelp =
     "Usage: steward-cli [--db PATH] [--schema PATH]... sync pull --from URL --client ID [OPTIONS]\n"
-    "       steward-cli [--db PATH] [--schema PATH]... sync push --to URL --client ID [--dry-run] [--strict] [OPTIONS]\n"
+    "       steward-cli [--db PATH] [--schema PATH]... sync push --to URL --client ID [--dry-run|--plan-only] [--strict] [OPTIONS]\n"
     "       steward-cli [--db PATH] sync remember --url URL --client ID [--secret-env NAME]\n"
     "       steward-cli [--db PATH] sync status\n"
     "\n"
@@ -35,14 +35,17 @@ const char *const kHelp =
     "         first, then creates/updates in load order, then deletes in reverse load order, matched by\n"
     "         natural key. The position in the change log moves only past what the API accepted; what it\n"
     "         refused is listed with its answer. Connection failures and 5xx answers are retried with\n"
-    "         backoff; an interrupted push continues when run again. --dry-run prints the plan only.\n"
+    "         backoff; an interrupted push continues when run again. --dry-run asks the API first and\n"
+    "         sends nothing: per document new / changed (with the fields) / unchanged there, and those it\n"
+    "         would refuse (a descriptor value or a referenced document it does not have).\n"
     "remember stores the client secret (from --secret-env's variable) in the system keychain.\n"
     "status   lists the APIs this database syncs with, their push position and refused documents.\n"
     "\n"
     "Options:\n"
     "  --from URL, --to URL, --url URL   the Ed-Fi API's base URL (its discovery document's address)\n"
     "  --client ID         the client key the API issued; with its secret it buys an OAuth2 token.\n"
-    "  --dry-run           (push) print the plan and send nothing.\n"
+    "  --dry-run           (push) preview against the API (reads only) and send nothing.\n"
+    "  --plan-only         (push) print the plan without contacting the API.\n"
     "  --strict            (push) refuse (exit 1, nothing sent) when the data is not ready to submit\n"
     "                      (drafts or fatal rule results; see steward-cli status). Without it, a warning.\n"
     "  --secret-env NAME   the environment variable holding the client secret (default\n"
@@ -62,8 +65,9 @@ struct SyncArgs
     std::string secretEnv = "STEWARD_CLIENT_SECRET";
     std::string reportPath;
     std::string progressMode = isatty(STDERR_FILENO) ? "bar" : "none";
-    bool dryRun = false;
-    bool strict = false; // push: refuse when not ready to submit
+    bool dryRun = false;   // push: preview against the target
+    bool planOnly = false; // push: the plan, offline
+    bool strict = false;   // push: refuse when not ready to submit
 };
 
 bool showProgress(const std::string &mode, const SyncProgress &p)
@@ -95,6 +99,28 @@ void printPlan(const PushPlan &plan)
     }
 }
 
+void printPreview(const PushPreview &preview)
+{
+    for (const PushPreviewItem &item : preview.items) {
+        if (item.state == PushPreviewItem::State::Unchanged)
+            continue;
+        std::cout << previewStateName(item.state) << "  " << item.resource << " " << item.naturalKey << " (" << item.id
+                  << ")\n";
+        for (const std::string &reason : item.reasons)
+            std::cout << "    " << reason << "\n";
+        for (const FieldChange &change : item.changes)
+            std::cout << "    " << change.path << ": " << (change.before.is_null() ? "-" : dumpJson(change.before))
+                      << " -> " << (change.after.is_null() ? "-" : dumpJson(change.after)) << "\n";
+    }
+    std::cout << "On the target: " << preview.count(PushPreviewItem::State::New) << " new, "
+              << preview.count(PushPreviewItem::State::Changed) << " changed, "
+              << preview.count(PushPreviewItem::State::Unchanged) << " unchanged, "
+              << preview.count(PushPreviewItem::State::Refused) << " it would refuse, "
+              << preview.count(PushPreviewItem::State::Delete) << " to delete, "
+              << preview.count(PushPreviewItem::State::Absent) << " deletes of what it does not have ("
+              << preview.requests << " reads). Nothing was sent.\n";
+}
+
 int pushOrPull(const CliContext &context, const SyncArgs &args)
 {
     std::unique_ptr<Model> model;
@@ -103,7 +129,7 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
         return kExitUsage;
     if (args.action == "push" && !checkReadinessBeforeSending("sync push", *database, *model, {}, args.strict))
         return kExitFailed;
-    if (args.action == "push" && args.dryRun) {
+    if (args.action == "push" && args.planOnly) {
         const PushReport report = planOnly(*database, *model, args.url, args.client);
         printPlan(report.plan);
         if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.toJson()))
@@ -157,6 +183,21 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
         return report.outcome.completed ? kExitOk : kExitFailed;
     }
 
+    if (args.dryRun) {
+        Engine engine(*model, *database);
+        const PushPreview preview = previewPush(engine, *database, remote, args.client, progress);
+        if (mode == "bar")
+            std::fprintf(stderr, "\n");
+        printPlan(preview.plan);
+        printPreview(preview);
+        if (!args.reportPath.empty() && !writeReportFile(args.reportPath, preview.toJson()))
+            return kExitFailed;
+        if (!preview.error.empty() || preview.cancelled) {
+            std::cerr << "steward-cli: " << (preview.cancelled ? "the preview was stopped" : preview.error) << "\n";
+            return kExitFailed;
+        }
+        return kExitOk;
+    }
     const PushReport report = runPush(*database, *model, remote, args.client, progress);
     if (mode == "bar")
         std::fprintf(stderr, "\n");
@@ -238,7 +279,9 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
                                                                  {"--progress", &SyncArgs::progressMode}};
     for (std::size_t i = 1; i < argv.size(); ++i) {
         const std::string &arg = argv[i];
-        if (arg == "--dry-run" && args.action == "push") {
+        if (arg == "--plan-only" && args.action == "push") {
+            args.planOnly = true;
+        } else if (arg == "--dry-run" && args.action == "push") {
             args.dryRun = true;
         } else if (arg == "--strict" && args.action == "push") {
             args.strict = true;

@@ -1,4 +1,6 @@
 #include "SyncDialog.h"
+
+#include "PushPreviewDialog.h"
 #include "ReadinessPanel.h"
 
 #include "AppSession.h"
@@ -175,14 +177,34 @@ void SyncDialog::push()
         return;
     if (!confirmReadyToSubmit(this, m_session, tr("Push")))
         return;
-    const steward::PushReport plan = steward::planOnly(m_session.database(), m_session.model(), url, client);
-    if (plan.plan.items.empty()) {
-        m_status->setText(planText(plan.plan));
+    // Ask the target first: what it has, what differs, what it would refuse. Nothing is sent yet.
+    steward::Engine *engine = &m_session.engine();
+    steward::Database *previewDatabase = &m_session.database();
+    std::string previewConnectError;
+    const steward::PushPreview preview = runWithProgress<steward::PushPreview>(
+        this, tr("Asking %1 what it has…").arg(QString::fromStdString(url)),
+        [&](const std::function<bool(int, int)> &progress) {
+            steward::RemoteApi remote({url, client, secret});
+            if (!remote.connect(&previewConnectError))
+                return steward::PushPreview{};
+            return steward::previewPush(*engine, *previewDatabase, remote, client,
+                                        [&progress](const steward::SyncProgress &p) {
+                                            return progress(static_cast<int>(p.done), static_cast<int>(p.total));
+                                        });
+        });
+    if (!previewConnectError.empty()) {
+        m_status->setText(QString::fromStdString(previewConnectError));
         return;
     }
-    if (Prompt::ask(this, tr("Push to %1").arg(QString::fromStdString(url)), planText(plan.plan) + tr("\n\nSend them now?"),
-                    QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Yes)
-        != QMessageBox::Yes)
+    if (preview.cancelled)
+        return;
+    if (preview.plan.items.empty()) {
+        m_status->setText(planText(preview.plan));
+        return;
+    }
+    PushPreviewDialog confirm(preview, QString::fromStdString(url), this);
+    connect(&confirm, &PushPreviewDialog::documentActivated, this, &SyncDialog::documentActivated);
+    if (confirm.exec() != QDialog::Accepted)
         return;
     steward::Database *database = &m_session.database();
     const steward::Model *model = &m_session.model();

@@ -9,8 +9,8 @@ class QLineEdit;
 class QCheckBox;
 class QTableWidget;
 
-// Pull from and push to an Ed-Fi API: the targets this database knows, Pull, Push (the plan is
-// shown first), progress with Cancel, and the documents the target refused, each of which opens
+// Pull from and push to an Ed-Fi API: the targets this database knows, Pull, Push (a preview asked
+// of the target is shown first: PushPreviewDialog), progress with Cancel, and the documents the target refused, each of which opens
 // in the main window.
 class SyncDialog : public QDialog
 {

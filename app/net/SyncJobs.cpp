@@ -2,6 +2,11 @@
 
 #include "LoadOrder.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
 namespace steward {
 
 namespace {
@@ -355,6 +360,90 @@ std::optional<std::string> findRemoteId(RemoteApi &remote, SyncState &state, std
     return std::nullopt;
 }
 
+// The target's copy as a client sees it, without what the API adds: its id, etag, time stamp and
+// the links inside references.
+Json withoutApiFields(Json body)
+{
+    if (body.is_object()) {
+        for (const char *key : {"id", "_etag", "_lastModifiedDate"})
+            body.erase(key);
+        if (auto link = body.find("link"); link != body.end() && link->is_object() && link->contains("href"))
+            body.erase(link);
+        for (auto &[key, value] : body.items())
+            value = withoutApiFields(std::move(value));
+    } else if (body.is_array()) {
+        for (Json &item : body)
+            item = withoutApiFields(std::move(item));
+    }
+    return body;
+}
+
+// Looks documents up on the target for a push preview, each once.
+class TargetLookup
+{
+public:
+    TargetLookup(Engine &engine, RemoteApi &remote, SyncState &state, std::int64_t targetId, PushPreview &preview)
+        : m_engine(engine)
+        , m_remote(remote)
+        , m_state(state)
+        , m_targetId(targetId)
+        , m_preview(preview)
+    {
+    }
+
+    // The target's copy of a local document (none: the target does not have it). Throws when the
+    // target does not answer.
+    std::optional<Json> copyOf(const std::string &localId, const ResourceSchema &resource, const Json &identity)
+    {
+        if (auto known = m_copies.find(localId); known != m_copies.end())
+            return known->second;
+        std::optional<Json> copy;
+        if (std::optional<std::string> remoteId = m_state.remoteId(m_targetId, localId)) {
+            const RemoteResponse found = get(endpointPath(resource) + "/" + *remoteId);
+            if (found.status == 200)
+                copy = found.json();
+        }
+        if (!copy) {
+            const std::string query = identityQuery(resource, identity);
+            if (!query.empty()) {
+                const RemoteResponse found = get(endpointPath(resource) + "?" + query + "&limit=1");
+                const Json items = found.json();
+                if (items.is_array() && !items.empty())
+                    copy = items[0];
+            }
+        }
+        m_copies[localId] = copy;
+        return copy;
+    }
+
+    // Whether the target has the local document (a referenced one, a descriptor).
+    bool has(const std::string &localId)
+    {
+        std::optional<StoredDocument> document = m_engine.document(localId);
+        if (!document)
+            return false;
+        const ResourceSchema *resource = m_engine.model().findByName(document->project, document->resource);
+        return resource != nullptr && copyOf(localId, *resource, Json::parse(document->identity)).has_value();
+    }
+
+private:
+    RemoteResponse get(const std::string &path)
+    {
+        ++m_preview.requests;
+        RemoteResponse answer = m_remote.send("GET", path);
+        if (answer.status != 200 && answer.status != 404)
+            throw std::runtime_error("the target answered " + answer.describe() + " to GET " + path);
+        return answer;
+    }
+
+    Engine &m_engine;
+    RemoteApi &m_remote;
+    SyncState &m_state;
+    std::int64_t m_targetId = 0;
+    PushPreview &m_preview;
+    std::map<std::string, std::optional<Json>> m_copies;
+};
+
 } // namespace
 
 PullReport runPull(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
@@ -387,6 +476,120 @@ Json PushReport::toJson() const
     if (!error.empty())
         out["error"] = error;
     return out;
+}
+
+const char *previewStateName(PushPreviewItem::State state)
+{
+    switch (state) {
+    case PushPreviewItem::State::New:
+        return "new";
+    case PushPreviewItem::State::Changed:
+        return "changed";
+    case PushPreviewItem::State::Unchanged:
+        return "unchanged";
+    case PushPreviewItem::State::Refused:
+        return "refused";
+    case PushPreviewItem::State::Delete:
+        return "delete";
+    case PushPreviewItem::State::Absent:
+        return "absent";
+    }
+    return "";
+}
+
+int PushPreview::count(PushPreviewItem::State state) const
+{
+    return static_cast<int>(std::count_if(items.begin(), items.end(),
+                                          [state](const PushPreviewItem &item) { return item.state == state; }));
+}
+
+Json PushPreview::toJson() const
+{
+    Json list = Json::array();
+    for (const PushPreviewItem &item : items) {
+        Json changes = Json::array();
+        for (const FieldChange &change : item.changes)
+            changes.push_back({{"path", change.path}, {"target", change.before}, {"here", change.after}});
+        list.push_back({{"operation", operationName(item.operation)},
+                        {"state", previewStateName(item.state)},
+                        {"resource", item.resource},
+                        {"id", item.id},
+                        {"naturalKey", item.naturalKey},
+                        {"changes", changes},
+                        {"reasons", item.reasons}});
+    }
+    Json counts = Json::object();
+    for (PushPreviewItem::State state : {PushPreviewItem::State::New, PushPreviewItem::State::Changed,
+                                         PushPreviewItem::State::Unchanged, PushPreviewItem::State::Refused,
+                                         PushPreviewItem::State::Delete, PushPreviewItem::State::Absent})
+        counts[previewStateName(state)] = count(state);
+    Json out{{"plan", plan.toJson()}, {"documents", list}, {"counts", counts}, {"requests", requests},
+             {"cancelled", cancelled}};
+    if (!error.empty())
+        out["error"] = error;
+    return out;
+}
+
+PushPreview previewPush(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
+                        const SyncProgressFn &progress)
+{
+    SyncState state(database.connection());
+    const SyncTarget target = state.ensureTarget(remote.url(), client);
+    PushPreview preview;
+    preview.plan = planPush(database.connection(), engine.model(), target.pushCursor, remote.url());
+    // What the push sends itself reaches the target before what needs it (load order).
+    std::set<std::string> sent;
+    for (const PushItem &item : preview.plan.items)
+        if (item.operation != PushItem::Operation::Delete)
+            sent.insert(item.id);
+    TargetLookup lookup(engine, remote, state, target.targetId, preview);
+    SyncProgress status;
+    status.phase = "previewing";
+    status.total = static_cast<std::int64_t>(preview.plan.items.size());
+    try {
+        for (const PushItem &item : preview.plan.items) {
+            status.resource = endpointPath(*item.resource).substr(1);
+            if (progress && !progress(status)) {
+                preview.cancelled = true;
+                break;
+            }
+            ++status.done;
+            PushPreviewItem out;
+            out.operation = item.operation;
+            out.id = item.id;
+            out.resource = status.resource;
+            out.naturalKey = naturalKeyText(item.identity);
+            const Json &targetIdentity = item.targetIdentity.is_null() ? item.identity : item.targetIdentity;
+            if (item.operation == PushItem::Operation::Delete) {
+                out.state = lookup.copyOf(item.id, *item.resource, targetIdentity) ? PushPreviewItem::State::Delete
+                                                                                   : PushPreviewItem::State::Absent;
+                preview.items.push_back(std::move(out));
+                continue;
+            }
+            for (const OutgoingReference &reference : engine.outgoingReferences(item.id)) {
+                if (reference.targetId.empty() || sent.count(reference.targetId) > 0 || lookup.has(reference.targetId))
+                    continue;
+                out.reasons.push_back(reference.isDescriptor
+                                          ? "descriptor value " + reference.naturalKey + " (" + reference.path.substr(2)
+                                                + "): the target does not have it"
+                                          : "reference to " + reference.storedResource + " " + reference.naturalKey
+                                                + " (" + reference.path.substr(2) + "): the target does not have it");
+            }
+            std::optional<Json> copy = lookup.copyOf(item.id, *item.resource, targetIdentity);
+            if (!out.reasons.empty())
+                out.state = PushPreviewItem::State::Refused;
+            else if (!copy)
+                out.state = PushPreviewItem::State::New;
+            else {
+                out.changes = diffJson(withoutApiFields(*copy), item.body);
+                out.state = out.changes.empty() ? PushPreviewItem::State::Unchanged : PushPreviewItem::State::Changed;
+            }
+            preview.items.push_back(std::move(out));
+        }
+    } catch (const std::exception &e) {
+        preview.error = std::string("the preview stopped: ") + e.what();
+    }
+    return preview;
 }
 
 PushReport planOnly(Database &database, const Model &model, const std::string &url, const std::string &client)

@@ -2,6 +2,7 @@
 
 #include "Engine.h"
 #include "Importer.h"
+#include "JsonDiff.h"
 #include "RemoteApi.h"
 #include "Sync.h"
 
@@ -69,6 +70,49 @@ struct PushReport
 
 // The plan alone (for --dry-run and the app's confirmation), without contacting the target.
 PushReport planOnly(Database &database, const Model &model, const std::string &url, const std::string &client);
+
+// One document of a push as the target would take it.
+struct PushPreviewItem
+{
+    enum class State
+    {
+        New,       // the target has no such document: it will be created
+        Changed,   // the target's copy differs (changes: from the target's copy to this one)
+        Unchanged, // the target has it as it is here
+        Refused,   // the target would refuse it (reasons)
+        Delete,    // a delete of a document the target has
+        Absent,    // a delete of a document the target does not have (nothing to send)
+    };
+    PushItem::Operation operation = PushItem::Operation::Upsert;
+    State state = State::New;
+    std::string id;
+    std::string resource; // "ed-fi/schools"
+    std::string naturalKey;
+    std::vector<FieldChange> changes;
+    std::vector<std::string> reasons; // "descriptor uri://...#X: the target does not have it"
+};
+
+const char *previewStateName(PushPreviewItem::State state); // "new", "changed", ...
+
+struct PushPreview
+{
+    PushPlan plan;
+    std::vector<PushPreviewItem> items; // one per plan item, in plan order
+    int requests = 0;                   // GETs made to the target
+    bool cancelled = false;
+    std::string error; // why the preview stopped (the target did not answer)
+
+    int count(PushPreviewItem::State state) const;
+    Json toJson() const;
+};
+
+// What a push would do, asked of the target without changing anything there or here: each planned
+// document looked up on the target (by the id remembered for it, else by its natural key) and compared
+// with its copy; and each reference or descriptor value it holds that the push does not send itself
+// looked up too, so a document the target would refuse (a descriptor value or a referenced document
+// it lacks) is named with the reason before anything is sent.
+PushPreview previewPush(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
+                        const SyncProgressFn &progress = {});
 
 // Sends the local changes since the last successful push; see engine/sync/Sync.h for the order.
 PushReport runPush(Database &database, const Model &model, RemoteApi &remote, const std::string &client,
