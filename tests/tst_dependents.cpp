@@ -3,7 +3,10 @@
 #include "BulkEdit.h"
 #include "Dependents.h"
 #include "IdentityChange.h"
+#include "Importer.h"
 #include "TestSupport.h"
+
+#include <QFile>
 
 #include <QTest>
 
@@ -245,6 +248,47 @@ private Q_SLOTS:
         QCOMPARE(checkProblems(f), std::string());
     }
 
+    // Who and what wrote each version: an import file, a bulk fix, a cascading delete, its undo.
+    void historySaysWhatWroteEachVersion()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        QTemporaryDir dir;
+        const QString file = dir.filePath("district.ndjson");
+        {
+            QFile out(file);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            Json line = Json::object();
+            line["resource"] = "ed-fi/schools";
+            line["body"] = Fixture::school(5, "Five");
+            out.write(QByteArray::fromStdString(line.dump() + "\n"));
+        }
+        ImportOptions options;
+        options.paths = {file.toStdString()};
+        options.actor = "alice";
+        const ImportReport imported = importFiles(f.engine(), f.model(), options);
+        QVERIFY2(imported.totals.created == 1, imported.toJson().dump().c_str());
+        const std::string school = idByQuery(f, "/ed-fi/schools?schoolId=5");
+        BulkEditor editor(f.engine(), f.database());
+        editor.apply({{school}, {}}, {"$.nameOfInstitution", Json("Five Academy")}, "bob");
+        const CascadeDeleteResult deleted = cascadeDelete(f.engine(), school, true, nullptr, "carol");
+        QVERIFY(deleted.ok);
+        undo(f, deleted.opId);
+        // Writes after the scoped operations are not theirs.
+        QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(6, "Six")).status, 201);
+
+        const std::vector<HistoryEntry> history = f.engine().history(school);
+        QCOMPARE(history.size(), std::size_t(4)); // newest first
+        QCOMPARE(history[3].source, std::string("import district.ndjson"));
+        QCOMPARE(history[3].actor, std::string("alice"));
+        QCOMPARE(history[2].source, std::string("bulk fix"));
+        QCOMPARE(history[2].actor, std::string("bob"));
+        QCOMPARE(history[1].source, std::string("cascade delete"));
+        QCOMPARE(history[1].actor, std::string("carol"));
+        QCOMPARE(history[0].source, "undo of cascade-delete " + std::to_string(deleted.opId));
+        QCOMPARE(f.engine().history(idByQuery(f, "/ed-fi/schools?schoolId=6")).front().source, std::string());
+    }
+
     void journalTakesTheNewKindsAfterUpgrade()
     {
         QTemporaryDir dir;
@@ -255,6 +299,7 @@ private Q_SLOTS:
             SQLite::Database db(path.toStdString(), SQLite::OPEN_READWRITE);
             db.exec("PRAGMA foreign_keys=OFF;"
                     "DROP TABLE search_index;" // version 13's
+                    "ALTER TABLE changes DROP COLUMN source;" // version 14's
                     "DROP TABLE edit_operations;"
                     "CREATE TABLE edit_operations (op_id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL CHECK "
                     "(kind IN ('bulk-edit', 'map-descriptor')), summary TEXT NOT NULL, detail TEXT NOT NULL, "

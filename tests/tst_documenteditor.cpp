@@ -480,6 +480,7 @@ private Q_SLOTS:
         auto *history = child<QListWidget>(*editor, "historyList");
         QCOMPARE(history->count(), 2);
         QVERIFY(history->item(0)->text().contains(QStringLiteral("update")));
+        QVERIFY2(history->item(0)->text().endsWith(QStringLiteral("edit in the app")), qPrintable(history->item(0)->text()));
         QVERIFY(history->item(1)->text().contains(QStringLiteral("insert")));
         // The newer version says what it changed, in the form's words, with the JSON path beside.
         auto *view = child<QPlainTextEdit>(*editor, "historyView");

@@ -44,6 +44,7 @@ int commandRequests(const CliContext &context, const std::vector<std::string> &a
                      "Ctrl-D ends.\n";
     std::ios::sync_with_stdio(false);
     Engine engine(*model, *database);
+    engine.setChangeSource("steward-cli requests");
     runRequestLines(engine, *in, std::cout, currentOsUser());
     return kExitOk;
 }

@@ -45,6 +45,7 @@ std::unique_ptr<AppSession> AppSession::open(const QString &databasePath, const 
         return nullptr;
     }
     session->m_engine = std::make_unique<steward::Engine>(*session->m_model, *session->m_database);
+    session->m_engine->setChangeSource("edit in the app");
     session->m_database->startBackgroundCheckpoints();
     return session;
 }

@@ -756,6 +756,8 @@ void DocumentEditor::Private::loadHistory()
                                                                  QString::fromStdString(entry.at));
         if (!entry.actor.empty())
             line += QStringLiteral("  ·  ") + QString::fromStdString(entry.actor);
+        if (!entry.source.empty())
+            line += QStringLiteral("  ·  ") + QString::fromStdString(entry.source);
         historyList->addItem(line);
     }
     tabs->setTabEnabled(kHistoryTab, !documentId.isEmpty());
@@ -779,6 +781,8 @@ QString versionTitle(const steward::HistoryEntry &entry)
                         .arg(QString::fromStdString(entry.op), QString::fromStdString(entry.at));
     if (!entry.actor.empty())
         title += QStringLiteral(" · ") + QString::fromStdString(entry.actor);
+    if (!entry.source.empty())
+        title += QStringLiteral(" · ") + QString::fromStdString(entry.source);
     return title;
 }
 

@@ -752,6 +752,7 @@ void MainWindow::loadSampleDistrict()
     steward::Engine *engine = &m_session->engine();
     const int failures = runWithProgress<int>(this, tr("Loading the sample district…"),
                                               [engine](const std::function<bool(int, int)> &progress) {
+                                                  const steward::ChangeSourceScope source(*engine, "sample district");
                                                   const std::vector<steward::Request> requests =
                                                       steward::sampleDistrictRequests();
                                                   int failed = 0;

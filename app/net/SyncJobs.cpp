@@ -46,6 +46,7 @@ public:
 
     PullReport run(const SyncProgressFn &progress)
     {
+        const ChangeSourceScope source(m_engine, "pull " + m_remote.url());
         const LoadOrder order(m_engine.model());
         SyncProgress status;
         status.phase = "pulling";

@@ -24,6 +24,7 @@ public:
                 // one inside a commit would hold up every write of its group.
                 m_database->connection().exec("PRAGMA wal_autocheckpoint=0");
                 m_engine = std::make_unique<Engine>(m_model, *m_database);
+                m_engine->setChangeSource("Ed-Fi API (serve)");
             } catch (const std::exception &e) {
                 m_database.reset();
                 for (std::size_t i = 0; i < requests.size(); ++i)

@@ -613,6 +613,7 @@ private:
     bool buildDeferredIndexes();
 
     Engine &m_engine;
+    std::string m_sourceFile; // the input whose name the change log records as the writes' source
     const Model &m_model;
     const ImportOptions &m_options;
     const std::function<bool(const ImportProgress &)> &m_progress;
@@ -866,6 +867,10 @@ void ImportRun::spoolForLater(const SpooledItem &item)
 void ImportRun::apply(SpooledItem &item, bool lastChance)
 {
     ImportCounts &counts = m_report.byResource[item.resource];
+    if (item.file != m_sourceFile) {
+        m_sourceFile = item.file;
+        m_engine.setChangeSource("import " + QFileInfo(QString::fromStdString(item.file)).fileName().toStdString());
+    }
     Response response;
     if (item.implied) {
         Request request;
@@ -961,6 +966,7 @@ Json ImportReport::toJson() const
 ImportReport importFiles(Engine &engine, const Model &model, const ImportOptions &options,
                          const std::function<bool(const ImportProgress &)> &progress)
 {
+    const ChangeSourceScope source(engine, "import");
     ImportRun import(engine, model, options, progress);
     return import.run();
 }

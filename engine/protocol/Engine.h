@@ -60,6 +60,7 @@ struct HistoryEntry
     std::string op;
     std::string at;
     std::string actor;
+    std::string source;       // what made it ("import district.ndjson", "bulk fix"); empty when unknown
     std::optional<Json> body; // absent for a delete
 };
 
@@ -255,6 +256,9 @@ public:
     std::int64_t keepDraft(const std::string &project, const std::string &resource, const std::string &text,
                            const Json &problem, const std::string &actor);
     void setBusyRetryPolicy(const BusyRetryPolicy &policy) { m_retry = policy; }
+    // What the writes that follow come from, recorded in the change log with each (History shows it);
+    // returns the one it replaces. ChangeSourceScope sets it for a scope.
+    std::string setChangeSource(const std::string &source);
     // Every collection query then reads its whole resource instead of its indexes: what the indexes
     // are tested against.
     void setAnswerQueriesByScan(bool scan);
@@ -316,6 +320,20 @@ private:
     bool m_batchBroken = false; // a write threw inside a batch request that had no savepoint
     bool m_lastWriteChanged = false;
     std::unordered_map<Uuid, AliasKeys, UuidHash> m_aliasCache;
+};
+
+// Sets what an engine's writes come from for the scope's lifetime, then puts the previous one back.
+class ChangeSourceScope
+{
+public:
+    ChangeSourceScope(Engine &engine, const std::string &source);
+    ~ChangeSourceScope();
+    ChangeSourceScope(const ChangeSourceScope &) = delete;
+    ChangeSourceScope &operator=(const ChangeSourceScope &) = delete;
+
+private:
+    Engine &m_engine;
+    std::string m_previous;
 };
 
 // Documents and drafts per resource; takes any connection (a read-only one on a worker thread).

@@ -164,7 +164,7 @@ ReferrerPage Engine::referrers(const std::string &id, int limit, int offset)
 std::vector<HistoryEntry> Engine::history(const std::string &id)
 {
     DeferredTransaction read(m_database.connection());
-    SQLite::Statement s(m_database.connection(), std::string("SELECT c.seq, c.op, c.at, c.actor, ") + kChangeBody
+    SQLite::Statement s(m_database.connection(), std::string("SELECT c.seq, c.op, c.at, c.actor, c.source, ") + kChangeBody
                                                      + " FROM " + kChangesWithBodies
                                                      + " WHERE c.id = ? ORDER BY c.seq DESC");
     s.bind(1, id);
@@ -175,11 +175,30 @@ std::vector<HistoryEntry> Engine::history(const std::string &id)
         e.op = s.getColumn(1).getString();
         e.at = s.getColumn(2).getString();
         e.actor = s.getColumn(3).getString();
-        if (!s.getColumn(4).isNull())
-            e.body = Json::parse(s.getColumn(4).getString());
+        e.source = s.getColumn(4).isNull() ? std::string() : s.getColumn(4).getString();
+        if (!s.getColumn(5).isNull())
+            e.body = Json::parse(s.getColumn(5).getString());
         out.push_back(std::move(e));
     }
     return out;
+}
+
+std::string Engine::setChangeSource(const std::string &source)
+{
+    std::string previous = m_store.changeSource();
+    m_store.setChangeSource(source);
+    return previous;
+}
+
+ChangeSourceScope::ChangeSourceScope(Engine &engine, const std::string &source)
+    : m_engine(engine)
+    , m_previous(engine.setChangeSource(source))
+{
+}
+
+ChangeSourceScope::~ChangeSourceScope()
+{
+    m_engine.setChangeSource(m_previous);
 }
 
 std::int64_t Engine::newestChange()

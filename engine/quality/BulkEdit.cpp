@@ -478,6 +478,7 @@ EditResult BulkEditor::applyRewrite(const EditSelection &selection, const EditRe
                                     const std::string &kind, const std::string &summary, const Json &detail,
                                     const std::string &actor)
 {
+    const ChangeSourceScope source(m_engine, kind == "bulk-edit" ? "bulk fix" : "descriptor mapping");
     EditResult result;
     const std::string who = actor.empty() ? currentOsUser() : actor;
     m_engine.beginBatch();
@@ -618,6 +619,7 @@ UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
     const std::optional<EditOperation> operation = m_journal.operation(opId);
     if (!operation)
         throw EditRefused("There is no edit operation " + std::to_string(opId) + ".");
+    const ChangeSourceScope source(m_engine, "undo of " + operation->kind + " " + std::to_string(opId));
     if (operation->undone())
         throw EditRefused("Edit operation " + std::to_string(opId) + " was already undone (at " + operation->undoneAt
                           + " by " + operation->undoneBy + ").");

@@ -208,6 +208,7 @@ CascadeDeleteResult cascadeDelete(Engine &engine, const std::string &id, bool ap
         result.error = std::string("cannot begin the transaction: ") + e.what();
         return result;
     }
+    const ChangeSourceScope source(engine, "cascade delete");
     CascadeRun run(engine, result, who);
     bool ok = false;
     try {

@@ -490,6 +490,7 @@ IdentityChangeResult changeIdentity(Engine &engine, const std::string &id,
         result.error = "no identity value to change was given";
         return result;
     }
+    const ChangeSourceScope source(engine, "identity change");
     if (!beginBatch(engine, result))
         return result;
     std::string summary;
@@ -562,6 +563,7 @@ IdentityChangeResult moveReferrers(Engine &engine, const std::string &keepId, co
     }
     if (!merge && !deleteAfter)
         planner.keepRoot();
+    const ChangeSourceScope source(engine, merge ? "merge" : "re-point");
     if (!beginBatch(engine, result))
         return result;
     std::string summary;

@@ -324,6 +324,11 @@ CREATE VIRTUAL TABLE search_index USING fts5(terms, tokenize = 'unicode61 remove
 INSERT INTO search_index (rowid, terms)
     SELECT doc_key, terms FROM (SELECT doc_key, steward_search_terms(body) AS terms FROM documents) WHERE terms <> '';
 )SQL",
+    // Version 14: what made each change ("import district.ndjson", "pull https://...", "bulk fix",
+    // "edit in the app"), beside who: History says both. NULL for changes from before.
+    R"SQL(
+ALTER TABLE changes ADD COLUMN source TEXT;
+)SQL",
 };
 
 // The last migration that rebuilds a table other tables point at: foreign keys must be off while

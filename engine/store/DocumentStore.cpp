@@ -436,7 +436,7 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
 {
     SQLite::Statement &s = statement(
         "INSERT INTO changes (op, project, resource, id, referential_id, previous_referential_id, identity, body, "
-        "etag, at, actor) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)");
+        "etag, at, actor, source) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)");
     s.bind(1, op);
     s.bind(2, d.project);
     s.bind(3, d.resource);
@@ -453,6 +453,10 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
         s.bind(8, d.etag);
     s.bind(9, at);
     s.bind(10, actor);
+    if (m_changeSource.empty())
+        s.bind(11);
+    else
+        s.bind(11, m_changeSource);
     s.exec();
     return m_db.getLastInsertRowid();
 }

@@ -191,6 +191,10 @@ public:
     void useQueryIndex(const Model &model);
     // Off: every query scans (the reference the index is tested against).
     void setQueryIndexUse(bool use) { m_useQueryIndex = use; }
+    // What the writes that follow come from ("import district.ndjson", "pull https://...", "bulk fix"),
+    // recorded with each change-log entry beside its actor; empty: none recorded.
+    void setChangeSource(std::string source) { m_changeSource = std::move(source); }
+    const std::string &changeSource() const { return m_changeSource; }
     // A query field's key in the index (0: not indexed), by its position in the resource's fields.
     std::int64_t queryFieldKey(const ResourceSchema &resource, std::size_t position) const;
     // Empties this model's fields of the query index and fills them in again from the documents (check's repair).
@@ -251,6 +255,7 @@ private:
     // Per resource of the model: each query field's key, by position (0: not indexed).
     std::unordered_map<const ResourceSchema *, std::vector<std::int64_t>> m_fieldKeys;
     bool m_useQueryIndex = true;
+    std::string m_changeSource;
 };
 
 } // namespace steward

@@ -362,6 +362,8 @@ Json ChangeEntry::toJson() const
 {
     Json out{{"seq", seq},           {"op", op}, {"project", project}, {"resource", resource}, {"id", id},
              {"identity", identity}, {"at", at}, {"actor", actor}};
+    if (!source.empty())
+        out["source"] = source;
     if (body) {
         out["body"] = *body;
         out["etag"] = etag;
@@ -372,7 +374,7 @@ Json ChangeEntry::toJson() const
 std::vector<ChangeEntry> readChanges(SQLite::Database &db, std::int64_t afterSeq, int limit)
 {
     SQLite::Statement query(db, std::string("SELECT c.seq, c.op, c.project, c.resource, c.id, c.identity, ")
-                                    + kChangeBody + ", c.etag, c.at, c.actor FROM " + kChangesWithBodies
+                                    + kChangeBody + ", c.etag, c.at, c.actor, c.source FROM " + kChangesWithBodies
                                     + " WHERE c.seq > ? ORDER BY c.seq LIMIT ?");
     query.bind(1, afterSeq);
     query.bind(2, limit);
@@ -391,6 +393,7 @@ std::vector<ChangeEntry> readChanges(SQLite::Database &db, std::int64_t afterSeq
         }
         entry.at = query.getColumn(8).getString();
         entry.actor = query.getColumn(9).getString();
+        entry.source = optionalText(query.getColumn(10));
         out.push_back(std::move(entry));
     }
     return out;

@@ -123,6 +123,7 @@ struct ChangeEntry
     std::string etag;
     std::string at;
     std::string actor;
+    std::string source; // what made it ("import district.ndjson"); empty when not recorded
 
     Json toJson() const;
 };
