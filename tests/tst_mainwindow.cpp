@@ -30,6 +30,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -230,6 +231,71 @@ private Q_SLOTS:
         Prompt::setNextAnswer(QMessageBox::Yes);
         window.deleteDocument();
         QCOMPARE(raw->request("GET", "/ed-fi/schools/" + schoolId).status, 404);
+    }
+
+    // Tab goes through the window the way it reads: the resources pane, then the documents, then the
+    // editor, each control once, and no control a steward can use is left out of the chain.
+    void tabOrderFollowsThePanes()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("tabs.db"), {}, &error);
+        QVERIFY2(session, qPrintable(error));
+        for (const Request &request : sampleDistrictRequests(2026, 2))
+            QVERIFY(session->engine().handle(request).status < 300);
+        MainWindow window(std::move(session));
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.navigateTo(QString::fromStdString(idOf(*window.session(), "/ed-fi/schools?limit=1"))));
+        QTRY_VERIFY(window.editor()->findChild<QLineEdit *>(QStringLiteral("$.schoolId")) != nullptr
+                    && window.editor()->findChild<QLineEdit *>(QStringLiteral("$.schoolId"))->isVisibleTo(&window));
+        auto *splitter = window.findChild<QSplitter *>(QStringLiteral("mainSplitter"));
+        QVERIFY(splitter && splitter->count() == 3);
+        auto paneOf = [splitter](QWidget *widget) {
+            for (int i = 0; i < splitter->count(); ++i)
+                if (splitter->widget(i)->isAncestorOf(widget))
+                    return i;
+            return -1;
+        };
+        auto reachable = [&window](QWidget *widget) {
+            return widget->window() == &window && widget->isVisibleTo(&window) && widget->isEnabled()
+                   && (widget->focusPolicy() & Qt::TabFocus) == Qt::TabFocus && widget->focusProxy() == nullptr;
+        };
+        QWidget *start = splitter->widget(0);
+        while (!reachable(start))
+            start = start->nextInFocusChain();
+        QList<QWidget *> visited;
+        QStringList order;
+        int lastPane = 0;
+        for (QWidget *w = start; !visited.contains(w); w = w->nextInFocusChain()) {
+            visited << w;
+            if (!reachable(w))
+                continue;
+            const int pane = paneOf(w);
+            if (pane < 0)
+                continue; // menus and tool bar: reached by their own keys
+            order << QStringLiteral("%1:%2").arg(pane).arg(w->objectName().isEmpty() ? w->metaObject()->className()
+                                                                                   : w->objectName());
+            if (pane < lastPane && lastPane != 2)
+                QFAIL(qPrintable("Tab goes back to an earlier pane: " + order.join(" ")));
+            lastPane = std::max(lastPane, pane);
+        }
+        QVERIFY2(lastPane == 2, qPrintable(order.join(" ")));
+        // In the editor: the form's fields as the page shows them (a list's rows, then its Add button),
+        // then the problems and the buttons under them.
+        const auto before = [&order](const char *a, const char *b) {
+            return order.indexOf(QString::fromLatin1(a)) >= 0 && order.indexOf(QString::fromLatin1(a)) < order.indexOf(QString::fromLatin1(b));
+        };
+        QVERIFY2(before("2:$.schoolId", "2:$.nameOfInstitution"), qPrintable(order.join(" ")));
+        QVERIFY2(before("2:$.gradeLevels[0].gradeLevelDescriptor", "2:$.gradeLevels#add"), qPrintable(order.join(" ")));
+        QVERIFY2(before("2:$.gradeLevels#add", "2:problemsList"), qPrintable(order.join(" ")));
+        QVERIFY2(before("2:problemsList", "2:revertButton"), qPrintable(order.join(" ")));
+        // Every usable control of the three panes is in the chain.
+        for (QWidget *widget : splitter->findChildren<QWidget *>())
+            if (reachable(widget) && qobject_cast<QAbstractButton *>(widget) == nullptr)
+                QVERIFY2(visited.contains(widget), qPrintable(QStringLiteral("not reached by Tab: %1 %2")
+                                                                  .arg(widget->metaObject()->className(), widget->objectName())));
     }
 
     // Ctrl+K, part of a last name, Enter: the student opens.

@@ -255,7 +255,7 @@ void MainWindow::buildPanes()
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 2);
     splitter->setStretchFactor(2, 3);
-    splitter->setSizes({290, 430, 560});
+    splitter->setSizes({290, 380, 610});
 
     connectEditorPane();
     connectSessionSignals();

@@ -4,6 +4,8 @@
 
 #include "AppSession.h"
 
+#include <QAbstractScrollArea>
+#include <QLayout>
 #include <QAbstractItemView>
 #include <QCalendarWidget>
 #include <QCheckBox>
@@ -501,6 +503,7 @@ struct SchemaForm::Private
     void rebuildRows(Node *node);
     void destroyWidget(QWidget *widget);
     void reindex();
+    void orderTabs();
     void index(Node *node);
     QString describe(const Node *node) const;
 
@@ -979,7 +982,7 @@ QWidget *SchemaForm::Private::buildDescriptorInput(Node *node)
     combo->setEditable(true);
     combo->setInsertPolicy(QComboBox::NoInsert);
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    combo->setMinimumContentsLength(24);
+    combo->setMinimumContentsLength(16);
     addDescriptorItems(combo, descriptorValues(node->descriptor, QString()));
     combo->lineEdit()->setPlaceholderText(
         tr("%1 (namespace#codeValue)").arg(QString::fromStdString(node->descriptor->descriptorResourceName)));
@@ -1083,6 +1086,48 @@ void SchemaForm::Private::reindex()
     byPath.clear();
     if (root)
         index(root.get());
+    orderTabs();
+}
+
+namespace {
+
+// The widgets Tab stops at, in the order their layouts show them (top to bottom, then left to right).
+void collectTabStops(QLayout *layout, QList<QWidget *> &out)
+{
+    for (int i = 0; i < layout->count(); ++i) {
+        QLayoutItem *item = layout->itemAt(i);
+        if (QLayout *inner = item->layout()) {
+            collectTabStops(inner, out);
+        } else if (QWidget *widget = item->widget()) {
+            // Hidden on purpose (not merely waiting for the layout to show it, as a new row is).
+            if (widget->isHidden() && widget->testAttribute(Qt::WA_WState_ExplicitShowHide))
+                continue;
+            if ((widget->focusPolicy() & Qt::TabFocus) == Qt::TabFocus)
+                out << widget;
+            if (widget->layout() != nullptr)
+                collectTabStops(widget->layout(), out);
+        }
+    }
+}
+
+} // namespace
+
+void SchemaForm::Private::orderTabs()
+{
+    if (content == nullptr || content->layout() == nullptr)
+        return;
+    // Rows and pickers are built after the buttons around them; Tab follows the page, not that order.
+    QList<QWidget *> stops;
+    collectTabStops(content->layout(), stops);
+    QWidget *previous = nullptr;
+    for (QWidget *p = q->parentWidget(); p != nullptr && previous == nullptr; p = p->parentWidget())
+        if (qobject_cast<QAbstractScrollArea *>(p) != nullptr)
+            previous = p;
+    for (QWidget *stop : std::as_const(stops)) {
+        if (previous != nullptr)
+            QWidget::setTabOrder(previous, stop);
+        previous = stop;
+    }
 }
 
 void SchemaForm::Private::index(Node *node)
