@@ -35,6 +35,23 @@ QString planText(const steward::PushPlan &plan)
     return text;
 }
 
+// Runs a sync job on a worker thread (with its own RemoteApi: network objects live on the thread that
+// uses them) behind a progress dialog; connectError says why the target could not be reached.
+template<typename Result>
+Result runAgainstTarget(QWidget *parent, const QString &label, const steward::RemoteOptions &target,
+                        std::string &connectError,
+                        const std::function<Result(steward::RemoteApi &, const steward::SyncProgressFn &)> &job)
+{
+    return runWithProgress<Result>(parent, label, [&](const std::function<bool(int, int)> &progress) {
+        steward::RemoteApi remote(target);
+        if (!remote.connect(&connectError))
+            return Result{};
+        return job(remote, [&progress](const steward::SyncProgress &p) {
+            return progress(static_cast<int>(p.done), static_cast<int>(p.total));
+        });
+    });
+}
+
 } // namespace
 
 SyncDialog::SyncDialog(AppSession &session, QWidget *parent)
@@ -142,16 +159,10 @@ void SyncDialog::pull()
     steward::Engine *engine = &m_session.engine();
     steward::Database *database = &m_session.database();
     std::string connectError;
-    const steward::PullReport report = runWithProgress<steward::PullReport>(
-        this, tr("Pulling from %1…").arg(QString::fromStdString(url)),
-        [&](const std::function<bool(int, int)> &progress) {
-            // The network objects live on the worker thread that uses them.
-            steward::RemoteApi remote({url, client, secret});
-            if (!remote.connect(&connectError))
-                return steward::PullReport{};
-            return steward::runPull(*engine, *database, remote, client, [&progress](const steward::SyncProgress &p) {
-                return progress(static_cast<int>(p.done), 0);
-            });
+    const steward::PullReport report = runAgainstTarget<steward::PullReport>(
+        this, tr("Pulling from %1…").arg(QString::fromStdString(url)), {url, client, secret}, connectError,
+        [&](steward::RemoteApi &remote, const steward::SyncProgressFn &progress) {
+            return steward::runPull(*engine, *database, remote, client, progress);
         });
     m_session.announceEverythingChanged();
     if (!connectError.empty()) {
@@ -179,18 +190,12 @@ void SyncDialog::push()
         return;
     // Ask the target first: what it has, what differs, what it would refuse. Nothing is sent yet.
     steward::Engine *engine = &m_session.engine();
-    steward::Database *previewDatabase = &m_session.database();
+    steward::Database *database = &m_session.database();
     std::string previewConnectError;
-    const steward::PushPreview preview = runWithProgress<steward::PushPreview>(
-        this, tr("Asking %1 what it has…").arg(QString::fromStdString(url)),
-        [&](const std::function<bool(int, int)> &progress) {
-            steward::RemoteApi remote({url, client, secret});
-            if (!remote.connect(&previewConnectError))
-                return steward::PushPreview{};
-            return steward::previewPush(*engine, *previewDatabase, remote, client,
-                                        [&progress](const steward::SyncProgress &p) {
-                                            return progress(static_cast<int>(p.done), static_cast<int>(p.total));
-                                        });
+    const steward::PushPreview preview = runAgainstTarget<steward::PushPreview>(
+        this, tr("Asking %1 what it has…").arg(QString::fromStdString(url)), {url, client, secret},
+        previewConnectError, [&](steward::RemoteApi &remote, const steward::SyncProgressFn &progress) {
+            return steward::previewPush(*engine, *database, remote, client, progress);
         });
     if (!previewConnectError.empty()) {
         m_status->setText(QString::fromStdString(previewConnectError));
@@ -206,18 +211,12 @@ void SyncDialog::push()
     connect(&confirm, &PushPreviewDialog::documentActivated, this, &SyncDialog::documentActivated);
     if (confirm.exec() != QDialog::Accepted)
         return;
-    steward::Database *database = &m_session.database();
     const steward::Model *model = &m_session.model();
     std::string connectError;
-    const steward::PushReport report = runWithProgress<steward::PushReport>(
-        this, tr("Pushing to %1…").arg(QString::fromStdString(url)),
-        [&](const std::function<bool(int, int)> &progress) {
-            steward::RemoteApi remote({url, client, secret});
-            if (!remote.connect(&connectError))
-                return steward::PushReport{};
-            return steward::runPush(*database, *model, remote, client, [&progress](const steward::SyncProgress &p) {
-                return progress(static_cast<int>(p.done), static_cast<int>(p.total));
-            });
+    const steward::PushReport report = runAgainstTarget<steward::PushReport>(
+        this, tr("Pushing to %1…").arg(QString::fromStdString(url)), {url, client, secret}, connectError,
+        [&](steward::RemoteApi &remote, const steward::SyncProgressFn &progress) {
+            return steward::runPush(*database, *model, remote, client, progress);
         });
     if (!connectError.empty()) {
         m_status->setText(QString::fromStdString(connectError));
