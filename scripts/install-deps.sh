@@ -15,6 +15,10 @@ packages=(
   fonts-dejavu-core
   # The results grid's .xlsx export, and unzip to read such files back in tests.
   libxlsxwriter-dev unzip
+  # Spreadsheet import: minizip opens the .xlsx zip container (its XML parts are read with
+  # QXmlStreamReader). Not QuaZip: it exports its own zipOpen3 & co., which libxlsxwriter's calls
+  # into the system minizip then reach, and the .xlsx export crashes in any program with both.
+  libminizip-dev
   # Packaging: dpkg-shlibdeps for the .deb's Depends, PNG icons rendered from the SVG, and the
   # validators tst_package runs on the desktop entry and AppStream metadata.
   dpkg-dev file librsvg2-bin desktop-file-utils appstream

@@ -1,6 +1,7 @@
 #include "Cli.h"
 #include "Engine.h"
 #include "Importer.h"
+#include "RowMapping.h"
 
 #include <atomic>
 #include <csignal>
@@ -39,7 +40,7 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
 {
     if (wantsHelp(args)) {
         std::cout
-            << "Usage: steward-cli [--db PATH] [--schema PATH]... import FILE|DIR... [--report FILE]\n"
+            << "Usage: steward-cli [--db PATH] [--schema PATH]... import FILE|DIR... [--mapping FILE] [--report FILE]\n"
                "                  [--progress bar|json|none] [--chunk N]\n"
                "\n"
                "Imports documents, applying them in load order whatever order they come in. Formats:\n"
@@ -49,11 +50,15 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
                "  *.xml      Ed-Fi interchange XML: descriptors, or any other interchange (Interchange-*.xsd),\n"
                "             each element mapped to its resource by the loaded ApiSchema\n"
                "  DIR        every such file in it (an exported batch directory is one)\n"
+               "  *.csv, *.tsv, *.txt, *.xlsx   spreadsheets, each row made into documents by --mapping\n"
+               "             (steward-cli mapping suggest writes a first mapping); a row's draft names the\n"
+               "             row and the column, and the report's \"line\" is the row\n"
                "Each document is stored (created, updated, unchanged) or kept as a draft with the reason.\n"
                "Work is committed in chunks (default 50000 documents); Ctrl-C stops at the next thousand\n"
                "documents and keeps those counted so far. An import large against what is stored drops the\n"
                "indexes it does not read and builds them again at the end (shown as \"indexing\").\n"
                "\n"
+               "  --mapping FILE            how spreadsheet rows become documents (see steward-cli mapping --help)\n"
                "  --report FILE             write the totals, counts per resource and the drafts as JSON\n"
                "  --progress bar|json|none  progress on stderr (default: bar on a terminal, else none)\n"
                "  --chunk N                 documents per transaction (default 50000)\n"
@@ -65,15 +70,18 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
     }
     ImportOptions options;
     std::string reportPath;
+    std::string mappingPath;
     std::string progressMode = isatty(STDERR_FILENO) ? "bar" : "none";
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &arg = args[i];
-        if (arg == "--report" || arg == "--progress" || arg == "--chunk") {
+        if (arg == "--report" || arg == "--progress" || arg == "--chunk" || arg == "--mapping") {
             if (i + 1 >= args.size())
                 return usageError("import", arg + " needs a value");
             const std::string value = args[++i];
             if (arg == "--report") {
                 reportPath = value;
+            } else if (arg == "--mapping") {
+                mappingPath = value;
             } else if (arg == "--progress") {
                 if (value != "bar" && value != "json" && value != "none")
                     return usageError("import", "--progress takes bar, json or none");
@@ -99,6 +107,14 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
     std::unique_ptr<Database> database;
     if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
+    if (!mappingPath.empty()) {
+        try {
+            options.mapping = std::make_shared<RowMapping>(loadRowMapping(mappingPath, *model));
+        } catch (const MappingError &e) {
+            std::cerr << "steward-cli: import: the mapping cannot be used: " << e.what() << "\n";
+            return kExitUsage;
+        }
+    }
     Engine engine(*model, *database);
     options.actor = currentOsUser();
 

@@ -24,7 +24,8 @@ const char *const kUsage =
     "Commands (steward-cli COMMAND --help for each):\n"
     "  requests [FILE|-]   answer one JSON request per line with Ed-Fi API semantics\n"
     "  order [--json]      print the load order of the model's resources\n"
-    "  import FILE|DIR...  import documents (NDJSON, JSON, per-resource files, descriptor XML, batches)\n"
+    "  import FILE|DIR...  import documents (NDJSON, JSON, XML, batches; CSV and .xlsx with --mapping)\n"
+    "  mapping suggest FILE --resource R   a first mapping of a spreadsheet's columns to a resource\n"
     "  export --out DIR    write a validated batch in load order\n"
     "  verify-batch DIR    check a batch's checksums and references\n"
     "  generate            write a generated sample district as NDJSON\n"
@@ -162,7 +163,7 @@ int main(int argc, char *argv[])
         {"rules", commandRules},
         {"status", commandStatus},
         {"duplicates", commandDuplicates}, {"merge", commandMerge}, {"change-identity", commandChangeIdentity},
-        {"causes", commandCauses},     {"delete", commandDelete},    {"find", commandFind},           {"repoint", commandRepoint},
+        {"causes", commandCauses},     {"delete", commandDelete},    {"find", commandFind},        {"mapping", commandMapping},           {"repoint", commandRepoint},
         {"fix", commandFix},
     };
     auto it = commands.find(command);

@@ -1,11 +1,15 @@
 #include "ImportSource.h"
 
+#include "RowMapping.h"
+
 #include "DescriptorXml.h"
 #include "InterchangeXml.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+
+#include <deque>
 #include <QXmlStreamReader>
 
 #include <algorithm>
@@ -305,8 +309,87 @@ QString xmlRootName(const std::string &path)
     return {};
 }
 
-std::unique_ptr<ImportSource> openFile(const std::string &path, const Model &model, std::string *error)
+// A spreadsheet through a mapping: each row's documents in the mapping's order (the importer puts
+// them in load order), each with the row's number as its line.
+class SpreadsheetSource : public ImportSource
 {
+public:
+    SpreadsheetSource(std::string path, const RowMapping &mapping)
+        : m_path(std::move(path))
+        , m_mapping(mapping)
+    {
+    }
+    bool open(std::string *error)
+    {
+        m_reader = openSheet(m_path, m_mapping.delimiter, m_mapping.sheet, error);
+        if (!m_reader)
+            return false;
+        try {
+            checkColumns(m_mapping, m_reader->header());
+        } catch (const MappingError &e) {
+            *error = m_path + ": the mapping does not fit: " + e.what();
+            return false;
+        }
+        return true;
+    }
+    bool next(ImportItem &item) override
+    {
+        while (m_pending.empty()) {
+            SheetRow row;
+            if (!m_reader->next(row)) {
+                if (m_reader->error().empty() || m_failed)
+                    return false;
+                // A file that ends badly is reported once, where it stopped.
+                m_failed = true;
+                item = ImportItem{};
+                item.file = m_path;
+                item.line = row.number;
+                item.error = m_reader->error();
+                return true;
+            }
+            m_row = row.number;
+            for (MappedDocument &document : mapRow(m_mapping, m_reader->header(), row))
+                m_pending.push_back(std::move(document));
+        }
+        MappedDocument document = std::move(m_pending.front());
+        m_pending.pop_front();
+        item = ImportItem{};
+        item.file = m_path;
+        item.line = m_row;
+        item.resource = document.resource->project->projectEndpointName + "/" + document.resource->endpointName;
+        if (document.error.empty()) {
+            item.body = std::move(document.body);
+        } else {
+            // The draft keeps the document as far as it was made, the unreadable cells as text.
+            item.error = "row " + std::to_string(m_row) + ", " + document.error;
+            item.unparsed = dumpJson(document.body);
+        }
+        return true;
+    }
+    std::uint64_t bytesRead() const override { return m_reader->bytesRead(); }
+    std::uint64_t bytesTotal() const override { return m_reader->bytesTotal(); }
+
+private:
+    std::string m_path;
+    const RowMapping &m_mapping;
+    std::unique_ptr<SheetReader> m_reader;
+    std::deque<MappedDocument> m_pending;
+    std::int64_t m_row = 0;
+    bool m_failed = false;
+};
+
+std::unique_ptr<ImportSource> openFile(const std::string &path, const Model &model, std::string *error,
+                                       const RowMapping *mapping)
+{
+    if (isSpreadsheetFile(path)) {
+        if (mapping == nullptr) {
+            *error = path + ": a spreadsheet is imported through a mapping (--mapping FILE; steward-cli mapping "
+                            "suggest FILE --resource R writes a first one)";
+            return nullptr;
+        }
+        auto source = std::make_unique<SpreadsheetSource>(path, *mapping);
+        return source->open(error) ? std::move(source) : nullptr;
+    }
     const QString suffix = QFileInfo(QString::fromStdString(path)).suffix().toLower();
     if (suffix == QLatin1String("xml")) {
         // Descriptors have their own reader; every other interchange maps elements to resources.
@@ -325,7 +408,7 @@ std::unique_ptr<ImportSource> openFile(const std::string &path, const Model &mod
         auto source = std::make_unique<LinesSource>(path, perResource);
         return source->open(error) ? std::move(source) : nullptr;
     }
-    *error = path + ": not an import file (expected .ndjson, .jsonl, .json or .xml)";
+    *error = path + ": not an import file (expected .ndjson, .jsonl, .json, .xml, or .csv/.xlsx with a mapping)";
     return nullptr;
 }
 
@@ -397,7 +480,8 @@ void completeItem(ImportItem &item)
         std::string().swap(item.unparsed);
 }
 
-std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Model &model, std::string *error)
+std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Model &model, std::string *error,
+                                               const RowMapping *mapping)
 {
     const QFileInfo info(QString::fromStdString(path));
     if (!info.exists()) {
@@ -405,7 +489,7 @@ std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Mo
         return nullptr;
     }
     if (!info.isDir())
-        return openFile(path, model, error);
+        return openFile(path, model, error, mapping);
     QDir dir(info.absoluteFilePath());
     const QStringList names = dir.entryList({"*.ndjson", "*.jsonl", "*.json", "*.xml"}, QDir::Files, QDir::Name);
     std::vector<std::unique_ptr<ImportSource>> sources;
@@ -414,7 +498,7 @@ std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Mo
             continue;
         const std::string file = dir.filePath(name).toStdString();
         std::string fileError;
-        std::unique_ptr<ImportSource> source = openFile(file, model, &fileError);
+        std::unique_ptr<ImportSource> source = openFile(file, model, &fileError, nullptr);
         // One unreadable file in a folder is reported, not fatal: the rest still imports.
         sources.push_back(source ? std::move(source) : std::make_unique<ErrorSource>(file, fileError));
     }

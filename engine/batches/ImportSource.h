@@ -72,6 +72,9 @@ bool scanResources(const std::string &path, const Model &model,
                    const std::function<bool(const std::string &resource)> &visit,
                    const std::function<bool(std::uint64_t bytesRead)> &keepGoing = {});
 
-std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Model &model, std::string *error);
+// - a spreadsheet (.csv, .tsv, .txt, .xlsx) through a mapping (RowMapping.h); refused without one.
+struct RowMapping;
+std::unique_ptr<ImportSource> openImportSource(const std::string &path, const Model &model, std::string *error,
+                                               const RowMapping *mapping = nullptr);
 
 } // namespace steward

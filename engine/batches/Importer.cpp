@@ -1,5 +1,7 @@
 #include "Importer.h"
 
+#include "RowMapping.h"
+
 #include "ImportSource.h"
 #include "LoadOrder.h"
 
@@ -318,9 +320,10 @@ struct ReadItem
 class InputReader
 {
 public:
-    InputReader(const std::vector<std::string> &paths, const Model &model)
+    InputReader(const std::vector<std::string> &paths, const Model &model, const RowMapping *mapping)
         : m_paths(paths)
         , m_model(model)
+        , m_mapping(mapping)
         , m_order(model)
         , m_unknownRank(static_cast<int>(model.resources().size()))
     {
@@ -414,7 +417,7 @@ private:
             if (m_next >= m_paths.size())
                 return false;
             std::string error;
-            m_source = openImportSource(m_paths[m_next++], m_model, &error);
+            m_source = openImportSource(m_paths[m_next++], m_model, &error, m_mapping);
             if (!m_source) {
                 ReadItem failed;
                 failed.fatal = error;
@@ -462,6 +465,7 @@ private:
 
     const std::vector<std::string> &m_paths;
     const Model &m_model;
+    const RowMapping *m_mapping = nullptr;
     const LoadOrder m_order;
     const int m_unknownRank; // after every resource: items that name none come last
     std::size_t m_next = 0;
@@ -712,7 +716,7 @@ bool ImportRun::spoolInputs()
     }
     // Nothing is applied yet: a failure here (the spool's disk full) leaves the database as it was.
     try {
-        InputReader input(m_options.paths, m_model);
+        InputReader input(m_options.paths, m_model, m_options.mapping.get());
         Pipeline<ReadItem> reading([&input](std::vector<ReadItem> &batch) { return input.fill(batch); });
         std::vector<ReadItem> batch;
         while (reading.next(batch)) {
@@ -789,7 +793,7 @@ bool ImportRun::applyInputs()
 
 bool ImportRun::applyStreamed()
 {
-    InputReader input(m_options.paths, m_model);
+    InputReader input(m_options.paths, m_model, m_options.mapping.get());
     input.expectRuns(m_inLoadOrder->runs);
     Pipeline<SpooledItem> reader(
         [&input, this](std::vector<SpooledItem> &batch) { return input.fillPrepared(batch, m_engine); });

@@ -8,10 +8,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace steward {
+
+struct RowMapping;
 
 struct ImportOptions
 {
@@ -24,6 +27,8 @@ struct ImportOptions
     // it does not read and builds them once at the end (Database::deferIndexes).
     std::int64_t deferIndexesFrom = 50000;
     std::string actor;              // for the change log; empty: the OS user
+    // How spreadsheets among the paths become documents (none: a spreadsheet is refused).
+    std::shared_ptr<const RowMapping> mapping;
 };
 
 struct ImportCounts

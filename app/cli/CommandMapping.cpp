@@ -1,0 +1,160 @@
+// steward-cli mapping: spreadsheet mappings (how rows of a CSV or .xlsx become documents).
+#include "Cli.h"
+
+#include "Engine.h"
+#include "RowMapping.h"
+#include "Spreadsheet.h"
+
+#include <SQLiteCpp/Statement.h>
+
+#include <iostream>
+
+using namespace steward;
+
+namespace {
+
+const char *const kHelp =
+    "Usage: steward-cli [--db PATH] [--schema PATH]... mapping suggest FILE --resource PROJECT/RESOURCE\n"
+    "                   [--sheet NAME] [--rows N]\n"
+    "       steward-cli [--schema PATH]... mapping check MAPPING [FILE]\n"
+    "\n"
+    "suggest  prints a first mapping (JSON) for a spreadsheet (.csv, .tsv, .txt or .xlsx) and one\n"
+    "         resource: each column matched to a field by its header (case, spaces and punctuation set\n"
+    "         aside: \"Student ID\" -> studentUniqueId, \"Birth Date\" -> birthDate), date formats found from\n"
+    "         the values, and for descriptor columns a value map to the stored descriptor values the\n"
+    "         cells name. What it could not place is listed on standard error. Edit it, then import:\n"
+    "         steward-cli import FILE --mapping map.json\n"
+    "check    reads a mapping against the model (and, with FILE, against its header) and says what\n"
+    "         is wrong, naming the place.\n"
+    "\n"
+    "Options:\n"
+    "  --resource PROJECT/RESOURCE   (suggest) the resource the rows become, as its endpoint: ed-fi/students\n"
+    "  --sheet NAME                  (suggest) the .xlsx sheet to read (default: the first)\n"
+    "  --rows N                      (suggest) rows read for formats and descriptor values (default 200)\n"
+    "\n"
+    "A mapping: {\"sheet\": \"Roster\", \"delimiter\": \";\", \"documents\": [{\"resource\": \"ed-fi/students\",\n"
+    "  \"when\": {\"column\": \"Status\", \"equals\": \"Active\"},\n"
+    "  \"fields\": {\"studentUniqueId\": {\"column\": \"Student ID\"},\n"
+    "             \"birthDate\": {\"column\": \"Birth Date\", \"format\": \"MM/DD/YYYY\"},\n"
+    "             \"birthSexDescriptor\": {\"column\": \"Sex\", \"values\": {\"M\": \"uri://ed-fi.org/SexDescriptor#Male\"}},\n"
+    "             \"schoolReference.schoolId\": {\"constant\": 255901001},\n"
+    "             \"gradeLevels[0].gradeLevelDescriptor\": {\"template\": \"uri://ed-fi.org/GradeLevelDescriptor#{Grade}\"}}}]}\n"
+    "Several documents per row (a roster row -> Student and StudentSchoolAssociation) are written in\n"
+    "load order. Formats: MM/DD/YYYY, M/D/YYYY, DD/MM/YYYY, D/M/YYYY, D.M.YYYY, DD.MM.YYYY, YYYY-MM-DD,\n"
+    "MM-DD-YYYY, DD-MM-YYYY, YYYY/MM/DD, excel (serial day numbers); .xlsx date cells read as dates.\n"
+    "\n"
+    "Exit status: 0 done, 1 the mapping or file has a problem (named on standard error), 2 bad arguments.\n"
+    "\n"
+    "Example: steward-cli --db district.db mapping suggest roster.csv --resource ed-fi/students > map.json\n";
+
+const ResourceSchema *resourceNamed(const Model &model, const std::string &name)
+{
+    const std::string path = !name.empty() && name.front() == '/' ? name.substr(1) : name;
+    const std::size_t slash = path.find('/');
+    return slash == std::string::npos ? nullptr : model.findByEndpoint(path.substr(0, slash), path.substr(slash + 1));
+}
+
+} // namespace
+
+int commandMapping(const CliContext &context, const std::vector<std::string> &args)
+{
+    if (wantsHelp(args) || args.empty()) {
+        std::cout << kHelp;
+        return args.empty() ? kExitUsage : kExitOk;
+    }
+    const std::string action = args[0];
+    std::vector<std::string> positional;
+    std::string resourceName;
+    std::string sheet;
+    int sampleRows = 200;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        const std::string &arg = args[i];
+        if (arg == "--resource" || arg == "--sheet" || arg == "--rows") {
+            if (i + 1 >= args.size())
+                return usageError("mapping", arg + " needs a value");
+            const std::string value = args[++i];
+            if (arg == "--resource")
+                resourceName = value;
+            else if (arg == "--sheet")
+                sheet = value;
+            else {
+                try {
+                    sampleRows = std::stoi(value);
+                } catch (const std::exception &) {
+                    sampleRows = 0;
+                }
+                if (sampleRows < 1 || sampleRows > 100000)
+                    return usageError("mapping", "--rows takes a number from 1 to 100000");
+            }
+        } else if (arg.rfind("--", 0) == 0) {
+            return usageError("mapping", "unknown option '" + arg + "'");
+        } else {
+            positional.push_back(arg);
+        }
+    }
+    std::unique_ptr<Model> model = context.loadModel();
+    if (!model)
+        return kExitUsage;
+
+    if (action == "check") {
+        if (positional.empty() || positional.size() > 2)
+            return usageError("mapping", "mapping check takes MAPPING and optionally the spreadsheet");
+        try {
+            const RowMapping mapping = loadRowMapping(positional[0], *model);
+            if (positional.size() == 2) {
+                std::string error;
+                std::unique_ptr<SheetReader> reader = openSheet(positional[1], mapping.delimiter, mapping.sheet, &error);
+                if (!reader) {
+                    std::cerr << "steward-cli: mapping: " << error << "\n";
+                    return kExitFailed;
+                }
+                checkColumns(mapping, reader->header());
+            }
+            std::cout << positional[0] << ": " << mapping.documents.size() << " document(s) per row; fits"
+                      << (positional.size() == 2 ? " " + positional[1] : std::string(" the model")) << "\n";
+            return kExitOk;
+        } catch (const MappingError &e) {
+            std::cerr << "steward-cli: mapping: " << e.what() << "\n";
+            return kExitFailed;
+        }
+    }
+    if (action != "suggest")
+        return usageError("mapping", "unknown mapping action '" + action + "' (suggest, check)");
+    if (positional.size() != 1)
+        return usageError("mapping", "mapping suggest takes one spreadsheet");
+    const ResourceSchema *resource = resourceNamed(*model, resourceName);
+    if (resource == nullptr)
+        return usageError("mapping", resourceName.empty() ? "--resource PROJECT/RESOURCE is required (ed-fi/students)"
+                                                          : "'" + resourceName + "' is not a resource of the model");
+    std::string error;
+    std::unique_ptr<SheetReader> reader = openSheet(positional[0], 0, sheet, &error);
+    if (!reader) {
+        std::cerr << "steward-cli: mapping: " << error << "\n";
+        return kExitFailed;
+    }
+    std::vector<SheetRow> rows;
+    SheetRow row;
+    while (static_cast<int>(rows.size()) < sampleRows && reader->next(row))
+        rows.push_back(row);
+    std::unique_ptr<Database> database = context.openDatabase();
+    if (!database)
+        return kExitUsage;
+    // The stored values of a descriptor, for the value maps.
+    auto storedDescriptors = [&database](const std::string &descriptor) {
+        std::vector<std::string> uris;
+        SQLite::Statement s(database->connection(),
+                            "SELECT json_extract(body, '$.namespace') || '#' || json_extract(body, '$.codeValue') "
+                            "FROM documents WHERE resource = ?");
+        s.bind(1, descriptor);
+        while (s.executeStep())
+            uris.push_back(s.getColumn(0).getString());
+        return uris;
+    };
+    MappingSuggestion suggestion = suggestRowMapping(*resource, reader->header(), rows, storedDescriptors);
+    if (!sheet.empty())
+        suggestion.mapping["sheet"] = sheet;
+    std::cout << suggestion.mapping.dump(2) << "\n";
+    for (const std::string &line : suggestion.unmatched)
+        std::cerr << "steward-cli: mapping: " << line << "\n";
+    return kExitOk;
+}

@@ -1,0 +1,101 @@
+#pragma once
+
+#include "ApiSchema.h"
+#include "Json.h"
+#include "Spreadsheet.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace steward {
+
+// A mapping file that cannot be used; the message names the place ("documents[0].fields.birthDate").
+class MappingError : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Where one field of a document takes its value from.
+struct FieldRule
+{
+    std::string field;    // as written: "birthDate", "schoolReference.schoolId", "gradeLevels[0].gradeLevelDescriptor"
+    std::string column;   // a column's header (compared without case and spacing)
+    std::optional<Json> constant;
+    std::string text;     // a template: "{First Name} {Last Name}" takes columns by header
+    std::string format;   // dates: "MM/DD/YYYY", "DD/MM/YYYY", "D.M.YYYY", "YYYY-MM-DD", "excel"
+    std::map<std::string, std::string> values; // local code -> value (a descriptor URI), compared without case
+    // Worked out from the resource's schema: the JSON path steps and the value's type.
+    std::vector<std::string> steps; // "gradeLevels", "[0]", "gradeLevelDescriptor"
+    std::string type;               // "string", "integer", "number", "boolean", "date"
+};
+
+// One document a row makes.
+struct DocumentRule
+{
+    const ResourceSchema *resource = nullptr;
+    std::vector<FieldRule> fields;
+    std::string whenColumn; // only rows whose cell here is...
+    std::optional<std::string> whenEquals; // ...this (without case), or, when absent, not empty
+};
+
+// A spreadsheet mapping (a JSON file the steward keeps):
+// {"sheet": "Roster", "delimiter": ";", "documents": [{"resource": "ed-fi/students",
+//   "when": {"column": "Status", "equals": "Active"},
+//   "fields": {"studentUniqueId": {"column": "Student ID"},
+//              "birthDate": {"column": "Birth Date", "format": "MM/DD/YYYY"},
+//              "birthSexDescriptor": {"column": "Sex", "values": {"M": "uri://ed-fi.org/SexDescriptor#Male"}},
+//              "schoolReference.schoolId": {"constant": 255901001},
+//              "studentUniqueId": {"template": "S-{Student ID}"}}}]}
+// Documents of one row are written in load order whatever their order here.
+struct RowMapping
+{
+    std::string sheet;  // .xlsx: the sheet (empty: the first)
+    char delimiter = 0; // CSV: ',', ';' or '\t' (0: found from the header line)
+    std::vector<DocumentRule> documents;
+};
+
+// Reads and checks a mapping against the model: every resource exists, every field is a field of
+// its resource's schema (nested and array fields included), every rule has exactly one source, every
+// format is known. Throws MappingError naming the place.
+RowMapping parseRowMapping(const Json &mapping, const Model &model);
+RowMapping loadRowMapping(const std::string &path, const Model &model);
+
+// Checks that every column the mapping names is in the header; throws MappingError naming the
+// column and the columns there are.
+void checkColumns(const RowMapping &mapping, const std::vector<std::string> &header);
+
+// One document made from a row. A cell that could not be read as its field's type (a date in the
+// wrong form, a code the values do not list) is kept as text in its field, and error says which
+// ("column 'Birth Date' (birthDate): '13/45/2010' is not a date in MM/DD/YYYY"; several joined by ';').
+struct MappedDocument
+{
+    const ResourceSchema *resource = nullptr;
+    Json body;
+    std::string error;
+};
+
+std::vector<MappedDocument> mapRow(const RowMapping &mapping, const std::vector<std::string> &header,
+                                   const SheetRow &row);
+// The row as {"Header": "cell", ...}: what a draft keeps of a row that could not be mapped.
+Json rowObject(const std::vector<std::string> &header, const SheetRow &row);
+
+// A first mapping for a resource from a spreadsheet's header and some rows: each column matched to a
+// field by its name (case, spaces and punctuation ignored; "Student ID" finds studentUniqueId,
+// "Last Name" lastSurname), date formats found from the values, descriptor columns given a value map
+// of the closest stored descriptor values (storedDescriptors(descriptor resource name) lists their
+// URIs). unmatched lists the columns and values it could not place.
+struct MappingSuggestion
+{
+    Json mapping;
+    std::vector<std::string> unmatched;
+};
+MappingSuggestion suggestRowMapping(const ResourceSchema &resource, const std::vector<std::string> &header,
+                                    const std::vector<SheetRow> &rows,
+                                    const std::function<std::vector<std::string>(const std::string &)> &storedDescriptors);
+
+} // namespace steward
