@@ -330,6 +330,7 @@ public:
             *error = m_path + ": the mapping does not fit: " + e.what();
             return false;
         }
+        m_columns = std::make_unique<HeaderIndex>(m_reader->header());
         return true;
     }
     bool next(ImportItem &item) override
@@ -348,7 +349,7 @@ public:
                 return true;
             }
             m_row = row.number;
-            for (MappedDocument &document : mapRow(m_mapping, m_reader->header(), row))
+            for (MappedDocument &document : mapRow(m_mapping, *m_columns, row))
                 m_pending.push_back(std::move(document));
         }
         MappedDocument document = std::move(m_pending.front());
@@ -373,6 +374,7 @@ private:
     std::string m_path;
     const RowMapping &m_mapping;
     std::unique_ptr<SheetReader> m_reader;
+    std::unique_ptr<HeaderIndex> m_columns;
     std::deque<MappedDocument> m_pending;
     std::int64_t m_row = 0;
     bool m_failed = false;

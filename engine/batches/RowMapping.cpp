@@ -230,9 +230,9 @@ std::size_t columnIndex(const std::vector<std::string> &header, const std::strin
     return header.size();
 }
 
-std::string cellOf(const std::vector<std::string> &header, const SheetRow &row, const std::string &column)
+std::string cellOf(const HeaderIndex &header, const SheetRow &row, const std::string &column)
 {
-    const std::size_t i = columnIndex(header, column);
+    const std::size_t i = header.find(column);
     return i < row.cells.size() ? trimmedCell(row.cells[i]) : std::string();
 }
 
@@ -390,8 +390,25 @@ Json rowObject(const std::vector<std::string> &header, const SheetRow &row)
     return out;
 }
 
+HeaderIndex::HeaderIndex(const std::vector<std::string> &header)
+{
+    for (std::size_t i = 0; i < header.size(); ++i)
+        m_columns.emplace(folded(header[i]), i); // the first of two equal headers wins, as before
+}
+
+std::size_t HeaderIndex::find(const std::string &column) const
+{
+    auto it = m_columns.find(folded(column));
+    return it == m_columns.end() ? std::string::npos : it->second;
+}
+
 std::vector<MappedDocument> mapRow(const RowMapping &mapping, const std::vector<std::string> &header,
                                    const SheetRow &row)
+{
+    return mapRow(mapping, HeaderIndex(header), row);
+}
+
+std::vector<MappedDocument> mapRow(const RowMapping &mapping, const HeaderIndex &header, const SheetRow &row)
 {
     std::vector<MappedDocument> out;
     for (const DocumentRule &rule : mapping.documents) {

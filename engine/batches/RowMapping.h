@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace steward {
@@ -79,6 +80,18 @@ struct MappedDocument
     std::string error;
 };
 
+// A header's columns by name (compared without case, spacing and punctuation), worked out once.
+class HeaderIndex
+{
+public:
+    explicit HeaderIndex(const std::vector<std::string> &header);
+    std::size_t find(const std::string &column) const; // npos when there is no such column
+
+private:
+    std::unordered_map<std::string, std::size_t> m_columns;
+};
+
+std::vector<MappedDocument> mapRow(const RowMapping &mapping, const HeaderIndex &header, const SheetRow &row);
 std::vector<MappedDocument> mapRow(const RowMapping &mapping, const std::vector<std::string> &header,
                                    const SheetRow &row);
 // The row as {"Header": "cell", ...}: what a draft keeps of a row that could not be mapped.
