@@ -11,6 +11,8 @@
 #include "SampleDistrict.h"
 #include "Sync.h"
 #include "SyncDialog.h"
+#include "SpreadsheetImportDialog.h"
+#include "Importer.h"
 #include "TestSupport.h"
 
 #include <QAbstractItemModelTester>
@@ -26,6 +28,7 @@
 #include <QListWidget>
 #include <QApplication>
 #include <QDir>
+#include <QFile>
 #include <QImage>
 #include <QProcess>
 #include <QPushButton>
@@ -231,6 +234,90 @@ private Q_SLOTS:
         Prompt::setNextAnswer(QMessageBox::Yes);
         window.deleteDocument();
         QCOMPARE(raw->request("GET", "/ed-fi/schools/" + schoolId).status, 404);
+    }
+
+    // File > Import spreadsheet, through the dialog's widgets: the columns suggested from the
+    // headers, a value map typed into the values table, the preview naming the bad row, the mapping
+    // saved and loaded, then the import (the good rows stored, the bad one a draft).
+    void spreadsheetMappingEditorThroughItsWidgets()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("sheet.db"), {}, &error);
+        QVERIFY2(session, qPrintable(error));
+        post(*session, "/ed-fi/sexDescriptors",
+             {{"namespace", "uri://ed-fi.org/SexDescriptor"}, {"codeValue", "Female"}, {"shortDescription", "Female"}});
+        post(*session, "/ed-fi/sexDescriptors",
+             {{"namespace", "uri://ed-fi.org/SexDescriptor"}, {"codeValue", "Male"}, {"shortDescription", "Male"}});
+        QFile csv(dir.filePath("roster.csv"));
+        QVERIFY(csv.open(QIODevice::WriteOnly));
+        csv.write("Student ID;First name;LAST NAME;Birth date;Sex\n"
+                  "900001;Ana;Nguyen;08/31/2010;F\n"
+                  "900002;Ben;Obi;13/45/2010;Male\n"
+                  "900003;Chi;Lee;01/02/2011;W\n");
+        csv.close();
+        AppSession *raw = session.get();
+        MainWindow window(std::move(session));
+        SpreadsheetImportDialog dialog(*raw, &window);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QSignalSpy previewed(&dialog, &SpreadsheetImportDialog::previewed);
+        QVERIFY(dialog.openFile(dir.filePath("roster.csv")));
+        QTableWidget *columns = dialog.columnsView();
+        QCOMPARE(columns->rowCount(), 5);
+        auto fieldOf = [columns](int row) {
+            return qobject_cast<QComboBox *>(columns->cellWidget(row, 2))->currentData().toString();
+        };
+        QCOMPARE(fieldOf(0), QStringLiteral("studentUniqueId"));
+        QCOMPARE(fieldOf(1), QStringLiteral("firstName"));
+        QCOMPARE(fieldOf(2), QStringLiteral("lastSurname"));
+        QCOMPARE(fieldOf(3), QStringLiteral("birthDate"));
+        QCOMPARE(fieldOf(4), QStringLiteral("birthSexDescriptor"));
+        QCOMPARE(qobject_cast<QComboBox *>(columns->cellWidget(3, 3))->currentText(), QStringLiteral("MM/DD/YYYY"));
+        // The form's words beside the mapping's names.
+        QCOMPARE(qobject_cast<QComboBox *>(columns->cellWidget(3, 2))->currentText(), QStringLiteral("Birth date · birthDate"));
+        int controls = 0;
+        const QStringList nameless = namelessControls(&dialog, controls);
+        QVERIFY2(nameless.isEmpty(), qPrintable(nameless.join("; ")));
+
+        // The Sex column's codes: F and Male were matched to stored values, W is typed in.
+        columns->setCurrentCell(4, 0);
+        QTableWidget *values = dialog.valuesView();
+        QCOMPARE(values->rowCount(), 3);
+        int w = -1;
+        for (int r = 0; r < values->rowCount(); ++r)
+            if (values->item(r, 0)->text() == QStringLiteral("W"))
+                w = r;
+        QVERIFY(w >= 0);
+        QVERIFY(values->item(w, 1)->text().isEmpty());
+        values->item(w, 1)->setText(QStringLiteral("uri://ed-fi.org/SexDescriptor#Female"));
+        QVERIFY(dialog.mappingText().contains("\"W\": \"uri://ed-fi.org/SexDescriptor#Female\""));
+
+        QTRY_VERIFY(dialog.importButton()->isEnabled());
+        QTreeWidget *preview = dialog.previewView();
+        QTRY_COMPARE(preview->topLevelItemCount(), 3);
+        QCOMPARE(preview->topLevelItem(0)->text(2), QStringLiteral("new"));
+        QVERIFY2(preview->topLevelItem(1)->text(2).contains("column 'Birth date' (birthDate): '13/45/2010' is not a date"),
+                 qPrintable(preview->topLevelItem(1)->text(2)));
+        QCOMPARE(preview->topLevelItem(2)->text(2), QStringLiteral("new"));
+        saveScreenshot(&dialog, "spreadsheet-import.png");
+
+        // Saved and loaded back, the mapping is the same file steward-cli reads.
+        const QString saved = dir.filePath("map.json");
+        QVERIFY(dialog.saveMapping(saved));
+        QVERIFY(dialog.loadMapping(saved));
+        QCOMPARE(fieldOf(4), QStringLiteral("birthSexDescriptor"));
+        QVERIFY(dialog.mapping());
+
+        steward::ImportOptions options;
+        options.paths = {dialog.filePath().toStdString()};
+        options.mapping = dialog.mapping();
+        const steward::ImportReport report = steward::importFiles(raw->engine(), raw->model(), options);
+        QCOMPARE(report.totals.created, 2);
+        QCOMPARE(report.totals.drafts, 1);
+        QCOMPARE(raw->request("GET", "/ed-fi/students?studentUniqueId=900003").body[0]["birthSexDescriptor"]
+                     .get<std::string>(),
+                 std::string("uri://ed-fi.org/SexDescriptor#Female"));
     }
 
     // Tab goes through the window the way it reads: the resources pane, then the documents, then the

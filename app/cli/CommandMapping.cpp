@@ -5,8 +5,6 @@
 #include "RowMapping.h"
 #include "Spreadsheet.h"
 
-#include <SQLiteCpp/Statement.h>
-
 #include <iostream>
 
 using namespace steward;
@@ -139,16 +137,8 @@ int commandMapping(const CliContext &context, const std::vector<std::string> &ar
     std::unique_ptr<Database> database = context.openDatabase();
     if (!database)
         return kExitUsage;
-    // The stored values of a descriptor, for the value maps.
     auto storedDescriptors = [&database](const std::string &descriptor) {
-        std::vector<std::string> uris;
-        SQLite::Statement s(database->connection(),
-                            "SELECT json_extract(body, '$.namespace') || '#' || json_extract(body, '$.codeValue') "
-                            "FROM documents WHERE resource = ?");
-        s.bind(1, descriptor);
-        while (s.executeStep())
-            uris.push_back(s.getColumn(0).getString());
-        return uris;
+        return storedDescriptorUris(database->connection(), descriptor);
     };
     MappingSuggestion suggestion = suggestRowMapping(*resource, reader->header(), rows, storedDescriptors);
     if (!sheet.empty())

@@ -16,6 +16,7 @@
 #include "Rules.h"
 #include "SampleDistrict.h"
 #include "SyncDialog.h"
+#include "SpreadsheetImportDialog.h"
 #include "ReadinessPanel.h"
 #include "DuplicatesDialog.h"
 #include "FindDialog.h"
@@ -109,6 +110,7 @@ void MainWindow::buildMenus()
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addSeparator();
     file->addAction(tr("&Import…"), QKeySequence(tr("Ctrl+I")), this, &MainWindow::importFilesDialog);
+    file->addAction(tr("Import s&preadsheet…"), this, &MainWindow::importSpreadsheetDialog);
     file->addAction(tr("&Export validated batch…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportBatchDialog);
     file->addSeparator();
     QMenu *model = file->addMenu(tr("&Model"));
@@ -824,6 +826,24 @@ void MainWindow::importFilesDialog()
     steward::ImportOptions options;
     for (const QString &file : files)
         options.paths.push_back(file.toStdString());
+    runImport(options);
+}
+
+void MainWindow::importSpreadsheetDialog()
+{
+    if (!confirmDiscardEdits())
+        return;
+    SpreadsheetImportDialog dialog(*m_session, this);
+    if (dialog.exec() != QDialog::Accepted || !dialog.mapping())
+        return;
+    steward::ImportOptions options;
+    options.paths = {dialog.filePath().toStdString()};
+    options.mapping = dialog.mapping();
+    runImport(options);
+}
+
+void MainWindow::runImport(steward::ImportOptions options)
+{
     options.actor = steward::currentOsUser();
     steward::Engine *engine = &m_session->engine();
     const steward::Model *model = &m_session->model();

@@ -5,6 +5,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "Importer.h"
+
 #include <memory>
 
 class AppSession;
@@ -69,6 +71,7 @@ public Q_SLOTS:
     void revalidateDrafts();
     void loadSampleDistrict();
     void importFilesDialog();
+    void importSpreadsheetDialog();
     void openSyncDialog();
     void checkDatabase();
     // Tools > Run rules: the starter rule pack on a worker thread, then a summary.
@@ -93,6 +96,8 @@ protected:
 
 private:
     void buildMenus();
+    // Imports with progress, then says what was created, updated and kept as drafts.
+    void runImport(steward::ImportOptions options);
     void showBlockedDelete(const QString &id);
     void buildPanes();
     void buildSampleBanner(QWidget *central);

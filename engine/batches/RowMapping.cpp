@@ -3,6 +3,8 @@
 #include <QDate>
 #include <QFile>
 
+#include <SQLiteCpp/Statement.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -525,7 +527,8 @@ std::string detectDateFormat(const std::vector<std::string> &values)
     bool slashes = true;
     bool dots = true;
     bool serials = true;
-    bool dayFirst = false;
+    int dayFirstVotes = 0;   // a first part over 12 can only be a day
+    int monthFirstVotes = 0; // a second part over 12 can only be a day
     int seen = 0;
     for (const std::string &value : values) {
         if (value.empty())
@@ -542,12 +545,14 @@ std::string detectDateFormat(const std::vector<std::string> &values)
         slashes = slashes && three && s1 == '/' && s2 == '/';
         dots = dots && three && s1 == '.' && s2 == '.';
         serials = serials && value.find_first_not_of("0123456789.") == std::string::npos;
-        dayFirst = dayFirst || (three && a > 12);
+        // A value with both parts over 12 is no date at all: it says nothing about the order.
+        dayFirstVotes += three && a > 12 && b <= 12 ? 1 : 0;
+        monthFirstVotes += three && b > 12 && a <= 12 ? 1 : 0;
     }
     if (seen == 0)
         return {};
     if (slashes)
-        return dayFirst ? "DD/MM/YYYY" : "MM/DD/YYYY";
+        return dayFirstVotes > monthFirstVotes ? "DD/MM/YYYY" : "MM/DD/YYYY";
     if (dots)
         return "D.M.YYYY";
     if (serials)
@@ -555,7 +560,41 @@ std::string detectDateFormat(const std::vector<std::string> &values)
     return {};
 }
 
+void collectFields(const Json &schema, const std::string &prefix, std::vector<std::string> &out, int depth)
+{
+    if (depth > 4 || !schema.contains("properties"))
+        return;
+    for (const auto &[name, property] : schema["properties"].items()) {
+        const std::string field = prefix.empty() ? name : prefix + "." + name;
+        const std::string type = property.value("type", std::string());
+        if (type == "object")
+            collectFields(property, field, out, depth + 1);
+        else if (type == "array" && property.contains("items") && property["items"].value("type", "") == "object")
+            collectFields(property["items"], field + "[0]", out, depth + 1);
+        else if (type != "array")
+            out.push_back(field);
+    }
+}
+
 } // namespace
+
+std::vector<std::string> storedDescriptorUris(SQLite::Database &db, const std::string &descriptorResource)
+{
+    std::vector<std::string> uris;
+    SQLite::Statement s(db, "SELECT json_extract(body, '$.namespace') || '#' || json_extract(body, '$.codeValue') "
+                            "FROM documents WHERE resource = ?");
+    s.bind(1, descriptorResource);
+    while (s.executeStep())
+        uris.push_back(s.getColumn(0).getString());
+    return uris;
+}
+
+std::vector<std::string> mappableFields(const ResourceSchema &resource)
+{
+    std::vector<std::string> fields;
+    collectFields(resource.jsonSchema, "", fields, 0);
+    return fields;
+}
 
 MappingSuggestion suggestRowMapping(const ResourceSchema &resource, const std::vector<std::string> &header,
                                     const std::vector<SheetRow> &rows,

@@ -4,6 +4,8 @@
 #include "Json.h"
 #include "Spreadsheet.h"
 
+#include <SQLiteCpp/Database.h>
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -107,6 +109,14 @@ struct MappingSuggestion
     Json mapping;
     std::vector<std::string> unmatched;
 };
+// The stored values of a descriptor resource as URIs ("uri://ed-fi.org/SexDescriptor#Male"), for the value
+// maps of suggestRowMapping; any connection.
+std::vector<std::string> storedDescriptorUris(SQLite::Database &db, const std::string &descriptorResource);
+
+// The fields of a resource a mapping can fill, as a mapping names them: scalars, nested ones
+// ("schoolReference.schoolId") and those of a list's first item ("gradeLevels[0].gradeLevelDescriptor").
+std::vector<std::string> mappableFields(const ResourceSchema &resource);
+
 MappingSuggestion suggestRowMapping(const ResourceSchema &resource, const std::vector<std::string> &header,
                                     const std::vector<SheetRow> &rows,
                                     const std::function<std::vector<std::string>(const std::string &)> &storedDescriptors);
