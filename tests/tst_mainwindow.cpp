@@ -290,6 +290,15 @@ private Q_SLOTS:
                 w = r;
         QVERIFY(w >= 0);
         QVERIFY(values->item(w, 1)->text().isEmpty());
+        // Editing a value completes from the stored SexDescriptor values.
+        values->setCurrentCell(w, 1);
+        values->editItem(values->item(w, 1));
+        auto *editor = qobject_cast<QLineEdit *>(QApplication::focusWidget());
+        if (editor == nullptr)
+            editor = values->findChild<QLineEdit *>();
+        QVERIFY(editor != nullptr && editor->completer() != nullptr);
+        QCOMPARE(editor->completer()->model()->rowCount(), 2);
+        values->closePersistentEditor(values->item(w, 1));
         values->item(w, 1)->setText(QStringLiteral("uri://ed-fi.org/SexDescriptor#Female"));
         QVERIFY(dialog.mappingText().contains("\"W\": \"uri://ed-fi.org/SexDescriptor#Female\""));
 

@@ -182,6 +182,37 @@ private Q_SLOTS:
         QCOMPARE(bad.body["studentUniqueId"].get<std::string>(), std::string("1"));
     }
 
+    void numberFormats()
+    {
+        Fixture f;
+        const RowMapping mapping = parseRowMapping(quoted("{'documents': [{'resource': 'ed-fi/staffs', 'fields': {"
+                                                          "'staffUniqueId': {'column': 'Id'},"
+                                                          "'yearsOfPriorProfessionalExperience': {'column': 'Pro', 'format': '1.234,5'},"
+                                                          "'yearsOfPriorTeachingExperience': {'column': 'Teach', 'format': '1,234.5'}}}]}"),
+                                                   f.model());
+        const std::vector<std::string> header{"Id", "Pro", "Teach"};
+        const MappedDocument staff = mapRow(mapping, header, row(2, {"207201", "1.234,5", "1,234.25"})).at(0);
+        QVERIFY2(staff.error.empty(), staff.error.c_str());
+        QCOMPARE(staff.body["yearsOfPriorProfessionalExperience"].get<double>(), 1234.5);
+        QCOMPARE(staff.body["yearsOfPriorTeachingExperience"].get<double>(), 1234.25);
+        const MappedDocument bad = mapRow(mapping, header, row(3, {"X", "1,2,3", ""})).at(0);
+        QCOMPARE(bad.error, std::string("column 'Pro' (yearsOfPriorProfessionalExperience): '1,2,3' is not a number in 1.234,5"));
+        // A whole number written as a decimal still is one.
+        const RowMapping courses = parseRowMapping(quoted("{'documents': [{'resource': 'ed-fi/courses', 'fields': {"
+                                                          "'numberOfParts': {'column': 'Parts'}}}]}"),
+                                                   f.model());
+        QCOMPARE(mapRow(courses, {"Parts"}, row(2, {"2.0"})).at(0).body["numberOfParts"].get<std::int64_t>(), 2);
+        try {
+            parseRowMapping(quoted("{'documents': [{'resource': 'ed-fi/courses', 'fields': {"
+                                   "'numberOfParts': {'column': 'P', 'format': 'MM/DD/YYYY'}}}]}"),
+                            f.model());
+            QFAIL("a date format for a number was accepted");
+        } catch (const MappingError &e) {
+            QCOMPARE(std::string(e.what()), std::string("documents[0].fields.numberOfParts.format: 'MM/DD/YYYY' is not a "
+                                                        "number format (1,234.5 or 1.234,5)"));
+        }
+    }
+
     void valueMapsTemplatesConstantsAndFilters()
     {
         Fixture f;

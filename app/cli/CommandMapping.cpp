@@ -40,6 +40,7 @@ const char *const kHelp =
     "Several documents per row (a roster row -> Student and StudentSchoolAssociation) are written in\n"
     "load order. Formats: MM/DD/YYYY, M/D/YYYY, DD/MM/YYYY, D/M/YYYY, D.M.YYYY, DD.MM.YYYY, YYYY-MM-DD,\n"
     "MM-DD-YYYY, DD-MM-YYYY, YYYY/MM/DD, excel (serial day numbers); .xlsx date cells read as dates.\n"
+    "Numbers: 1,234.5 (comma groups) or 1.234,5 (decimal comma) as a number field's format.\n"
     "\n"
     "Exit status: 0 done, 1 the mapping or file has a problem (named on standard error), 2 bad arguments.\n"
     "\n"

@@ -19,6 +19,7 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSplitter>
+#include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTreeWidget>
@@ -56,6 +57,32 @@ void fillFieldBox(QComboBox *box, const QStringList &fields)
         if (!field.isEmpty())
             box->addItem(QStringLiteral("%1 · %2").arg(pathLabel("$." + field.toStdString()), field), field);
 }
+
+// The value cells of the values table complete from the stored values of the column's descriptor.
+class DescriptorValueDelegate : public QStyledItemDelegate
+{
+public:
+    explicit DescriptorValueDelegate(QObject *parent)
+        : QStyledItemDelegate(parent)
+    {
+    }
+    void setChoices(const QStringList &choices) { m_choices = choices; }
+
+    QWidget *createEditor(QWidget *parent, const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        QWidget *editor = QStyledItemDelegate::createEditor(parent, option, index);
+        if (auto *line = qobject_cast<QLineEdit *>(editor); line != nullptr && !m_choices.isEmpty()) {
+            auto *completer = new QCompleter(m_choices, line);
+            completer->setCaseSensitivity(Qt::CaseInsensitive);
+            completer->setFilterMode(Qt::MatchContains);
+            line->setCompleter(completer);
+        }
+        return editor;
+    }
+
+private:
+    QStringList m_choices;
+};
 
 } // namespace
 
@@ -108,6 +135,7 @@ SpreadsheetImportDialog::SpreadsheetImportDialog(AppSession &session, QWidget *p
     m_values->setAccessibleName(tr("Codes in the chosen column and the values they become"));
     m_values->setHorizontalHeaderLabels({tr("Code in the file"), tr("Value (a descriptor URI)")});
     m_values->horizontalHeader()->setStretchLastSection(true);
+    m_values->setItemDelegateForColumn(1, new DescriptorValueDelegate(m_values));
     auto *valuesLabel = new QLabel(tr("Values of the chosen column (codes the file uses for descriptor values):"), tablePage);
     valuesLabel->setWordWrap(true);
     tableLayout->addWidget(m_columns, 3);
@@ -366,6 +394,20 @@ void SpreadsheetImportDialog::showValues(int row)
     m_values->setRowCount(0);
     auto *field = row >= 0 ? qobject_cast<QComboBox *>(m_columns->cellWidget(row, ColumnField)) : nullptr;
     if (field != nullptr) {
+        QStringList choices;
+        const std::string endpoint = m_resource->currentData().toString().toStdString();
+        const std::size_t slash = endpoint.find('/');
+        if (const steward::ResourceSchema *resource =
+                m_session.model().findByEndpoint(endpoint.substr(0, slash), endpoint.substr(slash + 1))) {
+            const std::string path = "$." + field->currentData().toString().replace(QStringLiteral("[0]"),
+                                                                                      QStringLiteral("[*]")).toStdString();
+            for (const steward::DescriptorMapping &descriptor : resource->descriptors)
+                if (descriptor.path.text() == path)
+                    for (const std::string &uri :
+                         steward::storedDescriptorUris(m_session.database().connection(), descriptor.descriptorResourceName))
+                        choices << QString::fromStdString(uri);
+        }
+        static_cast<DescriptorValueDelegate *>(m_values->itemDelegateForColumn(1))->setChoices(choices);
         // The codes the file uses in this column, and what each becomes.
         steward::Json values = steward::Json::object();
         const QString text = field->property(kValuesProperty).toString();

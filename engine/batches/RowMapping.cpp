@@ -179,8 +179,23 @@ std::string parseDate(const std::string &text, const std::string &format)
     return date.toString(Qt::ISODate).toStdString();
 }
 
-std::optional<Json> typedValue(const std::string &text, const FieldRule &rule, std::string &why)
+// A number written with grouping: "1,234.5" (comma groups) or "1.234,5" (decimal comma).
+std::string plainNumber(std::string text, const std::string &format)
 {
+    if (format == "1,234.5") {
+        text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+    } else if (format == "1.234,5") {
+        text.erase(std::remove(text.begin(), text.end(), '.'), text.end());
+        std::replace(text.begin(), text.end(), ',', '.');
+    }
+    text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
+    return text;
+}
+
+std::optional<Json> typedValue(const std::string &written, const FieldRule &rule, std::string &why)
+{
+    const bool numeric = rule.type == "integer" || rule.type == "number";
+    const std::string text = numeric ? plainNumber(written, rule.format) : written;
     if (rule.type == "integer") {
         char *end = nullptr;
         errno = 0;
@@ -191,7 +206,7 @@ std::optional<Json> typedValue(const std::string &text, const FieldRule &rule, s
         const double d = std::strtod(text.c_str(), &end);
         if (end != text.c_str() && *end == '\0' && std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15)
             return Json(static_cast<std::int64_t>(d));
-        why = "'" + text + "' is not a whole number";
+        why = "'" + written + "' is not a whole number";
         return std::nullopt;
     }
     if (rule.type == "number") {
@@ -199,7 +214,7 @@ std::optional<Json> typedValue(const std::string &text, const FieldRule &rule, s
         const double value = std::strtod(text.c_str(), &end);
         if (end != text.c_str() && *end == '\0' && std::isfinite(value))
             return Json(value);
-        why = "'" + text + "' is not a number";
+        why = "'" + written + "' is not a number" + (rule.format.empty() ? "" : " in " + rule.format);
         return std::nullopt;
     }
     if (rule.type == "boolean") {
@@ -321,10 +336,6 @@ RowMapping parseRowMapping(const Json &mapping, const Model &model)
                     ++sources;
                 } else if (key == "format" && value.is_string()) {
                     fieldRule.format = value.get<std::string>();
-                    if (!knownFormats().count(fieldRule.format))
-                        throw MappingError(at + ".format: '" + fieldRule.format
-                                           + "' is not a known date format (MM/DD/YYYY, DD/MM/YYYY, D.M.YYYY, "
-                                             "YYYY-MM-DD, excel...)");
                 } else if (key == "values" && value.is_object()) {
                     for (const auto &[code, target] : value.items()) {
                         if (!target.is_string())
@@ -338,6 +349,13 @@ RowMapping parseRowMapping(const Json &mapping, const Model &model)
             }
             if (sources != 1)
                 throw MappingError(at + ": give exactly one of column, constant or template");
+            const bool numeric = fieldRule.type == "integer" || fieldRule.type == "number";
+            if (!fieldRule.format.empty() && numeric && fieldRule.format != "1,234.5" && fieldRule.format != "1.234,5")
+                throw MappingError(at + ".format: '" + fieldRule.format + "' is not a number format (1,234.5 or 1.234,5)");
+            if (!fieldRule.format.empty() && !numeric && !knownFormats().count(fieldRule.format))
+                throw MappingError(at + ".format: '" + fieldRule.format
+                                   + "' is not a known date format (MM/DD/YYYY, DD/MM/YYYY, D.M.YYYY, "
+                                     "YYYY-MM-DD, excel...)");
             rule.fields.push_back(std::move(fieldRule));
         }
         out.documents.push_back(std::move(rule));

@@ -30,7 +30,8 @@ struct FieldRule
     std::string column;   // a column's header (compared without case and spacing)
     std::optional<Json> constant;
     std::string text;     // a template: "{First Name} {Last Name}" takes columns by header
-    std::string format;   // dates: "MM/DD/YYYY", "DD/MM/YYYY", "D.M.YYYY", "YYYY-MM-DD", "excel"
+    std::string format;   // dates: "MM/DD/YYYY", "DD/MM/YYYY", "D.M.YYYY", "YYYY-MM-DD", "excel";
+                          // numbers: "1,234.5" (comma groups), "1.234,5" (decimal comma)
     std::map<std::string, std::string> values; // local code -> value (a descriptor URI), compared without case
     // Worked out from the resource's schema: the JSON path steps and the value's type.
     std::vector<std::string> steps; // "gradeLevels", "[0]", "gradeLevelDescriptor"
