@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+// A SQLite VFS shim for tests that simulates losing power: it passes every call to the real VFS
+// but remembers, per file, what each write overwrote since that file's last sync. At a chosen sync
+// (counted over all files) "the power goes": that sync fails, every later call fails, and what was
+// written since each file's last sync is undone (all of it, or torn: some sectors kept), as a disk
+// that never got the flush would leave it. The WAL index (-shm) is memory that a power cut loses.
+namespace powerloss {
+
+enum class Tear
+{
+    DropAll,   // nothing written since the last sync reaches the disk
+    KeepSome,  // each unsynced 512-byte sector reaches the disk or not, at random (seeded)
+    KeepFirst, // the unsynced writes in the order made, up to a random point
+};
+
+// Installs the shim as the default VFS (once per process) and resets its counters.
+void install();
+// Counts syncs only (no power loss) until armAt() is called.
+void disarm();
+// The power goes at the n-th sync from now (1: the next one).
+void armAt(std::int64_t n, Tear tear, std::uint32_t seed);
+std::int64_t syncsSeen();
+bool powerLost();
+// After the connections are closed: undoes (or tears) the unsynced writes of every file and
+// deletes the -shm files, then disarms. Returns how many unsynced writes were dropped.
+std::int64_t settleAfterPowerLoss();
+
+} // namespace powerloss
