@@ -160,7 +160,10 @@ BlockedDeleteDialog::BlockedDeleteDialog(AppSession *session, const QString &doc
     m_repoint = buttons->addButton(tr("&Move references to…"), QDialogButtonBox::ActionRole);
     m_repoint->setObjectName(QStringLiteral("repoint"));
     m_repoint->setToolTip(tr("Move every reference to another document of the same resource, then delete it"));
-    m_repoint->setEnabled(document && !document->resource.ends_with("Descriptor"));
+    const steward::ResourceSchema *schema =
+        document ? session->model().findByName(document->project, document->resource) : nullptr;
+    // Descriptors are referenced by their URI text: a re-point does not apply (map the values instead).
+    m_repoint->setEnabled(schema != nullptr && !schema->isDescriptor);
     m_cascade->setEnabled(document.has_value());
     m_back = buttons->addButton(tr("&Back"), QDialogButtonBox::ActionRole);
     m_back->setObjectName(QStringLiteral("blockedBack"));
