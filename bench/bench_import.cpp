@@ -22,6 +22,8 @@
 #include <random>
 #include <thread>
 
+#include <sys/resource.h>
+
 using namespace steward;
 using Clock = std::chrono::steady_clock;
 
@@ -91,6 +93,16 @@ double measureBaseline(const QTemporaryDir &dir, const std::string &input, std::
 
 // The work an import does per document before SQLite sees it, on one thread with nothing to
 // wait for: what one preparing core can feed a writer at most.
+double cpuSeconds()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+           + static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+double g_prepareMicros = 0; // measurePrepareOnly's cost per document, for the model of more threads
+
 void measurePrepareOnly(const Engine &engine, const Model &model, const std::string &input)
 {
     std::string error;
@@ -105,6 +117,7 @@ void measurePrepareOnly(const Engine &engine, const Model &model, const std::str
         item = ImportItem();
     }
     const double rate = prepared / seconds(t0, Clock::now());
+    g_prepareMicros = 1e6 / rate;
     std::printf("prepare only, 1 thread         %8.0f docs/s   (%.1f us each: parse, validate, identities, "
                 "stored text)\n",
                 rate, 1e6 / rate);
@@ -152,6 +165,38 @@ void measureImportInOrder(Engine &engine, const Model &model, const std::string 
                     (documents - atNinety) / seconds(ninetyPercent, applied));
         if (indexing != Clock::time_point())
             std::printf("  deferred indexes built       %8.1f s\n", seconds(indexing, t1));
+    }
+}
+
+// Input in load order with 1 and 2 preparing threads (--jobs), each into a fresh database; CPU per
+// document (user + sys of the whole process); and what 8 and 16 would give on as many cores, modelled
+// as the slower of the writer (CPU per document less the preparing) and the preparing shared out.
+void measureJobs(const QTemporaryDir &dir, const Model &model, const std::string &input, std::int64_t documents)
+{
+    double writerMicros = 0;
+    for (int jobs : {1, 2}) {
+        const std::string path = dir.filePath(QStringLiteral("jobs%1.db").arg(jobs)).toStdString();
+        std::unique_ptr<Database> database = Database::open(path);
+        database->startBackgroundCheckpoints();
+        Engine engine(model, *database);
+        ImportOptions options;
+        options.paths = {input};
+        options.jobs = jobs;
+        const double cpu0 = cpuSeconds();
+        const Clock::time_point t0 = Clock::now();
+        const ImportReport report = importFiles(engine, model, options);
+        const double wall = seconds(t0, Clock::now());
+        const double cpuMicros = (cpuSeconds() - cpu0) * 1e6 / static_cast<double>(documents);
+        if (jobs == 1)
+            writerMicros = std::max(1.0, cpuMicros - g_prepareMicros);
+        std::printf("import, --jobs %d               %8.0f docs/s   (%.1f us CPU per document; %lld created)\n", jobs,
+                    static_cast<double>(documents) / wall, cpuMicros, static_cast<long long>(report.totals.created));
+    }
+    for (int jobs : {8, 16}) {
+        const double micros = std::max(writerMicros, g_prepareMicros / jobs);
+        std::printf("import, --jobs %-2d (modelled)   %8.0f docs/s   (writer, checkpoints, index builds %.1f us; "
+                    "preparing %.1f us / %d threads)\n",
+                    jobs, 1e6 / micros, writerMicros, g_prepareMicros, jobs);
     }
 }
 
@@ -260,6 +305,7 @@ int main(int argc, char **argv)
 
     measurePrepareOnly(engine, *model, input);
     measureImportInOrder(engine, *model, input, documents, baselineRate);
+    measureJobs(dir, *model, input, documents);
     measureImportOutOfOrder(dir, *model, input, documents, baselineRate);
     measureSaveLatency(engine);
     measureDeleteCheckLatency(engine);

@@ -239,6 +239,18 @@ private Q_SLOTS:
         QVERIFY(storedDocuments(streamed.databasePath()) == storedDocuments(spooled.databasePath()));
         QCOMPARE(count(streamed.databasePath(), "SELECT count(*) FROM refs"),
                  count(spooled.databasePath(), "SELECT count(*) FROM refs"));
+        // Several preparing threads store exactly what one does.
+        for (int jobs : {1, 3}) {
+            Fixture threaded;
+            ImportOptions withJobs = ordered;
+            withJobs.jobs = jobs;
+            const ImportReport report = importFiles(threaded.engine(), threaded.model(), withJobs);
+            QVERIFY(report.completed);
+            QCOMPARE(report.totals.created, streamedReport.totals.created);
+            QVERIFY2(storedDocuments(threaded.databasePath()) == storedDocuments(streamed.databasePath()),
+                     qPrintable(QStringLiteral("--jobs %1").arg(jobs)));
+            QVERIFY(threaded.engine().check().clean());
+        }
         // Again: all unchanged, still without the spool.
         ImportReport again;
         QCOMPARE(phasesOf(streamed, ordered, &again), (std::vector<std::string>{"scanning", "applying"}));

@@ -41,7 +41,7 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
     if (wantsHelp(args)) {
         std::cout
             << "Usage: steward-cli [--db PATH] [--schema PATH]... import FILE|DIR... [--mapping FILE] [--report FILE]\n"
-               "                  [--progress bar|json|none] [--chunk N]\n"
+               "                  [--progress bar|json|none] [--chunk N] [--jobs N]\n"
                "\n"
                "Imports documents, applying them in load order whatever order they come in. Formats:\n"
                "  *.ndjson   lines {\"resource\":\"ed-fi/schools\",\"body\":{...}}\n"
@@ -62,6 +62,8 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
                "  --report FILE             write the totals, counts per resource and the drafts as JSON\n"
                "  --progress bar|json|none  progress on stderr (default: bar on a terminal, else none)\n"
                "  --chunk N                 documents per transaction (default 50000)\n"
+               "  --jobs N                  threads that parse and validate while the writer stores (input\n"
+               "                            in load order; default: every core but the writer's)\n"
                "\n"
                "Exit code 0 when all input was read and applied (drafts included), 1 when not.\n"
                "\n"
@@ -74,7 +76,7 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
     std::string progressMode = isatty(STDERR_FILENO) ? "bar" : "none";
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &arg = args[i];
-        if (arg == "--report" || arg == "--progress" || arg == "--chunk" || arg == "--mapping") {
+        if (arg == "--report" || arg == "--progress" || arg == "--chunk" || arg == "--mapping" || arg == "--jobs") {
             if (i + 1 >= args.size())
                 return usageError("import", arg + " needs a value");
             const std::string value = args[++i];
@@ -82,6 +84,14 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
                 reportPath = value;
             } else if (arg == "--mapping") {
                 mappingPath = value;
+            } else if (arg == "--jobs") {
+                try {
+                    options.jobs = std::stoi(value);
+                } catch (const std::exception &) {
+                    options.jobs = 0;
+                }
+                if (options.jobs < 1 || options.jobs > 256)
+                    return usageError("import", "--jobs takes a number from 1 to 256");
             } else if (arg == "--progress") {
                 if (value != "bar" && value != "json" && value != "none")
                     return usageError("import", "--progress takes bar, json or none");

@@ -26,10 +26,16 @@ struct ImportOptions
     // From this many documents, an import that is large against what is stored drops the indexes
     // it does not read and builds them once at the end (Database::deferIndexes).
     std::int64_t deferIndexesFrom = 50000;
+    // Threads that parse and prepare documents (validation, identities, references) while the writer
+    // stores the ones before, for input in load order; 0: every core but the writer's.
+    int jobs = 0;
     std::string actor;              // for the change log; empty: the OS user
     // How spreadsheets among the paths become documents (none: a spreadsheet is refused).
     std::shared_ptr<const RowMapping> mapping;
 };
+
+// The preparing threads an import uses for ImportOptions::jobs (0: every core but the writer's).
+int preparingThreads(int jobs);
 
 struct ImportCounts
 {
