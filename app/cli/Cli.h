@@ -29,6 +29,8 @@ constexpr int kExitUsage = 2;
 // "steward-cli: <message> (see steward-cli <command> --help)" on stderr; returns kExitUsage.
 int usageError(const std::string &command, const std::string &message);
 bool wantsHelp(const std::vector<std::string> &args);
+// A whole number from min to max, all of the text ("12abc" is not one); false leaves out alone.
+bool parseCount(const std::string &text, int min, int max, int &out);
 // Writes the JSON (indented) to path atomically; on failure says why on stderr and returns false.
 bool writeReportFile(const std::string &path, const steward::Json &report);
 

@@ -37,12 +37,7 @@ int commandFind(const CliContext &context, const std::vector<std::string> &args)
         } else if (arg == "--limit") {
             if (i + 1 >= args.size())
                 return usageError("find", "--limit needs a number");
-            try {
-                limit = std::stoi(args[++i]);
-            } catch (const std::exception &) {
-                limit = 0;
-            }
-            if (limit < 1 || limit > 1000)
+            if (!parseCount(args[++i], 1, 1000, limit))
                 return usageError("find", "--limit takes a number from 1 to 1000, not '" + args[i] + "'");
         } else if (arg.rfind("--", 0) == 0) {
             return usageError("find", "unknown option '" + arg + "'");

@@ -85,25 +85,14 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
             } else if (arg == "--mapping") {
                 mappingPath = value;
             } else if (arg == "--jobs") {
-                try {
-                    options.jobs = std::stoi(value);
-                } catch (const std::exception &) {
-                    options.jobs = 0;
-                }
-                if (options.jobs < 1 || options.jobs > 256)
+                if (!parseCount(value, 1, 256, options.jobs))
                     return usageError("import", "--jobs takes a number from 1 to 256");
             } else if (arg == "--progress") {
                 if (value != "bar" && value != "json" && value != "none")
                     return usageError("import", "--progress takes bar, json or none");
                 progressMode = value;
-            } else {
-                try {
-                    options.chunkSize = std::stoi(value);
-                } catch (const std::exception &) {
-                    options.chunkSize = 0;
-                }
-                if (options.chunkSize < 1 || options.chunkSize > 1000000)
-                    return usageError("import", "--chunk takes a number from 1 to 1000000");
+            } else if (!parseCount(value, 1, 1000000, options.chunkSize)) {
+                return usageError("import", "--chunk takes a number from 1 to 1000000");
             }
         } else if (arg.rfind("--", 0) == 0) {
             return usageError("import", "unknown option '" + arg + "'");

@@ -76,15 +76,8 @@ int commandMapping(const CliContext &context, const std::vector<std::string> &ar
                 resourceName = value;
             else if (arg == "--sheet")
                 sheet = value;
-            else {
-                try {
-                    sampleRows = std::stoi(value);
-                } catch (const std::exception &) {
-                    sampleRows = 0;
-                }
-                if (sampleRows < 1 || sampleRows > 100000)
-                    return usageError("mapping", "--rows takes a number from 1 to 100000");
-            }
+            else if (!parseCount(value, 1, 100000, sampleRows))
+                return usageError("mapping", "--rows takes a number from 1 to 100000");
         } else if (arg.rfind("--", 0) == 0) {
             return usageError("mapping", "unknown option '" + arg + "'");
         } else {

@@ -108,6 +108,17 @@ bool writeReportFile(const std::string &path, const Json &report)
     return true;
 }
 
+bool parseCount(const std::string &text, int min, int max, int &out)
+{
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    const int value = std::stoi(text);
+    if (value < min || value > max)
+        return false;
+    out = value;
+    return true;
+}
+
 bool wantsHelp(const std::vector<std::string> &args)
 {
     for (const std::string &arg : args)
