@@ -141,6 +141,14 @@ IndexScanComparison compareIndexWithScan(Fixture &fixture, std::size_t documents
     return comparison;
 }
 
+std::string checkProblems(Fixture &fixture)
+{
+    std::string text;
+    for (const IntegrityViolation &v : fixture.engine().check().violations)
+        text += v.resource + " " + v.id + ": " + v.problem + "\n";
+    return text;
+}
+
 std::string idFromLocation(const std::string &location)
 {
     const std::size_t slash = location.find_last_of('/');

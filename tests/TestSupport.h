@@ -51,6 +51,9 @@ private:
 
 std::string idFromLocation(const std::string &location);
 
+// What `check` finds wrong, a line each ("School <id>: problem"); empty when the database is clean.
+std::string checkProblems(Fixture &fixture);
+
 // Every query field of every resource that has documents, asked for values its documents hold (as
 // stored, with their letters' case flipped, and one no document has), alone and two at a time, with
 // totalCount and paging: the answers from the indexes against the answers of a scan.

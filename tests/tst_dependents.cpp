@@ -39,15 +39,6 @@ std::string idByQuery(Fixture &f, const std::string &query)
     return r.body[0]["id"].get<std::string>();
 }
 
-std::string checkProblems(Fixture &f)
-{
-    const IntegrityReport report = f.engine().check();
-    std::string text;
-    for (const IntegrityViolation &v : report.violations)
-        text += v.resource + " " + v.id + ": " + v.problem + "\n";
-    return text;
-}
-
 UndoResult undo(Fixture &f, std::int64_t opId)
 {
     BulkEditor editor(f.engine(), f.database());

@@ -35,14 +35,6 @@ bool found(Fixture &f, const std::string &typed, const std::string &id)
     return std::find(ids.begin(), ids.end(), id) != ids.end();
 }
 
-std::string checkProblems(Fixture &f)
-{
-    std::string text;
-    for (const IntegrityViolation &v : f.engine().check().violations)
-        text += v.resource + " " + v.id + ": " + v.problem + "\n";
-    return text;
-}
-
 } // namespace
 
 class TestSearch : public QObject

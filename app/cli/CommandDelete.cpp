@@ -3,6 +3,7 @@
 
 #include "Dependents.h"
 #include "Engine.h"
+#include "EngineRequests.h"
 #include "IdentityChange.h"
 
 #include <iostream>
@@ -156,7 +157,7 @@ int commandDelete(const CliContext &context, const std::vector<std::string> &arg
         const ResourceSchema *schema = model->findByName(document->project, document->resource);
         Request request;
         request.method = "DELETE";
-        request.path = "/" + schema->project->projectEndpointName + "/" + schema->endpointName + "/" + id;
+        request.path = requestPath(*schema, id);
         const Response response = dryRun ? engine.validate(request) : engine.handle(request);
         if (json)
             std::cout << response.toJson().dump(2) << "\n";

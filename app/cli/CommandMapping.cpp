@@ -48,9 +48,7 @@ const char *const kHelp =
 
 const ResourceSchema *resourceNamed(const Model &model, const std::string &name)
 {
-    const std::string path = !name.empty() && name.front() == '/' ? name.substr(1) : name;
-    const std::size_t slash = path.find('/');
-    return slash == std::string::npos ? nullptr : model.findByEndpoint(path.substr(0, slash), path.substr(slash + 1));
+    return model.findByPath(!name.empty() && name.front() == '/' ? name.substr(1) : name);
 }
 
 } // namespace

@@ -215,13 +215,15 @@ SpreadsheetImportDialog::SpreadsheetImportDialog(AppSession &session, QWidget *p
     resize(900, 640);
 }
 
+const steward::ResourceSchema *SpreadsheetImportDialog::currentResource() const
+{
+    return m_session.model().findByPath(m_resource->currentData().toString().toStdString());
+}
+
 QStringList SpreadsheetImportDialog::fieldNames() const
 {
     QStringList names{QString()};
-    const steward::ResourceSchema *resource = m_session.model().findByEndpoint(
-        m_resource->currentData().toString().section(QLatin1Char('/'), 0, 0).toStdString(),
-        m_resource->currentData().toString().section(QLatin1Char('/'), 1).toStdString());
-    if (resource != nullptr)
+    if (const steward::ResourceSchema *resource = currentResource())
         for (const std::string &field : steward::mappableFields(*resource))
             names << QString::fromStdString(field);
     return names;
@@ -281,10 +283,7 @@ void SpreadsheetImportDialog::suggest()
 {
     if (m_path.isEmpty())
         return;
-    const std::string endpoint = m_resource->currentData().toString().toStdString();
-    const std::size_t slash = endpoint.find('/');
-    const steward::ResourceSchema *resource =
-        m_session.model().findByEndpoint(endpoint.substr(0, slash), endpoint.substr(slash + 1));
+    const steward::ResourceSchema *resource = currentResource();
     if (resource == nullptr)
         return;
     // The field lists follow the resource.
@@ -395,10 +394,7 @@ void SpreadsheetImportDialog::showValues(int row)
     auto *field = row >= 0 ? qobject_cast<QComboBox *>(m_columns->cellWidget(row, ColumnField)) : nullptr;
     if (field != nullptr) {
         QStringList choices;
-        const std::string endpoint = m_resource->currentData().toString().toStdString();
-        const std::size_t slash = endpoint.find('/');
-        if (const steward::ResourceSchema *resource =
-                m_session.model().findByEndpoint(endpoint.substr(0, slash), endpoint.substr(slash + 1))) {
+        if (const steward::ResourceSchema *resource = currentResource()) {
             const std::string path = "$." + field->currentData().toString().replace(QStringLiteral("[0]"),
                                                                                       QStringLiteral("[*]")).toStdString();
             for (const steward::DescriptorMapping &descriptor : resource->descriptors)

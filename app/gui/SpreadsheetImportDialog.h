@@ -60,6 +60,7 @@ private:
     void showValues(int row);
     void valuesToTable(int row);
     QStringList fieldNames() const;
+    const steward::ResourceSchema *currentResource() const; // the one the rows become
 
     AppSession &m_session;
     QString m_path;

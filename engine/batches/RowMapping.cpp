@@ -34,14 +34,6 @@ std::string lowered(const std::string &text)
     return out;
 }
 
-std::string trimmedCell(const std::string &text)
-{
-    const std::size_t first = text.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos)
-        return {};
-    return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
-}
-
 // "gradeLevels[0].gradeLevelDescriptor" -> {"gradeLevels", "[0]", "gradeLevelDescriptor"}; empty when malformed.
 std::vector<std::string> splitField(const std::string &field)
 {
@@ -238,15 +230,6 @@ std::optional<Json> typedValue(const std::string &written, const FieldRule &rule
     return Json(text);
 }
 
-std::size_t columnIndex(const std::vector<std::string> &header, const std::string &column)
-{
-    const std::string wanted = folded(column);
-    for (std::size_t i = 0; i < header.size(); ++i)
-        if (folded(header[i]) == wanted)
-            return i;
-    return header.size();
-}
-
 std::string cellOf(const HeaderIndex &header, const SheetRow &row, const std::string &column)
 {
     const std::size_t i = header.find(column);
@@ -296,10 +279,8 @@ RowMapping parseRowMapping(const Json &mapping, const Model &model)
         DocumentRule rule;
         const std::string resource =
             document.contains("resource") && document["resource"].is_string() ? document["resource"].get<std::string>() : "";
-        const std::string path = !resource.empty() && resource.front() == '/' ? resource.substr(1) : resource;
-        const std::size_t split = path.find('/');
-        if (resource.empty() || split == std::string::npos
-            || (rule.resource = model.findByEndpoint(path.substr(0, split), path.substr(split + 1))) == nullptr)
+        rule.resource = model.findByPath(!resource.empty() && resource.front() == '/' ? resource.substr(1) : resource);
+        if (rule.resource == nullptr)
             throw MappingError(where + ".resource: '" + resource + "' is not a resource of the model (ed-fi/students)");
         if (document.contains("when")) {
             const Json &when = document["when"];
@@ -380,8 +361,9 @@ RowMapping loadRowMapping(const std::string &path, const Model &model)
 
 void checkColumns(const RowMapping &mapping, const std::vector<std::string> &header)
 {
-    auto check = [&header](const std::string &column, const std::string &where) {
-        if (columnIndex(header, column) < header.size())
+    const HeaderIndex columns(header);
+    auto check = [&header, &columns](const std::string &column, const std::string &where) {
+        if (columns.find(column) != std::string::npos)
             return;
         std::string list;
         for (const std::string &name : header)

@@ -19,14 +19,6 @@ namespace {
 constexpr std::size_t kMaxFieldBytes = 1 << 20; // a cell of a megabyte is not a roster's
 constexpr std::size_t kMaxColumns = 16384;      // Excel's own limit
 
-std::string trimmed(const std::string &text)
-{
-    const std::size_t first = text.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos)
-        return {};
-    return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
-}
-
 class CsvReader : public SheetReader
 {
 public:
@@ -65,7 +57,7 @@ public:
             return false;
         }
         for (std::string &cell : header.cells)
-            m_header.push_back(trimmed(cell));
+            m_header.push_back(trimmedCell(cell));
         return true;
     }
 
@@ -74,7 +66,7 @@ public:
         while (readRow(row)) {
             bool blank = true;
             for (const std::string &cell : row.cells)
-                blank = blank && trimmed(cell).empty();
+                blank = blank && trimmedCell(cell).empty();
             if (blank)
                 continue;
             row.cells.resize(std::max(row.cells.size(), m_header.size()));
@@ -287,7 +279,7 @@ public:
             return false;
         }
         for (std::string &cell : header.cells)
-            m_header.push_back(trimmed(cell));
+            m_header.push_back(trimmedCell(cell));
         return true;
     }
 
@@ -313,7 +305,7 @@ public:
                 if (static_cast<std::size_t>(column) >= row.cells.size())
                     row.cells.resize(static_cast<std::size_t>(column) + 1);
                 row.cells[static_cast<std::size_t>(column)] = value;
-                any = any || !trimmed(value).empty();
+                any = any || !trimmedCell(value).empty();
             }
             if (any)
                 return true;
@@ -476,6 +468,14 @@ private:
 };
 
 } // namespace
+
+std::string trimmedCell(const std::string &text)
+{
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos)
+        return {};
+    return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
 
 bool isSpreadsheetFile(const std::string &path)
 {

@@ -35,6 +35,9 @@ protected:
     std::string m_error;
 };
 
+// A cell without the spaces, tabs and line breaks around it.
+std::string trimmedCell(const std::string &text);
+
 // Whether a file is read as a spreadsheet: .csv, .tsv, .txt (delimited text) or .xlsx.
 bool isSpreadsheetFile(const std::string &path);
 

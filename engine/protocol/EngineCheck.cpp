@@ -172,9 +172,8 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
         searchRow.reset();
         searchRow.bind(1, docKey);
         const std::string searchTerms = searchRow.executeStep() ? searchRow.getColumn(0).getString() : std::string();
-        if (searchTerms != searchTermsOf(body))
-            violation("the find-anything index holds '" + searchTerms + "' for it, not its values '"
-                      + searchTermsOf(body) + "'");
+        if (const std::string expected = searchTermsOf(body); searchTerms != expected)
+            violation("the find-anything index holds '" + searchTerms + "' for it, not its values '" + expected + "'");
 
         if (!etagFitsBody(documents.getColumn(7).getString(), documents.getColumn(6).getString()))
             violation("its body does not match its etag: it was changed outside Steward");
