@@ -6,6 +6,8 @@
 
 #include <SQLiteCpp/Statement.h>
 
+#include <set>
+
 namespace steward {
 
 namespace {
@@ -211,14 +213,19 @@ std::vector<DocumentChange> Engine::documentsChangedSince(std::int64_t seq)
 {
     SQLite::Database &db = m_database.connection();
     DeferredTransaction read(db);
-    SQLite::Statement written(db, "SELECT id, project, resource FROM changes WHERE seq > ? GROUP BY id ORDER BY min(seq)");
+    // The entries after seq by their key (a range of the primary key), each document once: grouping
+    // by id in SQL made the planner walk the whole change log through its id index.
+    SQLite::Statement written(db, "SELECT id, project, resource FROM changes WHERE seq > ? ORDER BY seq");
     SQLite::Statement before(db, std::string("SELECT c.op, ") + kChangeBody + " FROM " + kChangesWithBodies
                                      + " WHERE c.id = ? AND c.seq <= ? ORDER BY c.seq DESC LIMIT 1");
     written.bind(1, seq);
     std::vector<DocumentChange> out;
+    std::set<std::string> seen;
     while (written.executeStep()) {
         DocumentChange change;
         change.id = written.getColumn(0).getString();
+        if (!seen.insert(change.id).second)
+            continue;
         change.project = written.getColumn(1).getString();
         change.resource = written.getColumn(2).getString();
         before.reset();
