@@ -290,6 +290,7 @@ private Q_SLOTS:
             SQLite::Database db(path.toStdString(), SQLite::OPEN_READWRITE);
             db.exec("PRAGMA foreign_keys=OFF;"
                     "DROP TABLE search_index;" // version 13's
+                    "ALTER TABLE changes DROP COLUMN previous_identity;" // version 15's
                     "ALTER TABLE changes DROP COLUMN source;" // version 14's
                     "DROP TABLE edit_operations;"
                     "CREATE TABLE edit_operations (op_id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL CHECK "

@@ -568,9 +568,10 @@ private Q_SLOTS:
         f.seedDescriptors();
         QTemporaryDir dir;
         const std::string districtPath = writeSchools(dir, "district.ndjson", 25, 2000);
-        // The change-log row is the last write of a document; fail it for the 15th School.
-        f.database().connection().exec("CREATE TEMP TRIGGER fail_one AFTER INSERT ON main.changes "
-                                       "WHEN NEW.identity LIKE '%2014%' BEGIN SELECT RAISE(ABORT, 'simulated disk trouble'); END");
+        // The alias goes in after the document's row and its change-log entry; fail it for the 15th School.
+        f.database().connection().exec("CREATE TEMP TRIGGER fail_one AFTER INSERT ON main.aliases "
+                                       "WHEN (SELECT identity FROM main.documents WHERE doc_key = NEW.doc_key) LIKE '%2014%' "
+                                       "BEGIN SELECT RAISE(ABORT, 'simulated disk trouble'); END");
         ImportOptions options;
         options.paths = {districtPath};
         options.chunkSize = 10;

@@ -221,10 +221,14 @@ private Q_SLOTS:
         }
         {
             // Back to version 11: the workload's first sync points are those of the migrations
-            // (the journal's table rebuilt, the find-anything index built, the change log's source).
+            // (the journal's table rebuilt, the find-anything index built, the change log's source,
+            // its identities kept once). Version 11 wrote every entry's identity.
             SQLite::Database db(m_base.toStdString(), SQLite::OPEN_READWRITE);
             db.exec("PRAGMA foreign_keys=OFF;"
                     "DROP TABLE search_index;"
+                    "UPDATE changes SET identity = (SELECT d.identity FROM documents d WHERE d.id = changes.id) "
+                    "WHERE identity = '';"
+                    "ALTER TABLE changes DROP COLUMN previous_identity;"
                     "ALTER TABLE changes DROP COLUMN source;"
                     "DROP TABLE edit_operations;"
                     "CREATE TABLE edit_operations (op_id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL CHECK "

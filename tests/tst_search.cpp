@@ -124,7 +124,8 @@ private Q_SLOTS:
         {
             // Version 12 had no find-anything index.
             SQLite::Database db(path, SQLite::OPEN_READWRITE);
-            db.exec("DROP TABLE search_index; ALTER TABLE changes DROP COLUMN source; PRAGMA user_version=12;");
+            db.exec("DROP TABLE search_index; ALTER TABLE changes DROP COLUMN previous_identity;"
+                    "ALTER TABLE changes DROP COLUMN source; PRAGMA user_version=12;");
         }
         std::unique_ptr<Database> upgraded = Database::open(path);
         QCOMPARE(searchDocuments(upgraded->connection(), "okaf", 5).size(), std::size_t(1));

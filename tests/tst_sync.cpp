@@ -186,6 +186,44 @@ private Q_SLOTS:
         QCOMPARE(line["identity"]["schoolId"].get<int>(), 100);
         QCOMPARE(line["seq"].get<std::int64_t>(), before + 2);
     }
+
+    // Inserts and updates do not store their identity (schema version 15); the feed and the
+    // Change Queries still give every entry the identity its document had at that point.
+    void everyEntryKeepsTheIdentityItWasWrittenWith()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        f.create("/ed-fi/schools", Fixture::school(100));
+        f.create("/ed-fi/schoolYearTypes", Fixture::schoolYear(2022));
+        const std::int64_t before = lastSeq(f);
+        const std::string id = f.create("/ed-fi/sessions", Fixture::session(100, 2022, "Fall"));
+        Json body = Fixture::session(100, 2022, "Fall");
+        body["totalInstructionalDays"] = 81;
+        QCOMPARE(f.call("PUT", "/ed-fi/sessions/" + id, body).status, 204);
+        QCOMPARE(f.call("PUT", "/ed-fi/sessions/" + id, Fixture::session(100, 2022, "Autumn")).status, 204);
+        QCOMPARE(f.call("PUT", "/ed-fi/sessions/" + id, Fixture::session(100, 2022, "Winter")).status, 204);
+        QCOMPARE(f.call("PUT", "/ed-fi/sessions/" + id, Fixture::session(100, 2022, "Winter")).status, 204);
+        const std::vector<ChangeEntry> entries = readChanges(f.database().connection(), before, 10);
+        std::string seen;
+        for (const ChangeEntry &entry : entries)
+            seen += entry.op + " " + entry.identity.value("sessionName", std::string("?")) + "; ";
+        QCOMPARE(QString::fromStdString(seen), QStringLiteral("insert Fall; update Fall; key-change Autumn; key-change Winter; "));
+        QCOMPARE(f.call("DELETE", "/ed-fi/sessions/" + id).status, 204);
+        QCOMPARE(readChanges(f.database().connection(), before, 10).back().identity.value("sessionName", ""),
+                 std::string("Winter"));
+        QCOMPARE(readChanges(f.database().connection(), before, 10).front().identity.value("sessionName", ""),
+                 std::string("Fall"));
+
+        const Response keyChanges = f.call("GET", "/ed-fi/sessions/keyChanges");
+        QCOMPARE(keyChanges.status, 200);
+        QCOMPARE(keyChanges.body.size(), std::size_t(2));
+        QCOMPARE(keyChanges.body[0]["oldKeyValues"]["sessionName"].get<std::string>(), std::string("Fall"));
+        QCOMPARE(keyChanges.body[0]["newKeyValues"]["sessionName"].get<std::string>(), std::string("Autumn"));
+        QCOMPARE(keyChanges.body[1]["oldKeyValues"]["sessionName"].get<std::string>(), std::string("Autumn"));
+        const Response deletes = f.call("GET", "/ed-fi/sessions/deletes");
+        QCOMPARE(deletes.body.size(), std::size_t(1));
+        QCOMPARE(deletes.body[0]["keyValues"]["sessionName"].get<std::string>(), std::string("Winter"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSync)

@@ -1009,7 +1009,6 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
                 existing->body = bodyText;
                 existing->etag = prepared.etag;
                 existing->queryValues = prepared.queryValues;
-        existing->searchTerms = prepared.searchTerms;
                 existing->searchTerms = prepared.searchTerms;
                 existing->lastModified = now;
                 m_store.updateDocument(*existing, {"update", std::nullopt, actor, now});

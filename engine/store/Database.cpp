@@ -329,6 +329,16 @@ INSERT INTO search_index (rowid, terms)
     R"SQL(
 ALTER TABLE changes ADD COLUMN source TEXT;
 )SQL",
+    // Version 15: the change log stops repeating each document's identity. An insert or update
+    // leaves it empty: it is the identity its document had then, which the next key change
+    // (previous_identity) or delete (identity) records, or else the document's own (kChangeIdentity).
+    // Key changes get their earlier identity; older entries keep their copies.
+    R"SQL(
+ALTER TABLE changes ADD COLUMN previous_identity TEXT;
+UPDATE changes SET previous_identity = (SELECT p.identity FROM changes p WHERE p.id = changes.id AND p.seq < changes.seq
+                                        ORDER BY p.seq DESC LIMIT 1)
+    WHERE op = 'key-change';
+)SQL",
 };
 
 // The last migration that rebuilds a table other tables point at: foreign keys must be off while

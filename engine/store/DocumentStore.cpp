@@ -80,6 +80,10 @@ void bindAll(SQLite::Statement &s, const std::vector<Json> &values)
 
 const char *const kChangesWithBodies = "changes c LEFT JOIN documents d ON d.id = c.id AND d.change_seq = c.seq";
 const char *const kChangeBody = "coalesce(c.body, d.body)";
+const char *const kChangeIdentity =
+    "coalesce(nullif(c.identity, ''), (SELECT CASE n.op WHEN 'key-change' THEN n.previous_identity ELSE n.identity END "
+    "FROM changes n WHERE n.id = c.id AND n.seq > c.seq AND n.op IN ('key-change', 'delete') ORDER BY n.seq LIMIT 1), "
+    "(SELECT i.identity FROM documents i WHERE i.id = c.id))";
 
 bool readUuid(const SQLite::Column &column, Uuid &out)
 {
@@ -434,9 +438,18 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
                                          const std::optional<Uuid> &previousReferentialId, const std::string &actor,
                                          const std::string &at)
 {
+    // Read before the document's row changes: the identity a key change leaves behind.
+    std::string previousIdentity;
+    if (op == "key-change") {
+        SQLite::Statement &stored = statement("SELECT identity FROM documents WHERE doc_key = ?");
+        stored.bind(1, d.docKey);
+        if (stored.executeStep())
+            previousIdentity = stored.getColumn(0).getString();
+        stored.reset();
+    }
     SQLite::Statement &s = statement(
         "INSERT INTO changes (op, project, resource, id, referential_id, previous_referential_id, identity, body, "
-        "etag, at, actor, source) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)");
+        "etag, at, actor, source, previous_identity) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)");
     s.bind(1, op);
     s.bind(2, d.project);
     s.bind(3, d.resource);
@@ -446,7 +459,11 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
         bindUuid(s, 6, *previousReferentialId);
     else
         s.bind(6);
-    s.bindNoCopy(7, d.identity);
+    // Inserts and updates leave it empty: kChangeIdentity finds it from the entries after them.
+    if (op == "delete" || op == "key-change")
+        s.bindNoCopy(7, d.identity);
+    else
+        s.bind(7, std::string());
     if (op == "delete")
         s.bind(8);
     else
@@ -457,6 +474,8 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
         s.bind(11);
     else
         s.bind(11, m_changeSource);
+    if (op == "key-change")
+        s.bind(12, previousIdentity);
     s.exec();
     return m_db.getLastInsertRowid();
 }
@@ -515,9 +534,8 @@ std::string DocumentStore::trackedChangesWhere(TrackedChangeKind kind, const Col
 std::vector<TrackedChange> DocumentStore::trackedChanges(TrackedChangeKind kind, const CollectionQuery &query)
 {
     std::vector<Json> bindings;
-    // A key change's earlier identity is the identity of the document's entry before it.
-    std::string sql = "SELECT c.id, c.seq, c.identity, (SELECT p.identity FROM changes p WHERE p.id = c.id AND "
-                      "p.seq < c.seq ORDER BY p.seq DESC LIMIT 1) FROM changes c"
+    // A key change records the identity it left (a delete has none: its previous one is its own).
+    std::string sql = "SELECT c.id, c.seq, c.identity, c.previous_identity FROM changes c"
                       + trackedChangesWhere(kind, query, bindings) + " ORDER BY c.seq LIMIT ? OFFSET ?";
     bindings.push_back(query.limit);
     bindings.push_back(query.offset);

@@ -272,7 +272,8 @@ PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor,
     }
 
     SQLite::Statement current(db, "SELECT body, identity FROM documents WHERE id = ?");
-    SQLite::Statement before(db, "SELECT identity FROM changes WHERE id = ? AND seq < ? ORDER BY seq DESC LIMIT 1");
+    SQLite::Statement before(db, std::string("SELECT ") + kChangeIdentity
+                                     + " FROM changes c WHERE c.id = ? AND c.seq < ? ORDER BY c.seq DESC LIMIT 1");
     for (const std::string &id : arrival) {
         const Folded &folded = byDocument[id];
         const ResourceSchema *resource = model.findByName(folded.project, folded.resource);
@@ -287,13 +288,15 @@ PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor,
         before.bind(1, id);
         before.bind(2, folded.firstSeq);
         const bool targetMayKnowIt = before.executeStep();
-        item.targetIdentity = Json::parse(targetMayKnowIt ? before.getColumn(0).getString() : folded.lastIdentity,
-                                          nullptr, false);
+        if (targetMayKnowIt)
+            item.targetIdentity = Json::parse(before.getColumn(0).getString(), nullptr, false);
         if (folded.lastOp == "delete") {
             if (folded.firstOp == "insert" && !targetMayKnowIt)
                 continue; // created and deleted since the last push: the target never saw it
             item.operation = PushItem::Operation::Delete;
             item.identity = Json::parse(folded.lastIdentity, nullptr, false);
+            if (!targetMayKnowIt)
+                item.targetIdentity = item.identity;
         } else {
             current.reset();
             current.bind(1, id);
@@ -301,6 +304,8 @@ PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor,
                 continue;
             item.body = Json::parse(current.getColumn(0).getString(), nullptr, false);
             item.identity = Json::parse(current.getColumn(1).getString(), nullptr, false);
+            if (!targetMayKnowIt)
+                item.targetIdentity = item.identity;
             item.operation = folded.keyChanged && targetMayKnowIt ? PushItem::Operation::KeyChange
                                                                   : PushItem::Operation::Upsert;
         }
@@ -373,7 +378,7 @@ Json ChangeEntry::toJson() const
 
 std::vector<ChangeEntry> readChanges(SQLite::Database &db, std::int64_t afterSeq, int limit)
 {
-    SQLite::Statement query(db, std::string("SELECT c.seq, c.op, c.project, c.resource, c.id, c.identity, ")
+    SQLite::Statement query(db, std::string("SELECT c.seq, c.op, c.project, c.resource, c.id, ") + kChangeIdentity + ", "
                                     + kChangeBody + ", c.etag, c.at, c.actor, c.source FROM " + kChangesWithBodies
                                     + " WHERE c.seq > ? ORDER BY c.seq LIMIT ?");
     query.bind(1, afterSeq);
