@@ -171,9 +171,10 @@ void measureImportInOrder(Engine &engine, const Model &model, const std::string 
 // Input in load order with 1 and 2 preparing threads (--jobs), each into a fresh database; CPU per
 // document (user + sys of the whole process); and what 8 and 16 would give on as many cores, modelled
 // as the slower of the writer (CPU per document less the preparing) and the preparing shared out.
-void measureJobs(const QTemporaryDir &dir, const Model &model, const std::string &input, std::int64_t documents)
+double measureJobs(const QTemporaryDir &dir, const Model &model, const std::string &input, std::int64_t documents)
 {
     double writerMicros = 0;
+    double oneThreadMicros = 0;
     for (int jobs : {1, 2}) {
         const std::string path = dir.filePath(QStringLiteral("jobs%1.db").arg(jobs)).toStdString();
         std::unique_ptr<Database> database = Database::open(path);
@@ -187,8 +188,10 @@ void measureJobs(const QTemporaryDir &dir, const Model &model, const std::string
         const ImportReport report = importFiles(engine, model, options);
         const double wall = seconds(t0, Clock::now());
         const double cpuMicros = (cpuSeconds() - cpu0) * 1e6 / static_cast<double>(documents);
-        if (jobs == 1)
+        if (jobs == 1) {
+            oneThreadMicros = cpuMicros;
             writerMicros = std::max(1.0, cpuMicros - g_prepareMicros);
+        }
         std::printf("import, --jobs %d               %8.0f docs/s   (%.1f us CPU per document; %lld created)\n", jobs,
                     static_cast<double>(documents) / wall, cpuMicros, static_cast<long long>(report.totals.created));
     }
@@ -198,6 +201,56 @@ void measureJobs(const QTemporaryDir &dir, const Model &model, const std::string
                     "preparing %.1f us / %d threads)\n",
                     jobs, 1e6 / micros, writerMicros, g_prepareMicros, jobs);
     }
+    return oneThreadMicros;
+}
+
+// What the database takes against the document text it holds (current bodies and the older
+// versions the change log keeps), after a checkpoint; and the largest tables and indexes.
+void printStorage(const std::string &label, SQLite::Database &db)
+{
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    const double text = static_cast<double>(db.execAndGet("SELECT coalesce(sum(length(body)), 0) FROM documents").getInt64()
+                                            + db.execAndGet("SELECT coalesce(sum(length(body)), 0) FROM changes").getInt64());
+    const double bytes = static_cast<double>(db.execAndGet("PRAGMA page_count").getInt64()
+                                             * db.execAndGet("PRAGMA page_size").getInt64());
+    std::printf("storage, %-22s %8.1f MB for %.1f MB of document text (%.2fx; target 1.5x)\n", label.c_str(),
+                bytes / 1e6, text / 1e6, bytes / text);
+    SQLite::Statement largest(db, "SELECT name, sum(pgsize) AS size FROM dbstat GROUP BY name ORDER BY size DESC LIMIT 8");
+    std::string line = "  largest:";
+    while (largest.executeStep())
+        line += " " + largest.getColumn(0).getString() + " "
+                + std::to_string(static_cast<int>(largest.getColumn(1).getInt64() / 1000000)) + " MB,";
+    line.pop_back();
+    std::printf("%s\n", line.c_str());
+}
+
+// The same generated district under the full DS 5.1 model (when ../shared holds it), one preparing
+// thread as for the starter model above: CPU per document, docs/s and storage, beside the starter's.
+void measureDs51(const QTemporaryDir &dir, const std::string &input, std::int64_t documents, double starterMicros)
+{
+    const std::string schema = std::string(STEWARD_SHARED_DIR) + "/edfi/ds-5.1/ApiSchema.json";
+    if (!QFile::exists(QString::fromStdString(schema))) {
+        std::printf("import, full DS 5.1 model      skipped: %s is not here\n", schema.c_str());
+        return;
+    }
+    std::unique_ptr<Model> model = Model::loadFiles({schema});
+    const std::string path = dir.filePath("ds51.db").toStdString();
+    std::unique_ptr<Database> database = Database::open(path);
+    database->startBackgroundCheckpoints();
+    Engine engine(*model, *database);
+    ImportOptions options;
+    options.paths = {input};
+    options.jobs = 1;
+    const double cpu0 = cpuSeconds();
+    const Clock::time_point t0 = Clock::now();
+    const ImportReport report = importFiles(engine, *model, options);
+    const double wall = seconds(t0, Clock::now());
+    const double cpuMicros = (cpuSeconds() - cpu0) * 1e6 / static_cast<double>(documents);
+    std::printf("import, full DS 5.1, --jobs 1  %8.0f docs/s   (%.1f us CPU per document, %.2fx the starter model's; "
+                "%lld created, %lld drafts)\n",
+                static_cast<double>(documents) / wall, cpuMicros, cpuMicros / starterMicros,
+                static_cast<long long>(report.totals.created), static_cast<long long>(report.totals.drafts));
+    printStorage("full DS 5.1", database->connection());
 }
 
 // The same documents through the spool: the first line (a descriptor that later lines use) moved
@@ -305,7 +358,9 @@ int main(int argc, char **argv)
 
     measurePrepareOnly(engine, *model, input);
     measureImportInOrder(engine, *model, input, documents, baselineRate);
-    measureJobs(dir, *model, input, documents);
+    printStorage("starter model", database->connection());
+    const double starterMicros = measureJobs(dir, *model, input, documents);
+    measureDs51(dir, input, documents, starterMicros);
     measureImportOutOfOrder(dir, *model, input, documents, baselineRate);
     measureSaveLatency(engine);
     measureDeleteCheckLatency(engine);
