@@ -7,6 +7,7 @@
 #include "Generator.h"
 #include "ImportSource.h"
 #include "Importer.h"
+#include "PostgresDesign.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -123,8 +124,8 @@ void measurePrepareOnly(const Engine &engine, const Model &model, const std::str
                 rate, 1e6 / rate);
 }
 
-void measureImportInOrder(Engine &engine, const Model &model, const std::string &input, std::int64_t documents,
-                          double baselineRate)
+double measureImportInOrder(Engine &engine, const Model &model, const std::string &input, std::int64_t documents,
+                            double baselineRate)
 {
     ImportOptions options;
     options.paths = {input};
@@ -166,6 +167,7 @@ void measureImportInOrder(Engine &engine, const Model &model, const std::string 
         if (indexing != Clock::time_point())
             std::printf("  deferred indexes built       %8.1f s\n", seconds(indexing, t1));
     }
+    return importRate;
 }
 
 // Input in load order with 1 and 2 preparing threads (--jobs), each into a fresh database; CPU per
@@ -251,6 +253,20 @@ void measureDs51(const QTemporaryDir &dir, const std::string &input, std::int64_
                 static_cast<double>(documents) / wall, cpuMicros, cpuMicros / starterMicros,
                 static_cast<long long>(report.totals.created), static_cast<long long>(report.totals.drafts));
     printStorage("full DS 5.1", database->connection());
+}
+
+// The same documents stored in the PostgreSQL design of Ed-Fi's document store, beside this import.
+void measurePostgres(const QTemporaryDir &dir, const Model &model, const Engine &engine, const std::string &input,
+                     double importRate)
+{
+    const PostgresDesignResult design = measurePostgresDesign(dir.path(), model, engine, input);
+    if (!design.ran) {
+        std::printf("PostgreSQL document-store design  skipped: %s\n", design.skipped.c_str());
+        return;
+    }
+    std::printf("PostgreSQL document-store design %6.0f docs/s   (validated beforehand, a prepared statement a "
+                "document over a Unix socket; this import is %.2fx it; %.1f MB)\n",
+                design.docsPerSecond, importRate / design.docsPerSecond, design.megabytes);
 }
 
 // The same documents through the spool: the first line (a descriptor that later lines use) moved
@@ -357,10 +373,11 @@ int main(int argc, char **argv)
     Engine engine(*model, *database);
 
     measurePrepareOnly(engine, *model, input);
-    measureImportInOrder(engine, *model, input, documents, baselineRate);
+    const double importRate = measureImportInOrder(engine, *model, input, documents, baselineRate);
     printStorage("starter model", database->connection());
     const double starterMicros = measureJobs(dir, *model, input, documents);
     measureDs51(dir, input, documents, starterMicros);
+    measurePostgres(dir, *model, engine, input, importRate);
     measureImportOutOfOrder(dir, *model, input, documents, baselineRate);
     measureSaveLatency(engine);
     measureDeleteCheckLatency(engine);
