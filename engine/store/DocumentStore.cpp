@@ -80,8 +80,10 @@ void bindAll(SQLite::Statement &s, const std::vector<Json> &values)
 
 const char *const kChangesWithBodies = "changes c LEFT JOIN documents d ON d.id = c.id AND d.change_seq = c.seq";
 const char *const kChangeBody = "coalesce(c.body, d.body)";
+// The document's own identity first when c is its current entry (d, by change_seq): that needs
+// no search, which matters while a large import has dropped the indexes the searches use.
 const char *const kChangeIdentity =
-    "coalesce(nullif(c.identity, ''), (SELECT CASE n.op WHEN 'key-change' THEN n.previous_identity ELSE n.identity END "
+    "coalesce(nullif(c.identity, ''), d.identity, (SELECT CASE n.op WHEN 'key-change' THEN n.previous_identity ELSE n.identity END "
     "FROM changes n WHERE n.id = c.id AND n.seq > c.seq AND n.op IN ('key-change', 'delete') ORDER BY n.seq LIMIT 1), "
     "(SELECT i.identity FROM documents i WHERE i.id = c.id))";
 

@@ -80,8 +80,9 @@ bool etagFitsBody(const std::string &etag, const std::string &body);
 // FROM kChangesWithBodies (the entry is c) and SELECT kChangeBody.
 extern const char *const kChangesWithBodies;
 extern const char *const kChangeBody;
-// The identity a document had at entry c. Deletes and key changes record it; inserts and updates
-// leave it empty (schema version 15), so it is the one recorded after them or the document's own.
+// The identity a document had at entry c, read FROM kChangesWithBodies. Deletes and key changes
+// record it; inserts and updates leave it empty (schema version 15), so it is the one recorded
+// after them or the document's own.
 extern const char *const kChangeIdentity;
 
 // Who made a document write and when; the store records it in the change log with the write.

@@ -272,8 +272,8 @@ PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor,
     }
 
     SQLite::Statement current(db, "SELECT body, identity FROM documents WHERE id = ?");
-    SQLite::Statement before(db, std::string("SELECT ") + kChangeIdentity
-                                     + " FROM changes c WHERE c.id = ? AND c.seq < ? ORDER BY c.seq DESC LIMIT 1");
+    SQLite::Statement before(db, std::string("SELECT ") + kChangeIdentity + " FROM " + kChangesWithBodies
+                                     + " WHERE c.id = ? AND c.seq < ? ORDER BY c.seq DESC LIMIT 1");
     for (const std::string &id : arrival) {
         const Folded &folded = byDocument[id];
         const ResourceSchema *resource = model.findByName(folded.project, folded.resource);
