@@ -197,17 +197,10 @@ CascadeDeleteResult cascadeDelete(Engine &engine, const std::string &id, bool ap
                                   const std::vector<DependentNode> *expected, const std::string &actor)
 {
     CascadeDeleteResult result;
-    if (engine.inBatch()) {
-        result.error = "the engine is already inside a batch; finish it first";
-        return result;
-    }
     const std::string who = actor.empty() ? currentOsUser() : actor;
-    try {
-        engine.beginBatch();
-    } catch (const std::exception &e) {
-        result.error = std::string("cannot begin the transaction: ") + e.what();
+    result.error = beginOperationBatch(engine);
+    if (!result.error.empty())
         return result;
-    }
     const ChangeSourceScope source(engine, "cascade delete");
     CascadeRun run(engine, result, who);
     bool ok = false;
@@ -229,16 +222,13 @@ CascadeDeleteResult cascadeDelete(Engine &engine, const std::string &id, bool ap
         ok = run.fail(std::string("cascading delete stopped: ") + e.what() + "; nothing was deleted");
     }
     if (!ok || !apply) {
-        engine.rollbackBatch();
+        finishOperationBatch(engine, false);
         result.opId = 0;
         result.ok = ok;
         return result;
     }
-    try {
-        engine.commitBatch();
-    } catch (const std::exception &e) {
-        engine.rollbackBatch();
-        result.error = e.what();
+    result.error = finishOperationBatch(engine, true);
+    if (!result.error.empty()) {
         result.opId = 0;
         return result;
     }

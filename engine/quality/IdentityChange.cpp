@@ -1,6 +1,7 @@
 #include "IdentityChange.h"
 
 #include "Dependents.h"
+#include "EngineRequests.h"
 #include "Identity.h"
 #include "LoadOrder.h"
 
@@ -286,17 +287,13 @@ public:
         }
         if (!ok || !apply) {
             m_result.opId = 0;
-            m_engine.rollbackBatch();
+            finishOperationBatch(m_engine, false);
             m_result.ok = ok;
             return m_result;
         }
-        try {
-            m_engine.commitBatch();
-        } catch (const std::exception &e) {
-            // A COMMIT that failed leaves its transaction open (commitBatch rolled back a broken one).
-            m_engine.rollbackBatch();
+        m_result.error = finishOperationBatch(m_engine, true);
+        if (!m_result.error.empty()) {
             m_result.opId = 0;
-            m_result.error = e.what();
             return m_result;
         }
         m_result.ok = true;
@@ -405,20 +402,8 @@ private:
 
 bool beginBatch(Engine &engine, IdentityChangeResult &result)
 {
-    if (engine.inBatch()) {
-        result.error = "the engine is already inside a batch; finish it first";
-        return false;
-    }
-    try {
-        engine.beginBatch();
-    } catch (const StorageError &e) {
-        result.error = e.what();
-        return false;
-    } catch (const SQLite::Exception &e) {
-        result.error = std::string("cannot begin the transaction: ") + e.what();
-        return false;
-    }
-    return true;
+    result.error = beginOperationBatch(engine);
+    return result.error.empty();
 }
 
 const ResourceSchema *changeableSchema(const Engine &engine, const StoredDocument &document, std::string &error)
