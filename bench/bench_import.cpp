@@ -49,13 +49,7 @@ Latency percentiles(std::vector<double> ms)
 
 Request request(const std::string &method, const std::string &path, const Json &body = nullptr)
 {
-    Request r;
-    r.method = method;
-    r.path = path;
-    if (!body.is_null())
-        r.body = body;
-    r.actor = "bench";
-    return r;
+    return Request::make(method, path, "bench", body);
 }
 
 // The input: a generated district of about `target` documents; returns how many it holds.

@@ -112,11 +112,7 @@ int main(int argc, char **argv)
 
     SQLite::Database reader(dir.filePath("steward.db").toStdString(), SQLite::OPEN_READONLY);
     auto engineGet = [&engine](const std::string &path) {
-        Request request;
-        request.method = "GET";
-        request.path = path;
-        request.actor = "bench";
-        const Response response = engine.handle(request);
+        const Response response = engine.handle(Request::make("GET", path, "bench"));
         return response.body.is_array() ? response.body.size() : std::size_t(0);
     };
     auto paths = [](const std::string &prefix, const std::vector<Json> &values, const std::vector<std::string> &names,

@@ -71,13 +71,7 @@ Json course(int id)
 
 Response send(Engine &engine, const std::string &method, const std::string &path, const Json &body = nullptr)
 {
-    Request r;
-    r.method = method;
-    r.path = path;
-    if (!body.is_null())
-        r.body = body;
-    r.actor = "bench";
-    return engine.handle(r);
+    return engine.handle(Request::make(method, path, "bench", body));
 }
 
 } // namespace

@@ -39,14 +39,9 @@ std::string Fixture::databasePath() const
 Response Fixture::call(const std::string &method, const std::string &path, const Json &body,
                        const std::map<std::string, std::string> &headers)
 {
-    Request request;
-    request.method = method;
-    request.path = path;
-    if (!body.is_null())
-        request.body = body;
+    Request request = Request::make(method, path, "test", body);
     for (const auto &[k, v] : headers)
         request.headers[toLower(k)] = v;
-    request.actor = "test";
     return m_engine->handle(request);
 }
 
@@ -115,7 +110,7 @@ IndexScanComparison compareIndexWithScan(Fixture &fixture, std::size_t documents
                                              + scanned.body.dump().substr(0, 300));
     };
     for (const ResourceSchema *resource : fixture.model().resources()) {
-        const std::string collection = "/" + resource->project->projectEndpointName + "/" + resource->endpointName;
+        const std::string collection = resource->requestPath();
         const Json all = fixture.call("GET", collection + "?limit=500").body;
         if (!all.is_array() || all.empty())
             continue;

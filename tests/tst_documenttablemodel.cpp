@@ -341,15 +341,11 @@ private Q_SLOTS:
         QVERIFY(waitForKeys(model));
         QCOMPARE(model.totalCount(), qint64(kStudents));
 
-        Request request;
-        request.method = "POST";
-        request.path = "/ed-fi/students";
-        request.body = Json{{"studentUniqueId", "NEW-0001"},
-                            {"firstName", "Nova"},
-                            {"lastSurname", "Quill"},
-                            {"birthDate", "2010-05-05"}};
-        request.actor = "test";
-        const Response response = engine.handle(request);
+        const Response response = engine.handle(Request::make("POST", "/ed-fi/students", "test",
+                                                              Json{{"studentUniqueId", "NEW-0001"},
+                                                                   {"firstName", "Nova"},
+                                                                   {"lastSurname", "Quill"},
+                                                                   {"birthDate", "2010-05-05"}}));
         QCOMPARE(response.status, 201);
         const QString id = QString::fromStdString(test::idFromLocation(response.header("Location")));
 

@@ -644,21 +644,20 @@ private Q_SLOTS:
         timer.start();
         f.engine().beginBatch();
         for (int i = 1; i <= count; ++i) {
-            Request request;
-            request.method = "POST";
-            request.path = "/ed-fi/students";
-            request.body = Json{{"studentUniqueId", "S" + std::to_string(i)},
-                                {"firstName", "Student"},
-                                {"lastSurname", "Number " + std::to_string(i)},
-                                {"birthDate", "2010-01-01"}};
-            QCOMPARE(f.engine().handle(request).status, 201);
+            const Request student = Request::make("POST", "/ed-fi/students", "",
+                                                  Json{{"studentUniqueId", "S" + std::to_string(i)},
+                                                       {"firstName", "Student"},
+                                                       {"lastSurname", "Number " + std::to_string(i)},
+                                                       {"birthDate", "2010-01-01"}});
+            QCOMPARE(f.engine().handle(student).status, 201);
             if (i % 10 == 0) {
-                request.path = "/ed-fi/studentSchoolAssociations";
-                request.body = Json{{"studentReference", {{"studentUniqueId", "S" + std::to_string(i)}}},
-                                    {"schoolReference", {{"schoolId", 255901}}},
-                                    {"entryDate", "2024-08-19"},
-                                    {"entryGradeLevelDescriptor", "uri://ed-fi.org/GradeLevelDescriptor#Ninth grade"}};
-                QCOMPARE(f.engine().handle(request).status, 201);
+                const Request enrollment = Request::make(
+                    "POST", "/ed-fi/studentSchoolAssociations", "",
+                    Json{{"studentReference", {{"studentUniqueId", "S" + std::to_string(i)}}},
+                         {"schoolReference", {{"schoolId", 255901}}},
+                         {"entryDate", "2024-08-19"},
+                         {"entryGradeLevelDescriptor", "uri://ed-fi.org/GradeLevelDescriptor#Ninth grade"}});
+                QCOMPARE(f.engine().handle(enrollment).status, 201);
             }
             if (i % 5000 == 0) {
                 f.engine().commitBatch();

@@ -150,12 +150,7 @@ private Q_SLOTS:
         Fixture f;
         std::map<std::string, int> created;
         for (const Generated &document : documents) {
-            Request request;
-            request.method = "POST";
-            request.path = "/" + document.resource;
-            request.body = document.body;
-            request.actor = "test";
-            const Response response = f.engine().handle(request);
+            const Response response = f.engine().handle(Request::make("POST", "/" + document.resource, "test", document.body));
             QVERIFY2(response.status == 201,
                      qPrintable(QString::fromStdString(document.resource + " " + document.body.dump() + " -> "
                                                        + std::to_string(response.status) + " " + response.body.dump())));

@@ -62,13 +62,7 @@ bool ok(const Response &response)
 
 Response call(Engine &engine, const std::string &method, const std::string &path, const Json &body = nullptr)
 {
-    Request request;
-    request.method = method;
-    request.path = path;
-    if (!body.is_null())
-        request.body = body;
-    request.actor = "test";
-    return engine.handle(request);
+    return engine.handle(Request::make(method, path, "test", body));
 }
 
 std::string idOf(Engine &engine, const std::string &query)

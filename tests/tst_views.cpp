@@ -22,11 +22,7 @@ Json course(int edOrgId)
 
 Request post(const std::string &path, const Json &body)
 {
-    Request r;
-    r.method = "POST";
-    r.path = path;
-    r.body = body;
-    return r;
+    return Request::make("POST", path, "", body);
 }
 
 } // namespace

@@ -79,7 +79,7 @@ bool namesResource(const Model &model, const std::string &wanted, const std::str
         return true;
     if (const ResourceSchema *schema = model.findByName(project, resource))
         return lowered == toLower(schema->endpointName)
-               || lowered == toLower(schema->project->projectEndpointName + "/" + schema->endpointName);
+               || lowered == toLower(schema->resourceKey());
     return false;
 }
 

@@ -155,9 +155,7 @@ int commandDelete(const CliContext &context, const std::vector<std::string> &arg
     if (!cascade) {
         const std::optional<StoredDocument> document = engine.document(id);
         const ResourceSchema *schema = model->findByName(document->project, document->resource);
-        Request request;
-        request.method = "DELETE";
-        request.path = requestPath(*schema, id);
+        const Request request = Request::make("DELETE", schema->requestPath(id), "");
         const Response response = dryRun ? engine.validate(request) : engine.handle(request);
         if (json)
             std::cout << response.toJson().dump(2) << "\n";

@@ -33,7 +33,7 @@ int commandOrder(const CliContext &context, const std::vector<std::string> &args
         for (std::size_t layer = 0; layer < order.layers().size(); ++layer) {
             Json names = Json::array();
             for (const ResourceSchema *resource : order.layers()[layer])
-                names.push_back(resource->project->projectEndpointName + "/" + resource->endpointName);
+                names.push_back(resource->resourceKey());
             out.push_back(Json{{"layer", layer}, {"resources", names}});
         }
         std::cout << out.dump(2) << "\n";

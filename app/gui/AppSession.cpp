@@ -56,11 +56,6 @@ AppSession::~AppSession()
     m_database.reset();
 }
 
-std::string AppSession::collectionPath(const steward::ResourceSchema &resource)
-{
-    return "/" + resource.project->projectEndpointName + "/" + resource.endpointName;
-}
-
 const steward::ResourceSchema *AppSession::resourceByName(const std::string &project, const std::string &resource) const
 {
     return m_model->findByName(project, resource);
@@ -71,14 +66,9 @@ namespace {
 steward::Request makeRequest(const std::string &method, const std::string &path, const steward::Json &body,
                              const std::string &ifMatch)
 {
-    steward::Request request;
-    request.method = method;
-    request.path = path;
-    if (!body.is_null())
-        request.body = body;
+    steward::Request request = steward::Request::make(method, path, steward::currentOsUser(), body);
     if (!ifMatch.empty())
-        request.headers["if-match"] = ifMatch;
-    request.actor = steward::currentOsUser();
+        request.headers["if-match"] = ifMatch; // quoted by the caller, as it was served
     return request;
 }
 

@@ -43,8 +43,6 @@ public:
     // After a long job changed things behind the views' backs (revalidation, imports).
     void announceEverythingChanged();
 
-    // "/ed-fi/schools" for a resource.
-    static std::string collectionPath(const steward::ResourceSchema &resource);
     const steward::ResourceSchema *resourceByName(const std::string &project, const std::string &resource) const;
 
 Q_SIGNALS:

@@ -486,10 +486,7 @@ bool DocumentEditor::Private::canSave() const
 
 std::string DocumentEditor::Private::requestPath() const
 {
-    std::string path = AppSession::collectionPath(*resource);
-    if (!documentId.isEmpty())
-        path += "/" + documentId.toStdString();
-    return path;
+    return resource->requestPath(documentId.toStdString());
 }
 
 void DocumentEditor::Private::setResource(const steward::ResourceSchema *r)

@@ -620,7 +620,7 @@ void MainWindow::deleteDocument()
         return;
     const steward::ResourceSchema *resource = m_session->resourceByName(document->project, document->resource);
     const steward::Response response =
-        m_session->request("DELETE", AppSession::collectionPath(*resource) + "/" + id.toStdString(), nullptr,
+        m_session->request("DELETE", resource->requestPath(id.toStdString()), nullptr,
                            "\"" + document->etag + "\"");
     if (response.status == 409) {
         // Someone added a reference since we looked: show who.

@@ -43,11 +43,6 @@ QString sampleOf(const std::vector<steward::SheetRow> &rows, std::size_t column)
     return values.join(QStringLiteral(" · "));
 }
 
-std::string endpointOf(const steward::ResourceSchema &resource)
-{
-    return resource.project->projectEndpointName + "/" + resource.endpointName;
-}
-
 // The fields in the form's words, each with its mapping name ("Birth date · birthDate").
 void fillFieldBox(QComboBox *box, const QStringList &fields)
 {
@@ -110,7 +105,7 @@ SpreadsheetImportDialog::SpreadsheetImportDialog(AppSession &session, QWidget *p
     m_resource->setAccessibleName(tr("Resource the rows become"));
     for (const steward::ResourceSchema *resource : m_session.model().resources())
         if (!resource->jsonSchema.is_null())
-            m_resource->addItem(QString::fromStdString(resource->resourceName), QString::fromStdString(endpointOf(*resource)));
+            m_resource->addItem(QString::fromStdString(resource->resourceName), QString::fromStdString(resource->resourceKey()));
     m_resource->model()->sort(0);
     m_resource->setCurrentIndex(m_resource->findText(QStringLiteral("Student")));
     auto *suggestButton = new QPushButton(tr("S&uggest from the headers"), this);
@@ -480,7 +475,7 @@ void SpreadsheetImportDialog::refreshPreview()
             } else {
                 // What the engine would answer now (references against what is stored).
                 const steward::Response response =
-                    m_session.validate("POST", "/" + endpointOf(*document.resource), document.body);
+                    m_session.validate("POST", document.resource->requestPath(), document.body);
                 if (response.status < 300) {
                     verdict = response.status == 200 ? tr("an update of a stored one") : tr("new");
                     ++ready;

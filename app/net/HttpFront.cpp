@@ -121,7 +121,7 @@ HttpFront::HttpFront(Engine &engine, ApiClients &clients, const ServeLimits &lim
     for (std::size_t layer = 0; layer < order.layers().size(); ++layer)
         for (const ResourceSchema *resource : order.layers()[layer])
             m_dependencies.push_back(Json{
-                {"resource", "/" + resource->project->projectEndpointName + "/" + resource->endpointName},
+                {"resource", resource->requestPath()},
                 {"order", layer + 1},
                 {"operations", Json::array({"Create", "Update"})}});
 }

@@ -69,7 +69,7 @@ public:
             }
             if (!m_report.incremental || *newest > m_target.pullChangeVersion) {
                 for (const ResourceSchema *resource : order.flat()) {
-                    status.resource = endpointPath(*resource).substr(1);
+                    status.resource = resource->resourceKey();
                     if (progress && !progress(status)) {
                         m_report.outcome.cancelled = true;
                         return m_report;
@@ -107,7 +107,7 @@ private:
                 m_report.outcome.cancelled = true;
                 return false;
             }
-            const std::string page = endpointPath(resource) + "?offset=" + std::to_string(offset)
+            const std::string page = resource.requestPath() + "?offset=" + std::to_string(offset)
                                      + "&limit=" + std::to_string(kPageSize) + m_window;
             const RemoteResponse response = m_remote.send("GET", page);
             ++m_report.requests;
@@ -146,7 +146,7 @@ private:
     {
         std::vector<Json> entries;
         for (std::int64_t offset = 0;; offset += kPageSize) {
-            const std::string page = endpointPath(resource) + "/" + feed + "?offset=" + std::to_string(offset)
+            const std::string page = resource.requestPath(feed) + "?offset=" + std::to_string(offset)
                                      + "&limit=" + std::to_string(kPageSize) + m_window;
             const RemoteResponse response = m_remote.send("GET", page);
             ++m_report.requests;
@@ -210,18 +210,15 @@ private:
             return false;
         if (entries->empty())
             return true;
-        const std::string resourceKey = endpointPath(resource).substr(1);
+        const std::string resourceKey = resource.resourceKey();
         std::vector<std::string> gone;
         m_engine.beginBatch();
         for (const Json &entry : *entries) {
             std::optional<std::string> local = localDocumentFor(resource, entry, "keyValues");
             if (!local)
                 continue; // never pulled, or gone already
-            Request request;
-            request.method = "DELETE";
-            request.path = endpointPath(resource) + "/" + *local;
-            request.actor = pullActor(m_remote.url());
-            const Response response = m_engine.handle(request);
+            const Response response =
+                m_engine.handle(Request::make("DELETE", resource.requestPath(*local), pullActor(m_remote.url())));
             if (m_engine.batchBroken())
                 throw std::runtime_error(response.body.value("detail", std::string("a write failed")));
             if (response.status == 204) {
@@ -279,12 +276,9 @@ private:
         std::vector<std::pair<std::string, std::string>> remoteIds;
         m_engine.beginBatch();
         for (const Pending &item : pending) {
-            const std::string resourceKey = endpointPath(*item.resource).substr(1);
-            Request request;
-            request.method = "POST";
-            request.path = endpointPath(*item.resource);
-            request.body = item.body;
-            request.actor = pullActor(m_remote.url());
+            const std::string resourceKey = item.resource->resourceKey();
+            Request request =
+                Request::make("POST", item.resource->requestPath(), pullActor(m_remote.url()), item.body);
             // A document pulled before is updated where it is, so a change of its identity on the
             // target moves it here too instead of leaving the old one behind.
             std::optional<std::string> known =
@@ -292,11 +286,11 @@ private:
             Response response;
             if (known) {
                 request.method = "PUT";
-                request.path += "/" + *known;
+                request.path = item.resource->requestPath(*known);
                 response = m_engine.handle(request);
                 if (response.status == 404) {
                     request.method = "POST";
-                    request.path = endpointPath(*item.resource);
+                    request.path = item.resource->requestPath();
                     known.reset();
                 }
             }
@@ -349,7 +343,7 @@ std::optional<std::string> findRemoteId(RemoteApi &remote, SyncState &state, std
         const std::string query = identityQuery(*item.resource, *identity);
         if (query.empty())
             continue;
-        const RemoteResponse found = remote.send("GET", endpointPath(*item.resource) + "?" + query + "&limit=2");
+        const RemoteResponse found = remote.send("GET", item.resource->requestPath() + "?" + query + "&limit=2");
         if (found.status != 200) {
             *failure = found;
             return std::nullopt;
@@ -400,14 +394,14 @@ public:
             return known->second;
         std::optional<Json> copy;
         if (std::optional<std::string> remoteId = m_state.remoteId(m_targetId, localId)) {
-            const RemoteResponse found = get(endpointPath(resource) + "/" + *remoteId);
+            const RemoteResponse found = get(resource.requestPath(*remoteId));
             if (found.status == 200)
                 copy = found.json();
         }
         if (!copy) {
             const std::string query = identityQuery(resource, identity);
             if (!query.empty()) {
-                const RemoteResponse found = get(endpointPath(resource) + "?" + query + "&limit=1");
+                const RemoteResponse found = get(resource.requestPath() + "?" + query + "&limit=1");
                 const Json items = found.json();
                 if (items.is_array() && !items.empty())
                     copy = items[0];
@@ -549,7 +543,7 @@ PushPreview previewPush(Engine &engine, Database &database, RemoteApi &remote, c
     status.total = static_cast<std::int64_t>(preview.plan.items.size());
     try {
         for (const PushItem &item : preview.plan.items) {
-            status.resource = endpointPath(*item.resource).substr(1);
+            status.resource = item.resource->resourceKey();
             if (progress && !progress(status)) {
                 preview.cancelled = true;
                 break;
@@ -620,13 +614,13 @@ PushReport runPush(Database &database, const Model &model, RemoteApi &remote, co
     status.total = static_cast<std::int64_t>(report.plan.items.size());
     for (std::size_t i = 0; i < report.plan.items.size(); ++i) {
         const PushItem &item = report.plan.items[i];
-        status.resource = endpointPath(*item.resource).substr(1);
+        status.resource = item.resource->resourceKey();
         status.done = static_cast<std::int64_t>(i);
         if (progress && !progress(status)) {
             report.cancelled = true;
             break;
         }
-        const std::string path = endpointPath(*item.resource);
+        const std::string path = item.resource->requestPath();
         const QByteArray body = QByteArray::fromStdString(dumpJson(item.body));
         // An upsert by natural key; the target's id for the document is kept for later PUTs and DELETEs.
         auto postAndRemember = [&](RemoteResponse &answer) {

@@ -131,7 +131,7 @@ private:
                              + element.toStdString() + "; the element is skipped";
             return;
         }
-        item.resource = resource->project->projectEndpointName + "/" + resource->endpointName;
+        item.resource = resource->resourceKey();
 
         static const Json kNoProperties = Json::object();
         auto propertiesIt = resource->jsonSchema.find("properties");

@@ -33,7 +33,7 @@ constexpr std::int64_t kProgressEvery = 4096;
 
 std::string resourceKey(const ResourceSchema &resource)
 {
-    return resource.project->projectEndpointName + "/" + resource.endpointName;
+    return resource.resourceKey();
 }
 
 // Core documents keep the plain endpoint name; other projects' files say whose they are, the way

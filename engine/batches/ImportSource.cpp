@@ -83,12 +83,12 @@ std::string resourceFromFileName(const std::string &path, const Model &model)
         const std::string project = base.left(dot).toStdString();
         const std::string endpoint = base.mid(dot + 1).toStdString();
         if (const ResourceSchema *r = model.findByEndpoint(project, endpoint))
-            return r->project->projectEndpointName + "/" + r->endpointName;
+            return r->resourceKey();
         return {};
     }
     for (const auto &project : model.projects())
         if (const ResourceSchema *r = model.findByEndpoint(project->projectEndpointName, base.toStdString()))
-            return r->project->projectEndpointName + "/" + r->endpointName;
+            return r->resourceKey();
     return {};
 }
 
@@ -357,7 +357,7 @@ public:
         item = ImportItem{};
         item.file = m_path;
         item.line = m_row;
-        item.resource = document.resource->project->projectEndpointName + "/" + document.resource->endpointName;
+        item.resource = document.resource->resourceKey();
         if (document.error.empty()) {
             item.body = std::move(document.body);
         } else {

@@ -923,11 +923,7 @@ void ImportRun::apply(SpooledItem &item, bool lastChance)
     }
     Response response;
     if (item.implied) {
-        Request request;
-        request.method = "POST";
-        request.path = "/" + item.resource;
-        request.body = Json::parse(item.text);
-        request.actor = m_options.actor;
+        const Request request = Request::make("POST", "/" + item.resource, m_options.actor, Json::parse(item.text));
         // A stored document with an implied one's identity stays as it is (a dry run answers
         // 200 for an identity that is stored).
         if (m_engine.validate(request).status == 200) {

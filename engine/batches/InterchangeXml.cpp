@@ -759,7 +759,7 @@ private:
             ImportItem implied;
             implied.file = m_path;
             implied.line = item.line;
-            implied.resource = resource->project->projectEndpointName + "/" + resource->endpointName;
+            implied.resource = resource->resourceKey();
             implied.implied = true;
             Json body = Json::object();
             const Json &properties = resource->jsonSchema.value("properties", Json::object());
@@ -825,7 +825,7 @@ private:
                          element.toStdString() + "; the element is skipped";
             return true;
         }
-        item.resource = resource->project->projectEndpointName + "/" + resource->endpointName;
+        item.resource = resource->resourceKey();
         Problems problems;
         Json body = m_mapper->mapDocument(node, *resource, problems);
         if (!problems.empty()) {

@@ -682,9 +682,8 @@ MappingSuggestion suggestRowMapping(const ResourceSchema &resource, const std::v
             suggestion.unmatched.push_back("identity field " + field + ": no column matches it; map one, or give a "
                                            "constant");
     }
-    suggestion.mapping = Json{{"documents", Json::array({Json{{"resource", resource.project->projectEndpointName + "/"
-                                                                              + resource.endpointName},
-                                                              {"fields", fields}}})}};
+    suggestion.mapping =
+        Json{{"documents", Json::array({Json{{"resource", resource.resourceKey()}, {"fields", fields}}})}};
     return suggestion;
 }
 

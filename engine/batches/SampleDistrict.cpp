@@ -15,12 +15,7 @@ std::vector<Request> sampleDistrictRequests(unsigned seed, int studentsPerSchool
     options.seed = seed;
     std::vector<Request> out;
     generateDistrict(options, [&out](const std::string &resource, const Json &body) {
-        Request request;
-        request.method = "POST";
-        request.path = "/" + resource;
-        request.body = body;
-        request.actor = "sample district";
-        out.push_back(std::move(request));
+        out.push_back(Request::make("POST", "/" + resource, "sample district", body));
     });
     return out;
 }

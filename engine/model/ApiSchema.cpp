@@ -31,6 +31,19 @@ const std::string &ResourceSchema::projectName() const
     return project->projectName;
 }
 
+std::string ResourceSchema::resourceKey() const
+{
+    return project->projectEndpointName + "/" + endpointName;
+}
+
+std::string ResourceSchema::requestPath(const std::string &id) const
+{
+    std::string path = "/" + resourceKey();
+    if (!id.empty())
+        path += "/" + id;
+    return path;
+}
+
 bool ResourceSchema::isDescriptorPath(const std::string &path) const
 {
     for (const DescriptorMapping &descriptor : descriptors)

@@ -95,6 +95,10 @@ struct ResourceSchema
     Json jsonSchema;
 
     const std::string &projectName() const;
+    // "ed-fi/schools": how import lines, batches and mappings name the resource.
+    std::string resourceKey() const;
+    // The API path of the collection ("/ed-fi/schools"), or of one document in it when id is given.
+    std::string requestPath(const std::string &id = {}) const;
     // True when the value at this identity path of this resource is a descriptor URI.
     bool isDescriptorPath(const std::string &path) const;
 };

@@ -475,11 +475,6 @@ Response Engine::dispatch(const Request &request)
     return method == "PUT" ? put(target, request) : remove(target, request);
 }
 
-std::string Engine::locationOf(const ResourceSchema &resource, const std::string &id) const
-{
-    return "/" + resource.project->projectEndpointName + "/" + resource.endpointName + "/" + id;
-}
-
 Json Engine::documentForClient(const StoredDocument &document) const
 {
     Json body = Json::parse(document.body);
@@ -1002,7 +997,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
                                                                    + existing->id + ".");
             response.status = 200;
             if (m_dryRun) {
-                response.headers.emplace_back("Location", locationOf(resource, existing->id));
+                response.headers.emplace_back("Location", resource.requestPath(existing->id));
                 return response;
             }
             if (existing->body != bodyText) {
@@ -1015,7 +1010,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
                 m_store.setReferences(existing->docKey, resolved.aliasKeys, true);
                 m_lastWriteChanged = true;
             }
-            response.headers.emplace_back("Location", locationOf(resource, existing->id));
+            response.headers.emplace_back("Location", resource.requestPath(existing->id));
             response.headers.emplace_back("ETag", quotedEtag(existing->etag));
         } else {
             if (prepared.superclass) {
@@ -1052,7 +1047,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
             m_store.setReferences(document.docKey, resolved.aliasKeys, false);
             m_lastWriteChanged = true;
             response.status = 201;
-            response.headers.emplace_back("Location", locationOf(resource, document.id));
+            response.headers.emplace_back("Location", resource.requestPath(document.id));
             response.headers.emplace_back("ETag", quotedEtag(document.etag));
         }
         transaction.commit();

@@ -306,7 +306,6 @@ private:
                                                   const std::string &now, int depth);
 
     Json documentForClient(const StoredDocument &document) const;
-    std::string locationOf(const ResourceSchema &resource, const std::string &id) const;
 
     const Model &m_model;
     Database &m_database;

@@ -246,8 +246,7 @@ Request Engine::draftRequest(const ResourceSchema &resource, const std::string &
 {
     Request request;
     request.method = targetId.empty() ? "POST" : "PUT";
-    request.path = "/" + resource.project->projectEndpointName + "/" + resource.endpointName
-                   + (targetId.empty() ? "" : "/" + targetId);
+    request.path = resource.requestPath(targetId);
     request.body = body;
     return request;
 }

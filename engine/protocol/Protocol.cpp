@@ -8,6 +8,23 @@ std::string Request::header(const std::string &lowerName) const
     return it == headers.end() ? std::string() : it->second;
 }
 
+Request Request::make(std::string method, std::string path, std::string actor, const Json &body)
+{
+    Request request;
+    request.method = std::move(method);
+    request.path = std::move(path);
+    request.actor = std::move(actor);
+    if (!body.is_null())
+        request.body = body;
+    return request;
+}
+
+Request &Request::ifMatch(const std::string &etag)
+{
+    headers["if-match"] = "\"" + etag + "\"";
+    return *this;
+}
+
 std::string Response::header(const std::string &name) const
 {
     for (const auto &[key, value] : headers)

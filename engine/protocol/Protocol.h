@@ -21,6 +21,11 @@ struct Request
     std::string actor; // who asks: the OS user, or a serve client
 
     std::string header(const std::string &lowerName) const;
+
+    // A request as the engine's own operations, the command line, tests and benches send it.
+    static Request make(std::string method, std::string path, std::string actor, const Json &body = nullptr);
+    // Asks for the write only while the document still has this etag (quoted here, as served).
+    Request &ifMatch(const std::string &etag);
 };
 
 struct Response

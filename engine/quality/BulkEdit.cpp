@@ -304,12 +304,8 @@ EditPreviewRow EditRun::editDocument(const std::string &id)
             row.outcome = EditOutcome::Unchanged;
         return row;
     }
-    Request request;
-    request.method = "PUT";
-    request.path = requestPath(*resource, id);
-    request.headers["if-match"] = "\"" + document->etag + "\"";
-    request.body = body;
-    request.actor = m_actor;
+    Request request = Request::make("PUT", resource->requestPath(id), m_actor, body);
+    request.ifMatch(document->etag);
     const Response response = m_write ? m_engine.handle(request) : m_engine.validate(request);
     if (!succeeded(response)) {
         row.outcome = EditOutcome::Refused;
@@ -686,13 +682,8 @@ UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
         };
         auto putBack = [&](const EditItem &item, const std::string &id, const std::string &bodyText) {
             const ResourceSchema *resource = model.findByName(item.project, item.resource);
-            Request request;
-            request.method = "PUT";
-            request.path = requestPath(*resource, id);
-            request.headers["if-match"] = "\"" + currentEtag(id) + "\"";
-            request.body = Json::parse(bodyText);
-            request.actor = who;
-            const Response response = m_engine.handle(request);
+            const Response response = m_engine.handle(
+                Request::make("PUT", resource->requestPath(id), who, Json::parse(bodyText)).ifMatch(currentEtag(id)));
             if (!succeeded(response))
                 failures += "\n" + item.resource + " " + id + ": " + problemSummary(response.body);
         };
@@ -717,12 +708,9 @@ UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
                 putBack(item, item.documentId, *item.documentBefore);
             } else {
                 const ResourceSchema *resource = model.findByName(item.project, item.resource);
-                Request request;
-                request.method = "DELETE";
-                request.path = requestPath(*resource, item.documentId);
-                request.headers["if-match"] = "\"" + currentEtag(item.documentId) + "\"";
-                request.actor = who;
-                const Response response = m_engine.handle(request);
+                const Response response = m_engine.handle(
+                    Request::make("DELETE", resource->requestPath(item.documentId), who)
+                        .ifMatch(currentEtag(item.documentId)));
                 if (!succeeded(response))
                     failures += "\n" + item.resource + " " + item.documentId + " (stored from draft " + item.targetKey
                                 + "): " + problemSummary(response.body);

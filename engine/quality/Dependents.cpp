@@ -109,11 +109,7 @@ public:
             const ResourceSchema *schema = model.findByName(node.project, node.resource);
             if (schema == nullptr)
                 return fail("the " + node.resource + " " + node.id + " is not in the loaded model; nothing was deleted");
-            Request request;
-            request.method = "DELETE";
-            request.path = requestPath(*schema, node.id);
-            request.actor = m_actor;
-            const Response response = m_engine.handle(request);
+            const Response response = m_engine.handle(Request::make("DELETE", schema->requestPath(node.id), m_actor));
             if (!succeeded(response) || m_engine.batchBroken())
                 return fail("delete " + node.resource + " " + node.naturalKey + " was refused (HTTP "
                                 + std::to_string(response.status) + "): " + problemSummary(response.body)
@@ -338,13 +334,9 @@ int putDocumentsBack(Engine &engine, std::int64_t opId, const std::vector<EditIt
                 return engine.restoreDocument(schema, item.targetKey, item.beforeText, actor);
             if (now->body == item.beforeText)
                 return std::nullopt; // an identity update put back earlier cascaded here already
-            Request request;
-            request.method = "PUT";
-            request.path = requestPath(schema, item.targetKey);
-            request.headers["if-match"] = "\"" + now->etag + "\"";
-            request.body = Json::parse(item.beforeText);
-            request.actor = actor;
-            return engine.handle(request);
+            return engine.handle(
+                Request::make("PUT", schema.requestPath(item.targetKey), actor, Json::parse(item.beforeText))
+                    .ifMatch(now->etag));
         },
         isUnresolvedReference);
     passes(
@@ -352,11 +344,7 @@ int putDocumentsBack(Engine &engine, std::int64_t opId, const std::vector<EditIt
         [&](const ResourceSchema &schema, const EditItem &item) -> std::optional<Response> {
             if (!engine.document(item.targetKey))
                 return std::nullopt;
-            Request request;
-            request.method = "DELETE";
-            request.path = requestPath(schema, item.targetKey);
-            request.actor = actor;
-            return engine.handle(request);
+            return engine.handle(Request::make("DELETE", schema.requestPath(item.targetKey), actor));
         },
         isDependentItem);
     if (!failures.empty())

@@ -32,11 +32,6 @@ std::string problemSummary(const Json &problem)
     return text;
 }
 
-std::string requestPath(const ResourceSchema &resource, const std::string &id)
-{
-    return "/" + resource.project->projectEndpointName + "/" + resource.endpointName + "/" + id;
-}
-
 std::string nowUtcText()
 {
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();

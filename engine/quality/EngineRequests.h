@@ -11,8 +11,6 @@ namespace steward {
 bool succeeded(const Response &response);
 // "detail ($.a: message; $.b: message)": a problem as one line for tables and refusals.
 std::string problemSummary(const Json &problem);
-// "/ed-fi/schools/<id>"
-std::string requestPath(const ResourceSchema &resource, const std::string &id);
 // Now in UTC, as the journal records times.
 std::string nowUtcText();
 

@@ -86,11 +86,6 @@ bool valueFromText(const Json &current, const std::string &text, Json &out)
     return true;
 }
 
-std::string collectionPath(const ResourceSchema &resource)
-{
-    return "/" + resource.project->projectEndpointName + "/" + resource.endpointName;
-}
-
 // Runs the steps through Engine::handle inside one batch (one BEGIN IMMEDIATE); every read in
 // between sees the batch's own writes, so each step is planned from the state the previous left.
 class Planner
@@ -129,13 +124,7 @@ public:
     bool send(const std::string &method, const ResourceSchema &resource, const std::string &id, const Json &body,
               IdentityStep step, std::string *createdId = nullptr)
     {
-        Request request;
-        request.method = method;
-        request.path = collectionPath(resource) + (id.empty() ? "" : "/" + id);
-        if (!body.is_null())
-            request.body = body;
-        request.actor = m_actor;
-        const Response response = m_engine.handle(request);
+        const Response response = m_engine.handle(Request::make(method, resource.requestPath(id), m_actor, body));
         if (response.status >= 300 || m_engine.batchBroken()) {
             std::string detail = response.body.is_object() ? response.body.value("detail", std::string()) : "";
             if (response.body.is_object() && response.body.contains("validationErrors"))

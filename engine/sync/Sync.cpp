@@ -202,16 +202,11 @@ const char *operationName(PushItem::Operation operation)
     return "?";
 }
 
-std::string endpointPath(const ResourceSchema &resource)
-{
-    return "/" + resource.project->projectEndpointName + "/" + resource.endpointName;
-}
-
 std::map<std::string, std::map<std::string, int>> PushPlan::counts() const
 {
     std::map<std::string, std::map<std::string, int>> out;
     for (const PushItem &item : items)
-        ++out[endpointPath(*item.resource).substr(1)][operationName(item.operation)];
+        ++out[item.resource->resourceKey()][operationName(item.operation)];
     return out;
 }
 

@@ -96,7 +96,6 @@ struct PushPlan
 };
 
 const char *operationName(PushItem::Operation operation);
-std::string endpointPath(const ResourceSchema &resource); // "/ed-fi/schools"
 
 // The changes after `cursor` (except those a pull from `url` made), folded per document.
 PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor, const std::string &url);
