@@ -26,14 +26,6 @@ std::string folded(const std::string &text)
     return out;
 }
 
-std::string lowered(const std::string &text)
-{
-    std::string out = text;
-    for (char &c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
 // "gradeLevels[0].gradeLevelDescriptor" -> {"gradeLevels", "[0]", "gradeLevelDescriptor"}; empty when malformed.
 std::vector<std::string> splitField(const std::string &field)
 {
@@ -210,7 +202,7 @@ std::optional<Json> typedValue(const std::string &written, const FieldRule &rule
         return std::nullopt;
     }
     if (rule.type == "boolean") {
-        const std::string word = lowered(text);
+        const std::string word = toLower(text);
         if (word == "true" || word == "yes" || word == "y" || word == "1")
             return Json(true);
         if (word == "false" || word == "no" || word == "n" || word == "0")
@@ -321,7 +313,7 @@ RowMapping parseRowMapping(const Json &mapping, const Model &model)
                     for (const auto &[code, target] : value.items()) {
                         if (!target.is_string())
                             throw MappingError(at + ".values." + code + ": expected text");
-                        fieldRule.values[lowered(trimmedCell(code))] = target.get<std::string>();
+                        fieldRule.values[toLower(trimmedCell(code))] = target.get<std::string>();
                     }
                 } else {
                     throw MappingError(at + ": '" + key + "' is not a field setting (column, constant, template, "
@@ -416,7 +408,7 @@ std::vector<MappedDocument> mapRow(const RowMapping &mapping, const HeaderIndex 
     for (const DocumentRule &rule : mapping.documents) {
         if (!rule.whenColumn.empty()) {
             const std::string cell = cellOf(header, row, rule.whenColumn);
-            if (rule.whenEquals ? lowered(cell) != lowered(*rule.whenEquals) : cell.empty())
+            if (rule.whenEquals ? toLower(cell) != toLower(*rule.whenEquals) : cell.empty())
                 continue;
         }
         MappedDocument document;
@@ -424,14 +416,12 @@ std::vector<MappedDocument> mapRow(const RowMapping &mapping, const HeaderIndex 
         document.body = Json::object();
         for (const FieldRule &field : rule.fields) {
             std::string text;
-            std::string what; // where the value came from, for the error
             if (field.constant) {
                 assignAt(document.body, field.steps, *field.constant);
                 continue;
             }
             if (!field.column.empty()) {
                 text = cellOf(header, row, field.column);
-                what = "column '" + field.column + "'";
             } else {
                 text = field.text;
                 for (const std::string &column : templateColumns(field.text)) {
@@ -441,18 +431,20 @@ std::vector<MappedDocument> mapRow(const RowMapping &mapping, const HeaderIndex 
                         text.replace(at, column.size() + 2, cell);
                 }
                 text = trimmedCell(text);
-                what = "template '" + field.text + "'";
             }
             if (text.empty())
                 continue; // an empty cell leaves the field out
             // A value that cannot be read is kept as text where it goes, so that the draft shows it
             // in its field; the error names the column.
             auto keepAsText = [&](const std::string &why) {
+                // Where the value came from, named only when it could not be read.
+                const std::string what =
+                    field.column.empty() ? "template '" + field.text + "'" : "column '" + field.column + "'";
                 document.error += (document.error.empty() ? "" : "; ") + what + " (" + field.field + "): " + why;
                 assignAt(document.body, field.steps, Json(text));
             };
             if (!field.values.empty()) {
-                auto mapped = field.values.find(lowered(text));
+                auto mapped = field.values.find(toLower(text));
                 if (mapped != field.values.end()) {
                     text = mapped->second;
                 } else if (text.rfind("uri://", 0) != 0) {
@@ -653,13 +645,13 @@ MappingSuggestion suggestRowMapping(const ResourceSchema &resource, const std::v
                 std::string found;
                 int matches = 0;
                 for (const std::string &uri : uris) {
-                    const std::string code = lowered(uri.substr(uri.find('#') + 1));
-                    if (code == lowered(value)) {
+                    const std::string code = toLower(uri.substr(uri.find('#') + 1));
+                    if (code == toLower(value)) {
                         found = uri;
                         matches = 1;
                         break;
                     }
-                    if (code.rfind(lowered(value), 0) == 0) {
+                    if (code.rfind(toLower(value), 0) == 0) {
                         found = uri;
                         ++matches;
                     }
