@@ -179,6 +179,10 @@ private Q_SLOTS:
                     "INSERT INTO refs VALUES (2, 2);"
                     "INSERT INTO changes (op, project, resource, id, referential_id, identity, body, etag, at, actor) "
                     "VALUES ('insert', 'Ed-Fi', 'School', 's', x'01', '{}', '{}', 'e', 't', 'a');"
+                    // A change given and then removed: its number must never be given again.
+                    "INSERT INTO changes (op, project, resource, id, referential_id, identity, body, etag, at, actor) "
+                    "VALUES ('insert', 'Ed-Fi', 'School', 'gone', x'09', '{}', '{}', 'e', 't', 'a');"
+                    "DELETE FROM changes WHERE id = 'gone';"
                     "PRAGMA user_version=1;");
         }
         std::unique_ptr<Database> db = Database::open(path);
@@ -197,6 +201,19 @@ private Q_SLOTS:
         QCOMPARE(c.execAndGet("SELECT count(*) FROM documents WHERE change_seq IS NULL").getInt(), 1);
         QCOMPARE(c.execAndGet("SELECT change_seq FROM documents WHERE id = 's'").getInt(), 1);
         QCOMPARE(c.execAndGet("SELECT body FROM changes").getString(), std::string("{}"));
+        // Version 16 copied the change log: the next change version follows the highest ever given,
+        // and an unknown op is still refused.
+        c.exec("INSERT INTO changes (op, project, resource, id, referential_id, identity, at, actor) VALUES ('update', "
+               "'Ed-Fi', 'School', 's', x'01', '', 't', 'a')");
+        QCOMPARE(c.getLastInsertRowid(), 3);
+        QVERIFY_THROWS_EXCEPTION(SQLite::Exception,
+                                 c.exec("INSERT INTO changes (op, project, resource, id, referential_id, identity, at, "
+                                        "actor) VALUES ('bogus', 'Ed-Fi', 'School', 's', x'01', '', 't', 'a')"));
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM sqlite_master WHERE name IN ('changes_deletes', "
+                              "'changes_key_changes')")
+                     .getInt(),
+                 2);
+        c.exec("DELETE FROM changes WHERE seq = 3");
         SQLite::Statement violations(c, "PRAGMA foreign_key_check");
         QVERIFY(!violations.executeStep());
         QCOMPARE(c.execAndGet("PRAGMA foreign_keys").getInt(), 1);

@@ -40,7 +40,7 @@ class Database
 {
 public:
     static constexpr int kApplicationId = 0x53545744; // "STWD"
-    static constexpr int kSchemaVersion = 15;
+    static constexpr int kSchemaVersion = 16;
     // Per attempt; the engine tries 5 times with backoff, so a held lock is waited out ~11 s in all
     // before a 503 (at 5 s per attempt a steward stared at a frozen window for 25 s).
     static constexpr int kBusyTimeoutMs = 2000;
