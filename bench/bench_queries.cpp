@@ -202,7 +202,7 @@ int main(int argc, char **argv)
     };
     std::printf("\ndocument bodies %.1f MB; query index %.1f MB; find-anything index %.1f MB; database %.1f MB\n",
                 megabytes("SELECT sum(length(body)) FROM documents"),
-                megabytes("SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = 'query_values'"),
+                megabytes("SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name LIKE 'query_index%'"),
                 megabytes("SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name LIKE 'search_index%'"),
                 megabytes("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size"));
     std::printf("peak RSS %.1f MB\n", procStatusMb("VmHWM:"));

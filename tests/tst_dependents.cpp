@@ -289,6 +289,8 @@ private Q_SLOTS:
             // Version 11's journal: only bulk edits and mappings, one operation with an item.
             SQLite::Database db(path.toStdString(), SQLite::OPEN_READWRITE);
             db.exec("PRAGMA foreign_keys=OFF;"
+                    "DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL COLLATE NOCASE, "
+                    "doc INTEGER NOT NULL, PRIMARY KEY (field_key, value, doc)) WITHOUT ROWID;" // version 17's
                     "DROP TABLE search_index;" // version 13's
                     "ALTER TABLE changes DROP COLUMN previous_identity;" // version 15's
                     "ALTER TABLE changes DROP COLUMN source;" // version 14's
@@ -304,7 +306,7 @@ private Q_SLOTS:
         }
         std::unique_ptr<Database> upgraded = Database::open(path.toStdString());
         SQLite::Database &c = upgraded->connection();
-        QCOMPARE(c.execAndGet("PRAGMA user_version").getInt(), Database::kSchemaVersion);
+        QCOMPARE(c.execAndGet("PRAGMA user_version").getInt(), Database::schemaVersion());
         QCOMPARE(c.execAndGet("SELECT count(*) FROM edit_items").getInt(), 1); // not cascaded away
         QCOMPARE(c.execAndGet("SELECT summary FROM edit_operations WHERE op_id = 1").getString(),
                  std::string("Set city"));

@@ -1,5 +1,6 @@
 // Every row of the protocol's semantics table and each validation stage, on the starter model.
 #include "Sync.h"
+#include "QueryValues.h"
 #include "TestSupport.h"
 #include "Validation.h"
 
@@ -1099,13 +1100,15 @@ void TestProtocol::checkFindsQueryIndexDamage()
     // One value lost, one that no document has.
     const std::int64_t surname = db.execAndGet("SELECT field_key FROM query_fields WHERE resource = 'Student' "
                                                "AND name = 'lastsurname'").getInt64();
-    SQLite::Statement lose(db, "DELETE FROM query_values WHERE field_key = ? AND doc = (SELECT min(doc) FROM "
-                               "query_values WHERE field_key = ?)");
-    lose.bind(1, surname);
-    lose.bind(2, surname);
-    QCOMPARE(lose.exec(), 1);
-    SQLite::Statement invent(db, "INSERT INTO query_values (field_key, value, doc) VALUES (?, 'Nobody', 1)");
-    invent.bind(1, surname);
+    SQLite::Statement student(db, "SELECT doc_key, json_extract(body, '$.lastSurname') FROM documents WHERE "
+                                  "resource = 'Student' ORDER BY doc_key LIMIT 1");
+    QVERIFY(student.executeStep());
+    SQLite::Statement lose(db, "INSERT INTO query_index (query_index, rowid, words) VALUES ('delete', ?, ?)");
+    lose.bind(1, student.getColumn(0).getInt64());
+    lose.bind(2, queryIndexToken(surname, Json(student.getColumn(1).getString())));
+    lose.exec();
+    SQLite::Statement invent(db, "INSERT INTO query_index (rowid, words) VALUES (1, ?)");
+    invent.bind(1, queryIndexToken(surname, Json("Nobody")));
     invent.exec();
 
     IntegrityReport report = f.engine().check();
@@ -1125,14 +1128,15 @@ void TestProtocol::queryIndexFilledInWhenMissing()
     Fixture f;
     f.loadSampleDistrict(2026, 2);
     SQLite::Database &db = f.database().connection();
-    db.exec("DELETE FROM query_values WHERE field_key IN (SELECT field_key FROM query_fields WHERE resource = "
-            "'Student'); DELETE FROM query_fields WHERE resource = 'Student'; "
+    db.exec("DELETE FROM query_fields WHERE resource = 'Student'; "
             "UPDATE query_fields SET paths = '$.elsewhere' WHERE resource = 'Section' AND name = 'sessionname'");
     Engine reopened(f.model(), f.database());
     const IntegrityReport report = reopened.check();
     QVERIFY2(report.clean(), report.toJson().dump().c_str());
-    QVERIFY(db.execAndGet("SELECT count(*) FROM query_values v JOIN query_fields f USING (field_key) "
-                          "WHERE f.resource = 'Student'").getInt64() > 20);
+    // A word is its field's key followed by a letter: the students' fields have words again.
+    db.exec("CREATE VIRTUAL TABLE temp.words USING fts5vocab(main, query_index, row)");
+    QVERIFY(db.execAndGet("SELECT sum(w.doc) FROM temp.words w JOIN query_fields f ON w.term >= f.field_key || 'a' "
+                          "AND w.term < f.field_key || 'z' WHERE f.resource = 'Student'").getInt64() > 20);
     QCOMPARE(db.execAndGet("SELECT paths FROM query_fields WHERE resource = 'Section' AND name = 'sessionname'")
                  .getString(),
              std::string("$.courseOfferingReference.sessionName"));

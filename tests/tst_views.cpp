@@ -187,7 +187,7 @@ private Q_SLOTS:
         }
         std::unique_ptr<Database> db = Database::open(path);
         SQLite::Database &c = db->connection();
-        QCOMPARE(c.execAndGet("PRAGMA user_version").getInt(), Database::kSchemaVersion);
+        QCOMPARE(c.execAndGet("PRAGMA user_version").getInt(), Database::schemaVersion());
         QCOMPARE(c.execAndGet("SELECT natural_key FROM documents WHERE doc_key = 2").getString(),
                  std::string("ALG-1 / 1"));
         QCOMPARE(c.execAndGet("SELECT count(*) FROM drafts").getInt(), 0);

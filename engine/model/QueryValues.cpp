@@ -2,8 +2,11 @@
 
 #include "ApiSchema.h"
 
+#include <QCryptographicHash>
+
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <tuple>
 
 namespace steward {
@@ -76,29 +79,95 @@ std::vector<std::pair<std::uint32_t, ValueKey>> keysOf(const std::vector<QueryVa
     return keys;
 }
 
+// Gathers one field's values from its paths, each once.
+class FieldValues
+{
+public:
+    void clear()
+    {
+        m_found.clear();
+        m_seen.clear();
+    }
+    void collect(const JsonPath &path, const Json &body) { collectScalars(body, path.steps(), 0, m_found); }
+    // The distinct values collected, in document order.
+    template <typename Visit> void forEachDistinct(Visit visit)
+    {
+        for (const Json *value : m_found) {
+            ValueKey key = keyOf(*value);
+            if (std::find(m_seen.begin(), m_seen.end(), key) != m_seen.end())
+                continue;
+            m_seen.push_back(std::move(key));
+            visit(*value);
+        }
+    }
+
+private:
+    std::vector<const Json *> m_found;
+    std::vector<ValueKey> m_seen;
+};
+
 } // namespace
 
 std::vector<QueryValue> queryValuesOf(const ResourceSchema &resource, const Json &body)
 {
     std::vector<QueryValue> out;
-    std::vector<const Json *> found;
-    std::vector<ValueKey> seen;
+    FieldValues values;
     std::uint32_t position = 0;
     for (const auto &[name, field] : resource.queryFields) {
-        found.clear();
+        values.clear();
         for (const QueryFieldPath &path : field.paths)
-            collectScalars(body, path.path.steps(), 0, found);
-        seen.clear();
-        for (const Json *value : found) {
-            ValueKey key = keyOf(*value);
-            if (std::find(seen.begin(), seen.end(), key) != seen.end())
-                continue;
-            seen.push_back(std::move(key));
-            out.push_back({position, *value});
-        }
+            values.collect(path.path, body);
+        values.forEachDistinct([&](const Json &value) { out.push_back({position, value}); });
         ++position;
     }
     return out;
+}
+
+std::vector<const Json *> fieldValuesOf(const std::vector<JsonPath> &paths, const Json &body)
+{
+    FieldValues values;
+    for (const JsonPath &path : paths)
+        values.collect(path, body);
+    std::vector<const Json *> out;
+    values.forEachDistinct([&](const Json &value) { out.push_back(&value); });
+    return out;
+}
+
+std::string queryIndexToken(std::int64_t fieldKey, const Json &value)
+{
+    // Hex keeps any text one word of the index's ASCII tokenizer; past this length a value is held
+    // by its SHA-1 instead (still exact in practice, and a word stays short).
+    constexpr std::size_t kLongestText = 1024;
+    std::string text;
+    char kind = 't';
+    if (value.is_boolean() || value.is_number()) {
+        kind = 'n';
+        double number = value.is_boolean() ? (value.get<bool>() ? 1.0 : 0.0) : value.get<double>();
+        if (number == 0)
+            number = 0; // -0 and 0 compare equal
+        char digits[32];
+        const std::to_chars_result written = std::to_chars(digits, digits + sizeof digits, number);
+        text.assign(digits, written.ptr);
+    } else {
+        text = value.get<std::string>();
+        for (char &c : text)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (text.size() > kLongestText) {
+            kind = 'h';
+            text = QCryptographicHash::hash(QByteArrayView(text.data(), static_cast<qsizetype>(text.size())),
+                                            QCryptographicHash::Sha1)
+                       .toStdString();
+        }
+    }
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string token = std::to_string(fieldKey);
+    token.reserve(token.size() + 1 + 2 * text.size());
+    token += kind;
+    for (unsigned char c : text) {
+        token += kHex[c >> 4];
+        token += kHex[c & 15];
+    }
+    return token;
 }
 
 bool sameQueryValues(const std::vector<QueryValue> &a, const std::vector<QueryValue> &b)

@@ -1,8 +1,10 @@
 #pragma once
 
 #include "Json.h"
+#include "JsonPath.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace steward {
@@ -24,5 +26,14 @@ std::vector<QueryValue> queryValuesOf(const ResourceSchema &resource, const Json
 
 // Whether two lists of query values hold the same values, whatever their order.
 bool sameQueryValues(const std::vector<QueryValue> &a, const std::vector<QueryValue> &b);
+
+// The values one query field gives at the given paths, as queryValuesOf collects them: for a field
+// the store registered with paths the model no longer has.
+std::vector<const Json *> fieldValuesOf(const std::vector<JsonPath> &paths, const Json &body);
+
+// How the query index holds one value of one field: a single word of digits and lower-case letters,
+// the same for two values exactly when a query compares them equal (numbers by value, booleans as
+// the numbers 1 and 0, text without ASCII case). The field's key comes first, so a word names its field.
+std::string queryIndexToken(std::int64_t fieldKey, const Json &value);
 
 } // namespace steward

@@ -79,9 +79,8 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
     SQLite::Statement documents(db, "SELECT doc_key, id, project, resource, referential_id, identity, body, etag, "
                                     "natural_key, change_seq FROM documents ORDER BY doc_key");
     SQLite::Statement refs(db, "SELECT to_alias FROM refs WHERE from_doc = ?");
-    // Every value a document gives a query field has its query-index row; the rows found are counted
-    // per field, so that any other row (one no document gives) shows too.
-    SQLite::Statement indexRow(db, "SELECT 1 FROM query_values WHERE field_key = ? AND value = ? AND doc = ?");
+    // Every value a document gives a query field has its word in the query index; the words found are
+    // counted per field, so that any other entry (one no document gives) shows too.
     SQLite::Statement searchRow(db, "SELECT terms FROM search_index WHERE rowid = ?");
     std::map<std::int64_t, std::int64_t> indexRowsFound;
     SQLite::Statement lastChange(db,
@@ -147,20 +146,21 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
                           + std::to_string(resolved.aliasKeys.size()) + " its body makes");
         }
 
+        const std::vector<QueryIndexWord> words =
+            m_store.queryIndexWords(resource->projectName(), resource->resourceName, body);
+        std::vector<std::string> wordTexts;
+        for (const QueryIndexWord &word : words)
+            wordTexts.push_back(word.word);
+        const bool allIndexed = m_store.queryIndexHolds(docKey, wordTexts);
         std::vector<std::string> unindexed;
-        for (const QueryValue &value : queryValuesOf(*resource, body)) {
-            const std::int64_t key = m_store.queryFieldKey(*resource, value.field);
-            if (key == 0)
+        for (const QueryIndexWord &word : words) {
+            if (allIndexed || m_store.queryIndexHolds(docKey, {word.word})) {
+                ++indexRowsFound[word.fieldKey];
                 continue;
-            indexRow.reset();
-            indexRow.bind(1, key);
-            bindJson(indexRow, 2, value.value);
-            indexRow.bind(3, docKey);
-            if (indexRow.executeStep())
-                ++indexRowsFound[key];
-            else
-                unindexed.push_back(std::next(resource->queryFields.begin(), value.field)->second.name + " "
-                                    + value.value.dump());
+            }
+            auto field = resource->queryFields.find(word.fieldName);
+            unindexed.push_back((field != resource->queryFields.end() ? field->second.name : word.fieldName) + " "
+                                + word.value.dump());
         }
         if (!unindexed.empty()) {
             std::string list;
@@ -193,18 +193,15 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
                                                   : lastChange.getColumn(1).getString() != documents.getColumn(6).getString())
             violation("the change log's last entry is not its current state");
     }
-    // Fields another model registered are kept by that model's writes, not checked against this one.
+    // Fields of resources this model has: their documents were checked above (another model's were not).
     std::map<std::int64_t, std::string> fieldsOfThisModel; // key -> "Resource.field"
     for (const ResourceSchema *resource : m_model.resources()) {
         std::size_t position = 0;
         for (const auto &[name, field] : resource->queryFields)
             fieldsOfThisModel[m_store.queryFieldKey(*resource, position++)] = resource->resourceName + "." + field.name;
     }
-    SQLite::Statement indexed(db, "SELECT f.field_key, count(v.doc) FROM query_fields f "
-                                  "LEFT JOIN query_values v ON v.field_key = f.field_key GROUP BY f.field_key");
-    while (indexed.executeStep()) {
-        const std::int64_t key = indexed.getColumn(0).getInt64();
-        const std::int64_t extra = indexed.getColumn(1).getInt64() - indexRowsFound[key];
+    for (const auto &[key, entries] : m_store.queryIndexEntriesPerField()) {
+        const std::int64_t extra = entries - indexRowsFound[key];
         auto field = fieldsOfThisModel.find(key);
         if (extra > 0 && key != 0 && field != fieldsOfThisModel.end())
             databaseWide("the query index holds " + std::to_string(extra) + " values of " + field->second

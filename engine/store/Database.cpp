@@ -373,6 +373,18 @@ CREATE INDEX changes_by_document ON changes(id, seq);
 CREATE INDEX changes_deletes ON changes(project, resource, seq) WHERE op = 'delete';
 CREATE INDEX changes_key_changes ON changes(project, resource, seq) WHERE op = 'key-change';
 )SQL",
+    // Version 17: the query index as an inverted index. query_values held a row per document, field
+    // and value: about ten random B-tree inserts a document, 15% of an import's time, and 25 MB of
+    // 183 for 107,395 documents. query_index is FTS5 without content or positions: one row per
+    // document whose words are its values (queryIndexToken: the field's key and the value), each
+    // word's documents a compressed list in document order. A measured prototype: a tenth of the
+    // insert cost and a seventh of the bytes. The registry is emptied so that the first engine that
+    // opens the database for writing registers its fields again and fills the index from the documents.
+    R"SQL(
+DROP TABLE query_values;
+DELETE FROM query_fields;
+CREATE VIRTUAL TABLE query_index USING fts5(words, content = '', detail = none, columnsize = 0, tokenize = 'ascii');
+)SQL",
 };
 
 // The last migration that rebuilds a table other tables point at: foreign keys must be off while
@@ -395,8 +407,7 @@ const DeferrableIndex kDeferrableIndexes[] = {
     {"refs_by_target", "CREATE INDEX IF NOT EXISTS refs_by_target ON refs(to_alias, from_doc)"},
 };
 
-static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Database::kSchemaVersion,
-              "one migration step per schema version");
+constexpr int kSchemaVersion = static_cast<int>(sizeof(kMigrations) / sizeof(kMigrations[0]));
 
 // A connection setting changed for a scope and put back however the scope ends.
 class ScopedPragma
@@ -431,6 +442,11 @@ int pragmaInt(SQLite::Database &db, const char *pragma)
 }
 
 } // namespace
+
+int Database::schemaVersion()
+{
+    return kSchemaVersion;
+}
 
 std::string defaultDatabasePath()
 {

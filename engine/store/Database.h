@@ -40,7 +40,9 @@ class Database
 {
 public:
     static constexpr int kApplicationId = 0x53545744; // "STWD"
-    static constexpr int kSchemaVersion = 16;
+    // The schema version this program writes (PRAGMA user_version): one migration step per version.
+    // A function, so that a new step recompiles one file.
+    static int schemaVersion();
     // Per attempt; the engine tries 5 times with backoff, so a held lock is waited out ~11 s in all
     // before a 503 (at 5 s per attempt a steward stared at a frozen window for 25 s).
     static constexpr int kBusyTimeoutMs = 2000;

@@ -8,11 +8,13 @@
 #include <SQLiteCpp/Statement.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace steward {
@@ -135,6 +137,16 @@ struct TrackedChange
     std::string previousIdentity; // a key change's identity before it
 };
 
+// One word a document has in the query index: a value one of its resource's registered query fields
+// gives, as queryIndexToken writes it.
+struct QueryIndexWord
+{
+    std::int64_t fieldKey = 0;
+    std::string fieldName; // as registered: lower case
+    Json value;
+    std::string word;
+};
+
 // Referential ids that may have an alias: a Bloom filter (no false "absent"), so that a large
 // import can skip looking up documents it is about to create. About 0.3% false "maybe".
 class AliasFilter
@@ -187,11 +199,12 @@ public:
     void stopTrackingAliases();
     bool mayHaveAlias(const Uuid &referentialId) const;
 
-    // The query index (query_values): every query field's values per document, kept by the writes
-    // above, so that collection queries look their documents up instead of scanning the resource.
-    // Registers the model's query fields and fills in the values of any the database lacks, in a
-    // write transaction of its own (call it outside one). When the connection cannot write or the
-    // database stays locked, only the fields registered already are used; queries scan for the rest.
+    // The query index (query_index): the words of every registered query field's values per
+    // document (queryIndexToken), kept by the writes above, so that collection queries look their
+    // documents up instead of scanning the resource. Registers the model's query fields and, when that
+    // changes the registry, makes the index again from the documents, in a write transaction of its
+    // own (call it outside one). When the connection cannot write or the database stays locked, only
+    // the fields registered already are used; queries scan for the rest.
     void useQueryIndex(const Model &model);
     // Off: every query scans (the reference the index is tested against).
     void setQueryIndexUse(bool use) { m_useQueryIndex = use; }
@@ -201,7 +214,15 @@ public:
     const std::string &changeSource() const { return m_changeSource; }
     // A query field's key in the index (0: not indexed), by its position in the resource's fields.
     std::int64_t queryFieldKey(const ResourceSchema &resource, std::size_t position) const;
-    // Empties this model's fields of the query index and fills them in again from the documents (check's repair).
+    // The words a body of the resource has in the query index, from the registry's fields and paths
+    // (whichever model registered them).
+    std::vector<QueryIndexWord> queryIndexWords(const std::string &project, const std::string &resource,
+                                                const Json &body) const;
+    // Whether the index gives the document every one of these words.
+    bool queryIndexHolds(std::int64_t docKey, const std::vector<std::string> &words);
+    // How many (document, value) entries the index holds per field key.
+    std::map<std::int64_t, std::int64_t> queryIndexEntriesPerField();
+    // Empties the query index and fills it in again from the documents (check's repair).
     void rebuildQueryIndex();
     // Empties the find-anything index and fills it in again from the documents (check's repair).
     void rebuildSearchIndex();
@@ -232,23 +253,29 @@ private:
     };
     QuerySql querySql(const CollectionQuery &query);
     std::int64_t fieldKeyOf(const std::string &project, const std::string &resource, const std::string &field) const;
-    std::vector<std::int64_t> registerQueryFields(const ResourceSchema &resource);
-    void fillQueryValues(const ResourceSchema &resource, const std::vector<std::int64_t> &keys,
-                         const std::set<std::int64_t> &only);
-    // A resource of the model with its query fields' keys, by position; null when not indexed.
-    using IndexedResource = std::pair<const ResourceSchema *const, std::vector<std::int64_t>>;
-    const IndexedResource *indexedResource(const std::string &project, const std::string &resource) const;
-    std::vector<QueryValue> queryValuesOfBody(const ResourceSchema &resource, const std::string &body) const;
-    // Those its writer worked out, or those of its body (kept in `computed`).
-    const std::vector<QueryValue> &queryValuesOfDocument(const ResourceSchema &resource, const StoredDocument &d,
-                                                         std::vector<QueryValue> &computed) const;
+    // Adds or re-paths the resource's query fields in the registry; true when anything changed.
+    bool registerQueryFields(const ResourceSchema &resource);
+    // Reads the registry into m_indexedFields, and the model's keys and fast path from it.
+    void loadQueryFields();
+    struct IndexedField
+    {
+        std::int64_t key = 0;
+        std::string name;
+        std::vector<JsonPath> paths;
+    };
+    const std::vector<IndexedField> *indexedFieldsOf(const std::string &project, const std::string &resource) const;
+    // A document's words as the index's text (sorted, each once, space-separated).
+    std::string queryIndexText(const std::string &project, const std::string &resource, const Json &body) const;
+    // The same from the values its writer worked out when they serve, otherwise from its body.
+    std::string queryIndexTextOfDocument(const StoredDocument &d) const;
+    // Replaces a document's words (empty text: none).
+    void writeQueryIndex(std::int64_t docKey, const std::string &before, const std::string &after);
+    void fillQueryIndex();
     void indexInserted(const StoredDocument &d);
     void indexReplaced(const StoredDocument &d); // before the row is updated
     void indexRemoved(const StoredDocument &d);
     // The find-anything index (search_index): before/after null for an insert/delete.
     void writeSearchTerms(std::int64_t docKey, const std::string *before, const std::string *after);
-    void writeQueryValues(std::int64_t docKey, const std::vector<std::int64_t> &keys,
-                          const std::vector<QueryValue> *before, const std::vector<QueryValue> *after);
     std::string trackedChangesWhere(TrackedChangeKind kind, const CollectionQuery &query, std::vector<Json> &bindings);
 
     SQLite::Database &m_db;
@@ -258,6 +285,10 @@ private:
     const Model *m_model = nullptr;
     // Per resource of the model: each query field's key, by position (0: not indexed).
     std::unordered_map<const ResourceSchema *, std::vector<std::int64_t>> m_fieldKeys;
+    // Every registered field by (project, resource), whichever model registered it.
+    std::map<std::pair<std::string, std::string>, std::vector<IndexedField>> m_indexedFields;
+    // Resources whose registered fields are exactly the model's: their writers' values give the words.
+    std::unordered_set<const ResourceSchema *> m_wordsFromModel;
     bool m_useQueryIndex = true;
     std::string m_changeSource;
 };

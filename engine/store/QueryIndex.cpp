@@ -1,4 +1,4 @@
-// The indexes DocumentStore keeps beside the documents: the query index (query_values) with the SQL
+// The indexes DocumentStore keeps beside the documents: the query index (query_index) with the SQL
 // of collection queries that use it, and the find-anything index (search_index).
 #include "DocumentStore.h"
 #include "SearchTerms.h"
@@ -8,7 +8,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <map>
+#include <sstream>
 #include <tuple>
 
 namespace steward {
@@ -59,42 +61,66 @@ bool isBusyOrReadOnly(const SQLite::Exception &e)
     return code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_READONLY;
 }
 
+// A document's words, sorted and each once, as the index's text for it.
+std::string joinWords(std::vector<std::string> &words)
+{
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    std::string text;
+    for (const std::string &word : words) {
+        if (!text.empty())
+            text += ' ';
+        text += word;
+    }
+    return text;
+}
+
+// A word as an FTS5 query matches it (words hold only digits and letters; the quotes keep any
+// future word from being read as query syntax).
+std::string quotedWord(const std::string &word)
+{
+    return '"' + word + '"';
+}
+
 } // namespace
 
 
 void DocumentStore::useQueryIndex(const Model &model)
 {
     m_model = &model;
-    m_fieldKeys.clear();
     Registry registry = readRegistry(m_db);
     bool missing = false;
     for (const ResourceSchema *resource : model.resources()) {
-        std::vector<std::int64_t> keys = keysIn(registry, *resource);
+        const std::vector<std::int64_t> keys = keysIn(registry, *resource);
         missing = missing || std::find(keys.begin(), keys.end(), 0) != keys.end();
-        m_fieldKeys[resource] = std::move(keys);
     }
-    if (!missing || sqlite3_db_readonly(m_db.getHandle(), "main") == 1)
-        return;
-    try {
-        ImmediateTransaction transaction(m_db);
-        std::unordered_map<const ResourceSchema *, std::vector<std::int64_t>> fieldKeys;
-        for (const ResourceSchema *resource : model.resources())
-            fieldKeys[resource] = registerQueryFields(*resource);
-        transaction.commit();
-        m_fieldKeys = std::move(fieldKeys);
-    } catch (const SQLite::Exception &e) {
-        // Another writer holds the database: the fields registered already serve, the rest scan.
-        if (!isBusyOrReadOnly(e))
-            throw;
+    if (missing && sqlite3_db_readonly(m_db.getHandle(), "main") != 1) {
+        try {
+            ImmediateTransaction transaction(m_db);
+            bool changed = false;
+            for (const ResourceSchema *resource : model.resources())
+                changed = registerQueryFields(*resource) || changed;
+            // Another field means other words for the documents of its resource; the index is made
+            // again from the documents rather than patched, so it never depends on what it held.
+            if (changed) {
+                loadQueryFields();
+                fillQueryIndex();
+            }
+            transaction.commit();
+        } catch (const SQLite::Exception &e) {
+            // Another writer holds the database: the fields registered already serve, the rest scan.
+            if (!isBusyOrReadOnly(e))
+                throw;
+        }
     }
+    loadQueryFields();
 }
 
-std::vector<std::int64_t> DocumentStore::registerQueryFields(const ResourceSchema &resource)
+bool DocumentStore::registerQueryFields(const ResourceSchema &resource)
 {
     SQLite::Statement find(m_db, "SELECT field_key, paths FROM query_fields WHERE project = ? AND resource = ? "
                                  "AND name = ?");
-    std::vector<std::int64_t> keys;
-    std::set<std::int64_t> fresh;
+    bool changed = false;
     for (const auto &[name, field] : resource.queryFields) {
         const std::string paths = pathsOf(field);
         find.reset();
@@ -102,19 +128,14 @@ std::vector<std::int64_t> DocumentStore::registerQueryFields(const ResourceSchem
         find.bind(2, resource.resourceName);
         find.bind(3, name);
         if (find.executeStep()) {
-            const std::int64_t key = find.getColumn(0).getInt64();
-            keys.push_back(key);
             if (find.getColumn(1).getString() == paths)
                 continue;
             // The model moved the field: its values are those of its new paths.
-            SQLite::Statement forget(m_db, "DELETE FROM query_values WHERE field_key = ?");
-            forget.bind(1, key);
-            forget.exec();
             SQLite::Statement repath(m_db, "UPDATE query_fields SET paths = ? WHERE field_key = ?");
             repath.bind(1, paths);
-            repath.bind(2, key);
+            repath.bind(2, find.getColumn(0).getInt64());
             repath.exec();
-            fresh.insert(key);
+            changed = true;
             continue;
         }
         SQLite::Statement add(m_db, "INSERT INTO query_fields (project, resource, name, paths) VALUES (?, ?, ?, ?)");
@@ -123,150 +144,197 @@ std::vector<std::int64_t> DocumentStore::registerQueryFields(const ResourceSchem
         add.bind(3, name);
         add.bind(4, paths);
         add.exec();
-        keys.push_back(m_db.getLastInsertRowid());
-        fresh.insert(keys.back());
+        changed = true;
     }
-    if (!fresh.empty())
-        fillQueryValues(resource, keys, fresh);
-    return keys;
+    return changed;
 }
 
-void DocumentStore::fillQueryValues(const ResourceSchema &resource, const std::vector<std::int64_t> &keys,
-                                    const std::set<std::int64_t> &only)
+void DocumentStore::loadQueryFields()
 {
-    SQLite::Statement documents(m_db, "SELECT doc_key, body FROM documents WHERE project = ? AND resource = ?");
-    documents.bind(1, resource.projectName());
-    documents.bind(2, resource.resourceName);
-    std::vector<std::int64_t> selected(keys.size(), 0);
-    for (std::size_t i = 0; i < keys.size(); ++i)
-        if (only.count(keys[i]) > 0)
-            selected[i] = keys[i];
-    while (documents.executeStep()) {
-        const std::vector<QueryValue> values = queryValuesOfBody(resource, documents.getColumn(1).getString());
-        writeQueryValues(documents.getColumn(0).getInt64(), selected, nullptr, &values);
+    m_indexedFields.clear();
+    SQLite::Statement registered(m_db, "SELECT field_key, project, resource, name, paths FROM query_fields "
+                                       "ORDER BY field_key");
+    while (registered.executeStep()) {
+        IndexedField field;
+        field.key = registered.getColumn(0).getInt64();
+        field.name = registered.getColumn(3).getString();
+        std::istringstream paths(registered.getColumn(4).getString());
+        std::string path;
+        try {
+            while (paths >> path)
+                field.paths.emplace_back(path);
+        } catch (const std::invalid_argument &) {
+            field.paths.clear(); // a path this program cannot read gives no words, as it gives no values
+        }
+        m_indexedFields[{registered.getColumn(1).getString(), registered.getColumn(2).getString()}].push_back(
+            std::move(field));
     }
-}
-
-void DocumentStore::rebuildQueryIndex()
-{
+    m_fieldKeys.clear();
+    m_wordsFromModel.clear();
     if (m_model == nullptr)
         return;
-    // Only this model's fields: another model's are kept by its own writes.
-    SQLite::Statement forget(m_db, "DELETE FROM query_values WHERE field_key = ?");
-    for (const auto &[resource, keys] : m_fieldKeys) {
-        std::set<std::int64_t> all(keys.begin(), keys.end());
-        all.erase(0);
-        for (std::int64_t key : all) {
-            forget.reset();
-            forget.bind(1, key);
-            forget.exec();
+    for (const ResourceSchema *resource : m_model->resources()) {
+        std::vector<std::int64_t> keys;
+        const std::vector<IndexedField> *indexed = indexedFieldsOf(resource->projectName(), resource->resourceName);
+        for (const auto &[name, field] : resource->queryFields) {
+            std::int64_t key = 0;
+            for (std::size_t i = 0; indexed != nullptr && i < indexed->size(); ++i) {
+                const IndexedField &candidate = (*indexed)[i];
+                if (candidate.name == name && candidate.paths.size() == field.paths.size()
+                    && std::equal(candidate.paths.begin(), candidate.paths.end(), field.paths.begin(),
+                                  [](const JsonPath &a, const QueryFieldPath &b) { return a == b.path; }))
+                    key = candidate.key;
+            }
+            keys.push_back(key);
         }
-        if (!all.empty())
-            fillQueryValues(*resource, keys, all);
+        // The values a writer works out from the model give the document's words when the registry
+        // holds exactly the model's fields for the resource (the usual case); otherwise the words
+        // come from the body through the registry's paths.
+        const auto modelKeys =
+            static_cast<std::size_t>(std::count_if(keys.begin(), keys.end(), [](std::int64_t k) { return k != 0; }));
+        if (indexed != nullptr && modelKeys == indexed->size())
+            m_wordsFromModel.insert(resource);
+        m_fieldKeys[resource] = std::move(keys);
     }
 }
 
+const std::vector<DocumentStore::IndexedField> *DocumentStore::indexedFieldsOf(const std::string &project,
+                                                                               const std::string &resource) const
+{
+    auto it = m_indexedFields.find({project, resource});
+    return it == m_indexedFields.end() ? nullptr : &it->second;
+}
 std::int64_t DocumentStore::queryFieldKey(const ResourceSchema &resource, std::size_t position) const
 {
     auto it = m_fieldKeys.find(&resource);
     return it == m_fieldKeys.end() || position >= it->second.size() ? 0 : it->second[position];
 }
 
-const DocumentStore::IndexedResource *DocumentStore::indexedResource(const std::string &project,
-                                                                     const std::string &resource) const
-{
-    if (m_model == nullptr)
-        return nullptr;
-    auto it = m_fieldKeys.find(m_model->findByName(project, resource));
-    return it == m_fieldKeys.end() ? nullptr : &*it;
-}
-
 std::int64_t DocumentStore::fieldKeyOf(const std::string &project, const std::string &resource,
                                        const std::string &field) const
 {
-    const IndexedResource *indexed = indexedResource(project, resource);
-    if (indexed == nullptr)
+    if (m_model == nullptr)
         return 0;
-    const std::map<std::string, QueryField> &fields = indexed->first->queryFields;
-    auto named = fields.find(field);
-    if (named == fields.end())
+    const ResourceSchema *schema = m_model->findByName(project, resource);
+    if (schema == nullptr)
         return 0;
-    return indexed->second[static_cast<std::size_t>(std::distance(fields.begin(), named))];
+    auto named = schema->queryFields.find(field);
+    if (named == schema->queryFields.end())
+        return 0;
+    return queryFieldKey(*schema, static_cast<std::size_t>(std::distance(schema->queryFields.begin(), named)));
 }
 
-std::vector<QueryValue> DocumentStore::queryValuesOfBody(const ResourceSchema &resource, const std::string &body) const
+std::vector<QueryIndexWord> DocumentStore::queryIndexWords(const std::string &project, const std::string &resource,
+                                                           const Json &body) const
 {
-    const Json parsed = Json::parse(body, nullptr, false);
-    return parsed.is_object() ? queryValuesOf(resource, parsed) : std::vector<QueryValue>{};
+    std::vector<QueryIndexWord> out;
+    const std::vector<IndexedField> *fields = indexedFieldsOf(project, resource);
+    if (fields == nullptr || !body.is_object())
+        return out;
+    for (const IndexedField &field : *fields)
+        for (const Json *value : fieldValuesOf(field.paths, body))
+            out.push_back({field.key, field.name, *value, queryIndexToken(field.key, *value)});
+    return out;
 }
 
-void DocumentStore::writeQueryValues(std::int64_t docKey, const std::vector<std::int64_t> &keys,
-                                     const std::vector<QueryValue> *before, const std::vector<QueryValue> *after)
+std::string DocumentStore::queryIndexText(const std::string &project, const std::string &resource,
+                                          const Json &body) const
 {
-    if (before != nullptr && after != nullptr && sameQueryValues(*before, *after))
-        return;
-    if (before != nullptr) {
-        SQLite::Statement &remove = statement("DELETE FROM query_values WHERE field_key = ? AND value = ? AND doc = ?");
-        for (const QueryValue &value : *before) {
-            if (value.field >= keys.size() || keys[value.field] == 0)
-                continue;
-            remove.tryReset();
-            remove.bind(1, keys[value.field]);
-            bindJson(remove, 2, value.value);
-            remove.bind(3, docKey);
-            remove.exec();
-        }
-    }
-    if (after != nullptr) {
-        // Up to 16 rows a statement: a document's values cost one step, not one each. OR IGNORE: two
-        // values equal without case are one row (the query compares them so).
-        constexpr std::size_t kRowsPerStatement = 16;
-        static const std::vector<std::string> kAddRows = [] {
-            std::vector<std::string> sql(kRowsPerStatement + 1);
-            for (std::size_t n = 1; n <= kRowsPerStatement; ++n) {
-                sql[n] = "INSERT OR IGNORE INTO query_values (field_key, value, doc) VALUES (?, ?, ?)";
-                for (std::size_t i = 1; i < n; ++i)
-                    sql[n] += ", (?, ?, ?)";
-            }
-            return sql;
-        }();
-        std::vector<const QueryValue *> rows;
-        rows.reserve(after->size());
-        for (const QueryValue &value : *after)
+    std::vector<std::string> words;
+    for (QueryIndexWord &word : queryIndexWords(project, resource, body))
+        words.push_back(std::move(word.word));
+    return joinWords(words);
+}
+
+std::string DocumentStore::queryIndexTextOfDocument(const StoredDocument &d) const
+{
+    const ResourceSchema *resource = m_model == nullptr ? nullptr : m_model->findByName(d.project, d.resource);
+    if (resource != nullptr && d.queryValues && m_wordsFromModel.count(resource) > 0) {
+        const std::vector<std::int64_t> &keys = m_fieldKeys.at(resource);
+        std::vector<std::string> words;
+        words.reserve(d.queryValues->size());
+        for (const QueryValue &value : *d.queryValues)
             if (value.field < keys.size() && keys[value.field] != 0)
-                rows.push_back(&value);
-        for (std::size_t first = 0; first < rows.size(); first += kRowsPerStatement) {
-            const std::size_t n = std::min(kRowsPerStatement, rows.size() - first);
-            SQLite::Statement &add = statement(kAddRows[n].c_str());
-            for (std::size_t i = 0; i < n; ++i) {
-                const int base = static_cast<int>(3 * i);
-                add.bind(base + 1, keys[rows[first + i]->field]);
-                bindJson(add, base + 2, rows[first + i]->value);
-                add.bind(base + 3, docKey);
-            }
-            add.exec();
-        }
+                words.push_back(queryIndexToken(keys[value.field], value.value));
+        return joinWords(words);
+    }
+    return queryIndexText(d.project, d.resource, Json::parse(d.body, nullptr, false));
+}
+
+void DocumentStore::writeQueryIndex(std::int64_t docKey, const std::string &before, const std::string &after)
+{
+    if (before == after)
+        return;
+    // The index keeps no copy of what it was given (it is contentless): a document's words leave it
+    // by being named again, which is why they are a function of the body and the registry alone.
+    if (!before.empty()) {
+        SQLite::Statement &remove =
+            statement("INSERT INTO query_index (query_index, rowid, words) VALUES ('delete', ?, ?)");
+        remove.bind(1, docKey);
+        remove.bindNoCopy(2, before);
+        remove.exec();
+    }
+    if (!after.empty()) {
+        SQLite::Statement &add = statement("INSERT INTO query_index (rowid, words) VALUES (?, ?)");
+        add.bind(1, docKey);
+        add.bindNoCopy(2, after);
+        add.exec();
     }
 }
 
-const std::vector<QueryValue> &DocumentStore::queryValuesOfDocument(const ResourceSchema &resource,
-                                                                   const StoredDocument &d,
-                                                                   std::vector<QueryValue> &computed) const
+void DocumentStore::fillQueryIndex()
 {
-    if (d.queryValues)
-        return *d.queryValues;
-    computed = queryValuesOfBody(resource, d.body);
-    return computed;
+    m_db.exec("INSERT INTO query_index (query_index) VALUES ('delete-all')");
+    SQLite::Statement documents(m_db, "SELECT doc_key, project, resource, body FROM documents");
+    while (documents.executeStep()) {
+        const std::string words =
+            queryIndexText(documents.getColumn(1).getString(), documents.getColumn(2).getString(),
+                           Json::parse(documents.getColumn(3).getString(), nullptr, false));
+        writeQueryIndex(documents.getColumn(0).getInt64(), std::string(), words);
+    }
 }
 
-namespace {
-
-std::string searchTermsOfDocument(const StoredDocument &d)
+void DocumentStore::rebuildQueryIndex()
 {
-    return d.searchTerms ? *d.searchTerms : searchTermsOf(Json::parse(d.body, nullptr, false));
+    loadQueryFields();
+    fillQueryIndex();
 }
 
-} // namespace
+bool DocumentStore::queryIndexHolds(std::int64_t docKey, const std::vector<std::string> &words)
+{
+    if (words.empty())
+        return true;
+    std::string match;
+    for (const std::string &word : words)
+        match += (match.empty() ? "" : " AND ") + quotedWord(word);
+    SQLite::Statement &holds = statement("SELECT count(*) FROM query_index WHERE query_index MATCH ? AND rowid = ?");
+    holds.bind(1, match);
+    holds.bind(2, docKey);
+    holds.executeStep();
+    const bool found = holds.getColumn(0).getInt64() > 0;
+    holds.reset();
+    return found;
+}
+
+std::map<std::int64_t, std::int64_t> DocumentStore::queryIndexEntriesPerField()
+{
+    // fts5vocab lists each word with the number of documents that have it; a word's leading digits
+    // are its field's key.
+    m_db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.steward_query_words USING fts5vocab(main, query_index, row)");
+    std::map<std::int64_t, std::int64_t> entries;
+    SQLite::Statement words(m_db, "SELECT term, doc FROM temp.steward_query_words");
+    while (words.executeStep()) {
+        const std::string word = words.getColumn(0).getString();
+        std::int64_t key = 0;
+        for (char c : word) {
+            if (c < '0' || c > '9')
+                break;
+            key = key * 10 + (c - '0');
+        }
+        entries[key] += words.getColumn(1).getInt64();
+    }
+    return entries;
+}
 
 void DocumentStore::rebuildSearchIndex()
 {
@@ -295,15 +363,20 @@ void DocumentStore::writeSearchTerms(std::int64_t docKey, const std::string *bef
     }
 }
 
+namespace {
+
+std::string searchTermsOfDocument(const StoredDocument &d)
+{
+    return d.searchTerms ? *d.searchTerms : searchTermsOf(Json::parse(d.body, nullptr, false));
+}
+
+} // namespace
+
 void DocumentStore::indexInserted(const StoredDocument &d)
 {
     const std::string terms = searchTermsOfDocument(d);
     writeSearchTerms(d.docKey, nullptr, &terms);
-    const IndexedResource *indexed = indexedResource(d.project, d.resource);
-    if (indexed == nullptr)
-        return;
-    std::vector<QueryValue> computed;
-    writeQueryValues(d.docKey, indexed->second, nullptr, &queryValuesOfDocument(*indexed->first, d, computed));
+    writeQueryIndex(d.docKey, std::string(), queryIndexTextOfDocument(d));
 }
 
 void DocumentStore::indexReplaced(const StoredDocument &d)
@@ -317,13 +390,7 @@ void DocumentStore::indexReplaced(const StoredDocument &d)
     const std::string termsBefore = searchTermsOf(before);
     const std::string termsAfter = searchTermsOfDocument(d);
     writeSearchTerms(d.docKey, &termsBefore, &termsAfter);
-    const IndexedResource *indexed = indexedResource(d.project, d.resource);
-    if (indexed == nullptr)
-        return;
-    const std::vector<QueryValue> valuesBefore =
-        before.is_object() ? queryValuesOf(*indexed->first, before) : std::vector<QueryValue>{};
-    std::vector<QueryValue> computed;
-    writeQueryValues(d.docKey, indexed->second, &valuesBefore, &queryValuesOfDocument(*indexed->first, d, computed));
+    writeQueryIndex(d.docKey, queryIndexText(d.project, d.resource, before), queryIndexTextOfDocument(d));
 }
 
 void DocumentStore::indexRemoved(const StoredDocument &d)
@@ -331,54 +398,35 @@ void DocumentStore::indexRemoved(const StoredDocument &d)
     const Json before = Json::parse(d.body, nullptr, false);
     const std::string terms = searchTermsOf(before);
     writeSearchTerms(d.docKey, &terms, nullptr);
-    const IndexedResource *indexed = indexedResource(d.project, d.resource);
-    if (indexed == nullptr)
-        return;
-    const std::vector<QueryValue> values =
-        before.is_object() ? queryValuesOf(*indexed->first, before) : std::vector<QueryValue>{};
-    writeQueryValues(d.docKey, indexed->second, &values, nullptr);
+    writeQueryIndex(d.docKey, queryIndexText(d.project, d.resource, before), std::string());
 }
 
 DocumentStore::QuerySql DocumentStore::querySql(const CollectionQuery &query)
 {
     QuerySql sql;
     std::vector<Json> &bindings = sql.bindings;
-    // Which filters the index answers, and one of them to read the documents in order from: the one
-    // with the fewest rows (counted up to a cap), among those that compare one value.
-    std::vector<std::int64_t> keys(query.filters.size(), 0);
-    if (m_useQueryIndex && !query.onlyDocKey && !query.filters.empty())
-        for (std::size_t i = 0; i < query.filters.size(); ++i)
-            keys[i] = fieldKeyOf(query.project, query.resource, query.filters[i].field);
-    auto oneValue = [&](std::size_t i) {
-        const std::vector<CollectionQuery::Alternative> &alternatives = query.filters[i].alternatives;
-        for (const CollectionQuery::Alternative &alt : alternatives)
-            if (!(alt.value == alternatives.front().value))
-                return false;
-        return !alternatives.empty();
-    };
-    std::optional<std::size_t> driver;
-    std::int64_t fewest = 0;
-    int candidates = 0;
-    for (std::size_t i = 0; i < keys.size(); ++i)
-        candidates += keys[i] != 0 && oneValue(i) ? 1 : 0;
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-        if (keys[i] == 0 || !oneValue(i))
-            continue;
-        std::int64_t rows = 0;
-        if (candidates > 1) {
-            SQLite::Statement &estimate = statement("SELECT count(*) FROM (SELECT 1 FROM query_values WHERE "
-                                                    "field_key = ? AND value = ? LIMIT 1000)");
-            estimate.bind(1, keys[i]);
-            bindJson(estimate, 2, query.filters[i].alternatives.front().value);
-            estimate.executeStep();
-            rows = estimate.getColumn(0).getInt64();
-            estimate.reset();
+    // The filters the index answers become one full-text query: each filter's values joined by OR,
+    // the filters by AND. FTS5 walks the lists of the words together in document order, so the first
+    // page reads about as many entries as it returns whichever filter is the narrowest.
+    std::vector<bool> indexed(query.filters.size(), false);
+    std::string match;
+    if (m_useQueryIndex && !query.onlyDocKey)
+        for (std::size_t i = 0; i < query.filters.size(); ++i) {
+            const std::int64_t key = fieldKeyOf(query.project, query.resource, query.filters[i].field);
+            if (key == 0 || query.filters[i].alternatives.empty())
+                continue;
+            std::vector<std::string> words;
+            for (const CollectionQuery::Alternative &alt : query.filters[i].alternatives)
+                words.push_back(quotedWord(queryIndexToken(key, alt.value)));
+            std::sort(words.begin(), words.end());
+            words.erase(std::unique(words.begin(), words.end()), words.end());
+            std::string either;
+            for (const std::string &word : words)
+                either += (either.empty() ? "" : " OR ") + word;
+            match += (match.empty() ? "(" : " AND (") + either + ")";
+            indexed[i] = true;
         }
-        if (!driver || rows < fewest) {
-            driver = i;
-            fewest = rows;
-        }
-    }
+    const bool byIndex = !match.empty();
 
     // A narrow change window (an incremental pull) is answered from the change-version index and
     // must not scan the whole resource; a wide one (a first pull) reads the resource in key order.
@@ -389,16 +437,15 @@ DocumentStore::QuerySql DocumentStore::querySql(const CollectionQuery &query)
     const std::int64_t upper = !window ? 0
                                : query.maxChangeVersion >= 0 ? query.maxChangeVersion
                                                              : newestChangeVersion();
-    const bool narrow = !driver && window && upper - query.minChangeVersion <= kNarrowWindow;
-    bool needsDocuments = !driver || window;
+    const bool narrow = !byIndex && window && upper - query.minChangeVersion <= kNarrowWindow;
+    bool needsDocuments = !byIndex || window;
     std::string &where = sql.where;
-    if (driver) {
-        // The field's key names the resource, and its rows come in document order.
-        sql.from = " FROM query_values q CROSS JOIN documents ON doc_key = q.doc";
-        sql.orderColumn = "q.doc";
-        where = " WHERE q.field_key = ? AND q.value = ?";
-        bindings.push_back(keys[*driver]);
-        bindings.push_back(query.filters[*driver].alternatives.front().value);
+    if (byIndex) {
+        // The fields' keys name the resource, and the matches come in document order.
+        sql.from = " FROM query_index CROSS JOIN documents ON doc_key = query_index.rowid";
+        sql.orderColumn = "query_index.rowid";
+        where = " WHERE query_index MATCH ?";
+        bindings.push_back(match);
     } else {
         sql.from = " FROM documents";
         sql.orderColumn = "doc_key";
@@ -420,20 +467,9 @@ DocumentStore::QuerySql DocumentStore::querySql(const CollectionQuery &query)
         bindings.push_back(upper);
     }
     for (std::size_t i = 0; i < query.filters.size(); ++i) {
-        if (driver && i == *driver)
+        if (indexed[i])
             continue;
         const std::vector<CollectionQuery::Alternative> &alternatives = query.filters[i].alternatives;
-        if (keys[i] != 0) {
-            where += " AND EXISTS (SELECT 1 FROM query_values o WHERE o.field_key = ? AND o.doc = " + sql.orderColumn
-                     + " AND o.value IN (";
-            bindings.push_back(keys[i]);
-            for (std::size_t a = 0; a < alternatives.size(); ++a) {
-                where += a == 0 ? "?" : ", ?";
-                bindings.push_back(alternatives[a].value);
-            }
-            where += "))";
-            continue;
-        }
         needsDocuments = true;
         std::string clause;
         for (const CollectionQuery::Alternative &alt : alternatives) {
@@ -453,7 +489,7 @@ DocumentStore::QuerySql DocumentStore::querySql(const CollectionQuery &query)
         }
         where += " AND (" + clause + ")";
     }
-    sql.countFrom = needsDocuments ? sql.from : " FROM query_values q";
+    sql.countFrom = needsDocuments ? sql.from : " FROM query_index";
     return sql;
 }
 
