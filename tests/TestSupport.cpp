@@ -1,6 +1,8 @@
 #include "TestSupport.h"
 
+
 #include "SampleDistrict.h"
+#include "Validation.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <variant>
 
 namespace steward::test {
 
@@ -225,6 +228,125 @@ Json Fixture::course(const std::string &code, int edOrgId)
                                {"courseIdentificationSystemDescriptor",
                                 "uri://ed-fi.org/CourseIdentificationSystemDescriptor#LEA course code"}}})},
                 {"educationOrganizationReference", {{"educationOrganizationId", edOrgId}}}};
+}
+
+namespace {
+
+// Every value's place in a document, as the steps to it (a key, or an index into an array).
+using Place = std::vector<std::variant<std::string, std::size_t>>;
+
+void collectPlaces(const Json &node, Place &at, std::vector<Place> &out)
+{
+    if (node.is_object()) {
+        for (const auto &[key, value] : node.items()) {
+            at.push_back(key);
+            out.push_back(at);
+            collectPlaces(value, at, out);
+            at.pop_back();
+        }
+    } else if (node.is_array()) {
+        for (std::size_t i = 0; i < node.size(); ++i) {
+            at.push_back(i);
+            out.push_back(at);
+            collectPlaces(node[i], at, out);
+            at.pop_back();
+        }
+    }
+}
+
+Json *parentOf(Json &document, const Place &place)
+{
+    Json *node = &document;
+    for (std::size_t i = 0; i + 1 < place.size(); ++i)
+        node = std::holds_alternative<std::string>(place[i]) ? &(*node)[std::get<std::string>(place[i])]
+                                                            : &(*node)[std::get<std::size_t>(place[i])];
+    return node;
+}
+
+Json &valueAt(Json &document, const Place &place)
+{
+    Json *parent = parentOf(document, place);
+    return std::holds_alternative<std::string>(place.back()) ? (*parent)[std::get<std::string>(place.back())]
+                                                            : (*parent)[std::get<std::size_t>(place.back())];
+}
+
+} // namespace
+
+int compareCompiledSchemaWithFullWay(const Model &model, const ResourceSchema &resource, const Json &document,
+                                     std::string &difference, std::size_t placesWanted)
+{
+    std::vector<Json> variants{document};
+    Place at;
+    std::vector<Place> allPlaces;
+    collectPlaces(document, at, allPlaces);
+    // Spread over the document when not all are taken.
+    std::vector<Place> places;
+    const std::size_t step = std::max<std::size_t>(1, allPlaces.size() / std::max<std::size_t>(1, placesWanted));
+    for (std::size_t i = 0; i < allPlaces.size() && places.size() < placesWanted; i += step)
+        places.push_back(allPlaces[i]);
+    const std::vector<Json> replacements{nullptr,
+                                         12345,
+                                         -3.5,
+                                         true,
+                                         "",
+                                         " padded",
+                                         "padded ",
+                                         "text",
+                                         std::string(300, 'x'),
+                                         // Lengths count characters, not bytes: 40 and 80 of two bytes each.
+                                         [] { std::string t; for (int i = 0; i < 40; ++i) t += "\u00e9"; return t; }(),
+                                         [] { std::string t; for (int i = 0; i < 80; ++i) t += "\u00e9"; return t; }(),
+                                         std::string(1, '\n'),
+                                         "2024-02-30",
+                                         "2024-02-29",
+                                         "12:30:00",
+                                         Json::array(),
+                                         Json::object()};
+    for (const Place &place : places) {
+        for (const Json &replacement : replacements) {
+            Json variant = document;
+            valueAt(variant, place) = replacement;
+            variants.push_back(std::move(variant));
+        }
+        Json removed = document;
+        Json *parent = parentOf(removed, place);
+        if (std::holds_alternative<std::string>(place.back()))
+            parent->erase(std::get<std::string>(place.back()));
+        else
+            parent->erase(std::get<std::size_t>(place.back()));
+        variants.push_back(std::move(removed));
+        Json probe = document;
+        const Json &value = valueAt(probe, place);
+        if (value.is_object()) {
+            Json extra = document;
+            valueAt(extra, place)["unknownProperty"] = "x";
+            variants.push_back(std::move(extra));
+        }
+        if (value.is_array() && !value.empty()) {
+            Json repeated = document;
+            Json &array = valueAt(repeated, place);
+            array.push_back(array.front());
+            variants.push_back(std::move(repeated));
+        }
+    }
+    Json extra = document;
+    extra["unknownProperty"] = nullptr;
+    variants.push_back(std::move(extra));
+
+    const DocumentValidator &validator = model.validator();
+    for (const Json &variant : variants) {
+        Json quick = variant;
+        Json full = variant;
+        const bool passes = validator.passesCompiledSchema(resource, quick);
+        const ValidationErrors errors = validator.schemaErrors(resource, full);
+        if (passes != errors.empty() || (passes && quick != full)) {
+            difference = resource.resourceName + ": the compiled walk says " + (passes ? "pass" : "fail")
+                         + ", the full way " + (errors.empty() ? "pass" : "fail") + " for " + variant.dump()
+                         + (passes ? " (bodies " + quick.dump() + " and " + full.dump() + ")" : std::string());
+            return static_cast<int>(variants.size());
+        }
+    }
+    return static_cast<int>(variants.size());
 }
 
 } // namespace steward::test

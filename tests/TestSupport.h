@@ -65,6 +65,14 @@ struct IndexScanComparison
 };
 IndexScanComparison compareIndexWithScan(Fixture &fixture, std::size_t documentsPerResource = 4);
 
+// The document and variants of it (each value made null, removed, of another type, empty, padded
+// with white space, too long, an impossible date; an unknown property added; an array item repeated),
+// each through DocumentValidator's compiled walk and its full way: they must agree on pass or fail,
+// and on the body they leave, for at most `places` of the document's values. Returns how many bodies
+// were compared; `difference` names the first disagreement (empty when none).
+int compareCompiledSchemaWithFullWay(const Model &model, const ResourceSchema &resource, const Json &document,
+                                     std::string &difference, std::size_t places = SIZE_MAX);
+
 } // namespace steward::test
 
 // QCOMPARE cannot take JSON values (QtTest's overloads trip over nlohmann's conversions).

@@ -66,6 +66,7 @@ private Q_SLOTS:
     void collectionParameterErrors();
     void pageTokenWalksWholeCollection();
     void validationStagesInOrder();
+    void compiledSchemaAgreesWithTheFullWay();
     void overpostingAndNulls();
     void patternsEndAtTheEndOfTheText();
     void commonPatternsMatchAsTheirRegex();
@@ -423,6 +424,31 @@ void TestProtocol::validationStagesInOrder()
     QVERIFY(arrayRef.body["validationErrors"].contains("$.classPeriods[0].classPeriodReference"));
     QVERIFY(arrayRef.body["validationErrors"].contains("$.courseOfferingReference"));
     QCOMPARE(scalar(f.databasePath(), "SELECT count(*) FROM documents WHERE resource IN ('Course', 'Section')"), 0);
+}
+
+void TestProtocol::compiledSchemaAgreesWithTheFullWay()
+{
+    // Two documents of every resource of the sample district, and their variants.
+    Fixture f;
+    f.loadSampleDistrict(2026, 2);
+    SQLite::Statement documents(f.database().connection(),
+                                "SELECT project, resource, body FROM documents d WHERE doc_key IN (SELECT doc_key "
+                                "FROM documents e WHERE e.resource = d.resource ORDER BY doc_key LIMIT 2)");
+    int compared = 0;
+    std::set<std::string> resources;
+    while (documents.executeStep()) {
+        const ResourceSchema *resource =
+            f.model().findByName(documents.getColumn(0).getString(), documents.getColumn(1).getString());
+        QVERIFY(resource != nullptr);
+        std::string difference;
+        compared += compareCompiledSchemaWithFullWay(f.model(), *resource,
+                                                     Json::parse(documents.getColumn(2).getString()), difference);
+        QVERIFY2(difference.empty(), difference.c_str());
+        resources.insert(resource->resourceName);
+    }
+    QVERIFY(resources.size() > 20);
+    QVERIFY(compared > 5000);
+    qInfo("%d bodies of %zu resources: the same verdicts and bodies", compared, resources.size());
 }
 
 void TestProtocol::overpostingAndNulls()

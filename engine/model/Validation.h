@@ -36,6 +36,12 @@ public:
     // Drops properties the schema does not know and null values (both treated as absent), then
     // validates. The body is modified in place; it is what gets stored.
     ValidationErrors validateSchema(const ResourceSchema &resource, Json &body) const;
+    // The two ways validateSchema takes: one walk over the schema compiled for it, which normalizes
+    // the body the same way and answers only whether it passes (false also when the schema has a
+    // keyword the walk does not know); and the full way (the normalizer, then valijson), which names
+    // every problem. validateSchema takes the second only when the first says no.
+    bool passesCompiledSchema(const ResourceSchema &resource, Json &body) const;
+    ValidationErrors schemaErrors(const ResourceSchema &resource, Json &body) const;
     ValidationErrors validateConstraints(const ResourceSchema &resource, const Json &body) const;
 
     // Compiles every resource's schema now instead of on first use; throws SchemaLoadError naming the resource.
