@@ -205,12 +205,20 @@ double measureJobs(const QTemporaryDir &dir, const Model &model, const std::stri
 void printStorage(const std::string &label, SQLite::Database &db)
 {
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    const double text = static_cast<double>(db.execAndGet("SELECT coalesce(sum(length(body)), 0) FROM documents").getInt64()
-                                            + db.execAndGet("SELECT coalesce(sum(length(body)), 0) FROM changes").getInt64());
+    // The text, not its stored form (BodyCodec compresses it).
+    const double text =
+        static_cast<double>(db.execAndGet("SELECT coalesce(sum(length(steward_text(body))), 0) FROM documents").getInt64()
+                            + db.execAndGet("SELECT coalesce(sum(length(steward_text(body))), 0) FROM changes").getInt64());
     const double bytes = static_cast<double>(db.execAndGet("PRAGMA page_count").getInt64()
                                              * db.execAndGet("PRAGMA page_size").getInt64());
     std::printf("storage, %-22s %8.1f MB for %.1f MB of document text (%.2fx; target 1.5x)\n", label.c_str(),
                 bytes / 1e6, text / 1e6, bytes / text);
+    SQLite::Statement stored(db, "SELECT count(*), coalesce(sum(typeof(body) = 'blob'), 0), coalesce(sum(length(body)), 0) "
+                                 "FROM documents");
+    stored.executeStep();
+    std::printf("  bodies as stored: %.1f MB; %lld of %lld compressed with their resource's dictionary\n",
+                static_cast<double>(stored.getColumn(2).getInt64()) / 1e6,
+                static_cast<long long>(stored.getColumn(1).getInt64()), static_cast<long long>(stored.getColumn(0).getInt64()));
     SQLite::Statement largest(db, "SELECT name, sum(pgsize) AS size FROM dbstat GROUP BY name ORDER BY size DESC LIMIT 8");
     std::string line = "  largest:";
     while (largest.executeStep())

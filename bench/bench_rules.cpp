@@ -76,7 +76,7 @@ int main(int argc, char **argv)
     {
         std::unique_ptr<Database> reader = Database::open(database->path(), Database::Access::ReadOnly);
         t0 = Clock::now();
-        SQLite::Statement scan(reader->connection(), "SELECT count(*), sum(length(body)) FROM documents");
+        SQLite::Statement scan(reader->connection(), "SELECT count(*), sum(length(steward_text(body))) FROM documents");
         scan.executeStep();
         const double elapsed = seconds(t0, Clock::now());
         const std::int64_t scanned = scan.getColumn(0).getInt64();

@@ -23,8 +23,8 @@ namespace {
 // Every stored document's id, body and etag: what "byte for byte" compares.
 std::map<std::string, std::pair<std::string, std::string>> snapshot(Fixture &f)
 {
-    SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
-    SQLite::Statement s(db, "SELECT id, body, etag FROM documents");
+    std::unique_ptr<Database> reader = Database::open(f.databasePath(), Database::Access::ReadOnly);
+    SQLite::Statement s(reader->connection(), "SELECT id, steward_text(body), etag FROM documents");
     std::map<std::string, std::pair<std::string, std::string>> out;
     while (s.executeStep())
         out[s.getColumn(0).getString()] = {s.getColumn(1).getString(), s.getColumn(2).getString()};
@@ -289,7 +289,7 @@ private Q_SLOTS:
             // Version 11's journal: only bulk edits and mappings, one operation with an item.
             SQLite::Database db(path.toStdString(), SQLite::OPEN_READWRITE);
             db.exec("PRAGMA foreign_keys=OFF;"
-                    "DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL COLLATE NOCASE, "
+                    "DROP TABLE body_dictionaries; DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL COLLATE NOCASE, "
                     "doc INTEGER NOT NULL, PRIMARY KEY (field_key, value, doc)) WITHOUT ROWID;" // version 17's
                     "DROP TABLE search_index;" // version 13's
                     "ALTER TABLE changes DROP COLUMN previous_identity;" // version 15's

@@ -1,4 +1,5 @@
 // Imports: every format, any order, drafts with reasons, idempotence, cancel, the CLI.
+#include "BodyCodec.h"
 #include "CliSupport.h"
 #include "Generator.h"
 #include "ImportSource.h"
@@ -35,6 +36,25 @@ Json course(const std::string &code, int edOrg)
                 {"numberOfParts", 1},
                 {"identificationCodes", Json::array()},
                 {"educationOrganizationReference", {{"educationOrganizationId", edOrg}}}};
+}
+
+Json student(int i)
+{
+    static const char *const first[] = {"Ana", "Ben", "Chen", "Dara", "Eli", "Femi", "Gus", "Hana"};
+    static const char *const last[] = {"Okafor", "Nguyen", "Smith", "Garcia", "Haddad", "Kowalski", "Ito"};
+    return Json{{"studentUniqueId", std::to_string(600000 + i)},
+                {"firstName", first[i % 8]},
+                {"lastSurname", last[i % 7]},
+                {"birthDate", "2010-0" + std::to_string(1 + i % 9) + "-1" + std::to_string(i % 10)}};
+}
+
+// The id a POST answered with, from its Location.
+std::string createdId(const Response &response)
+{
+    for (const auto &[name, value] : response.headers)
+        if (name == "Location")
+            return idFromLocation(value);
+    return {};
 }
 
 Json envelope(const std::string &resource, const Json &body)
@@ -614,6 +634,75 @@ private Q_SLOTS:
         QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(7001)).status, 201);
         f.engine().commitBatch();
         QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'School'"), 2);
+    }
+
+    // Past BodyCodec::kSamplesToTrain documents of a resource, its text is stored compressed with a
+    // dictionary trained on them; every way of reading gives the text back.
+    void textIsCompressedOnceAResourceHasADictionary()
+    {
+        Fixture f;
+        std::vector<std::string> ids;
+        std::vector<Json> bodies;
+        f.engine().beginBatch();
+        for (int i = 0; i < 700; ++i) {
+            bodies.push_back(student(i));
+            ids.push_back(createdId(f.call("POST", "/ed-fi/students", bodies.back())));
+        }
+        f.engine().commitBatch();
+        SQLite::Database &db = f.database().connection();
+        QCOMPARE(db.execAndGet("SELECT count(*) FROM body_dictionaries WHERE resource = 'Student'").getInt(), 1);
+        const std::int64_t compressed =
+            db.execAndGet("SELECT count(*) FROM documents WHERE typeof(body) = 'blob' AND typeof(identity) = 'blob'")
+                .getInt64();
+        QCOMPARE(compressed, std::int64_t(700 - BodyCodec::kSamplesToTrain + 1)); // the one that completed the samples too
+        const double ratio = db.execAndGet("SELECT sum(length(steward_text(body))) * 1.0 / sum(length(body)) FROM "
+                                           "documents WHERE typeof(body) = 'blob'")
+                                 .getDouble();
+        QVERIFY2(ratio > 2, qPrintable(QString::number(ratio)));
+        // A connection of its own reads the texts, meeting the dictionary through the database.
+        std::unique_ptr<Database> reader = Database::open(f.databasePath(), Database::Access::ReadOnly);
+        SQLite::Statement texts(reader->connection(), "SELECT steward_text(body) FROM documents ORDER BY doc_key");
+        for (std::size_t i = 0; texts.executeStep(); ++i)
+            JSON_COMPARE(Json::parse(texts.getColumn(0).getString()), bodies[i]);
+        // The protocol, an update (its older version goes to the change log compressed), history, check.
+        Json changed = bodies[650];
+        changed["firstName"] = "Renamed";
+        QCOMPARE(f.call("PUT", "/ed-fi/students/" + ids[650], changed).status, 204);
+        Json got = f.call("GET", "/ed-fi/students/" + ids[650]).body;
+        QCOMPARE(got["firstName"].get<std::string>(), std::string("Renamed"));
+        const std::vector<HistoryEntry> history = f.engine().history(ids[650]);
+        QCOMPARE(history.size(), std::size_t(2));
+        JSON_COMPARE(*history[1].body, bodies[650]);
+        QCOMPARE(f.call("GET", "/ed-fi/students?firstName=Renamed").body.size(), std::size_t(1));
+        QCOMPARE(checkProblems(f), std::string());
+    }
+
+    // A dictionary trained in a chunk that rolls back is stored again with the next document that
+    // uses it; one missing all the same is named by check, for each document that needs it.
+    void aDictionaryIsStoredWithTheTextsThatNeedIt()
+    {
+        Fixture f;
+        f.engine().beginBatch();
+        for (int i = 0; i < 600; ++i)
+            f.call("POST", "/ed-fi/students", student(i));
+        f.engine().rollbackBatch();
+        SQLite::Database &db = f.database().connection();
+        QCOMPARE(db.execAndGet("SELECT count(*) FROM body_dictionaries").getInt(), 0);
+        f.engine().beginBatch();
+        for (int i = 0; i < 50; ++i)
+            f.call("POST", "/ed-fi/students", student(i));
+        f.engine().commitBatch();
+        QCOMPARE(db.execAndGet("SELECT count(*) FROM documents WHERE typeof(body) = 'blob'").getInt(), 50);
+        QCOMPARE(db.execAndGet("SELECT count(*) FROM body_dictionaries").getInt(), 1);
+        QCOMPARE(checkProblems(f), std::string());
+
+        db.exec("DELETE FROM body_dictionaries");
+        std::unique_ptr<Database> other = Database::open(f.databasePath());
+        Engine engine(f.model(), *other);
+        const IntegrityReport report = engine.check();
+        QCOMPARE(report.violations.size(), std::size_t(50));
+        QVERIFY2(report.violations.front().problem.find("which body_dictionaries lacks") != std::string::npos,
+                 report.violations.front().problem.c_str());
     }
 
     void commandLine()

@@ -230,7 +230,7 @@ private Q_SLOTS:
             // its identities kept once). Version 11 wrote every entry's identity.
             SQLite::Database db(m_base.toStdString(), SQLite::OPEN_READWRITE);
             db.exec("PRAGMA foreign_keys=OFF;"
-                    "DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL COLLATE NOCASE, "
+                    "DROP TABLE body_dictionaries; DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL COLLATE NOCASE, "
                     "doc INTEGER NOT NULL, PRIMARY KEY (field_key, value, doc)) WITHOUT ROWID;" // version 17's
                     "DROP TABLE search_index;"
                     "UPDATE changes SET identity = (SELECT d.identity FROM documents d WHERE d.id = changes.id) "

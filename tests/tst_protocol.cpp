@@ -711,9 +711,10 @@ void TestProtocol::changeLogKeepsEveryBodyItWasWrittenWith()
     QVERIFY2(f.engine().check().clean(), f.engine().check().toJson().dump().c_str());
 
     {
-        SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
+        // As the changes feed reads: a connection Database::open made (stored text may be compressed).
+        std::unique_ptr<Database> reader = Database::open(f.databasePath(), Database::Access::ReadOnly);
         std::vector<std::string> fed;
-        for (const ChangeEntry &entry : readChanges(db, 0, 1000))
+        for (const ChangeEntry &entry : readChanges(reader->connection(), 0, 1000))
             if (entry.id == id)
                 fed.push_back(entry.op + ":" + (entry.body ? entry.body->value("nameOfInstitution", "?") : "-") + ":"
                               + (entry.etag.empty() ? "no etag" : "etag"));

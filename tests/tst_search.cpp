@@ -124,7 +124,7 @@ private Q_SLOTS:
         {
             // Version 12 had no find-anything index.
             SQLite::Database db(path, SQLite::OPEN_READWRITE);
-            db.exec("DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL "
+            db.exec("DROP TABLE body_dictionaries; DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL "
                     "COLLATE NOCASE, doc INTEGER NOT NULL, PRIMARY KEY (field_key, value, doc)) WITHOUT ROWID;"
                     "DROP TABLE search_index; ALTER TABLE changes DROP COLUMN previous_identity;"
                     "ALTER TABLE changes DROP COLUMN source; PRAGMA user_version=12;");

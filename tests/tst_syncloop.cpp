@@ -26,8 +26,9 @@ namespace {
 // Every stored document as "Resource body", sorted: what must be equal on both sides.
 std::vector<std::string> contents(const std::string &db)
 {
-    SQLite::Database d(db, SQLite::OPEN_READONLY);
-    SQLite::Statement q(d, "SELECT resource || ' ' || body FROM documents ORDER BY 1");
+    // The text, not its stored form: each database trains its own dictionaries (BodyCodec).
+    std::unique_ptr<Database> reader = Database::open(db, Database::Access::ReadOnly);
+    SQLite::Statement q(reader->connection(), "SELECT resource || ' ' || steward_text(body) FROM documents ORDER BY 1");
     std::vector<std::string> out;
     while (q.executeStep())
         out.push_back(q.getColumn(0).getString());

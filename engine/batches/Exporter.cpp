@@ -119,15 +119,15 @@ struct ExportedKeys
 const char *const kCountAll = "SELECT count(*) FROM documents WHERE project = ?1 AND resource = ?2";
 const char *const kCountSince = "SELECT count(*) FROM documents d WHERE d.project = ?1 AND d.resource = ?2 "
                                 "AND EXISTS (SELECT 1 FROM changes c WHERE c.id = d.id AND c.seq > ?3)";
-const char *const kRowsAll = "SELECT doc_key, body FROM documents WHERE project = ?1 AND resource = ?2 "
+const char *const kRowsAll = "SELECT doc_key, steward_text(body) FROM documents WHERE project = ?1 AND resource = ?2 "
                              "AND doc_key > ?3 ORDER BY doc_key LIMIT ?4";
-const char *const kRowsSince = "SELECT d.doc_key, d.body FROM documents d WHERE d.project = ?1 AND d.resource = ?2 "
+const char *const kRowsSince = "SELECT d.doc_key, steward_text(d.body) FROM documents d WHERE d.project = ?1 AND d.resource = ?2 "
                                "AND d.doc_key > ?3 AND EXISTS (SELECT 1 FROM changes c WHERE c.id = d.id "
                                "AND c.seq > ?5) ORDER BY d.doc_key LIMIT ?4";
 // Documents the exported ones point at (references and descriptors, through own or superclass
 // aliases) that are not exported themselves.
 const char *const kRequires =
-    "SELECT DISTINCT t.doc_key, t.project, t.resource, t.identity, t.referential_id "
+    "SELECT DISTINCT t.doc_key, t.project, t.resource, steward_text(t.identity), t.referential_id "
     "FROM temp.steward_export e JOIN refs r ON r.from_doc = e.doc_key "
     "JOIN aliases a ON a.alias_key = r.to_alias JOIN documents t ON t.doc_key = a.doc_key "
     "WHERE NOT EXISTS (SELECT 1 FROM temp.steward_export x WHERE x.doc_key = a.doc_key)";

@@ -573,7 +573,7 @@ void collectFields(const Json &schema, const std::string &prefix, std::vector<st
 std::vector<std::string> storedDescriptorUris(SQLite::Database &db, const std::string &descriptorResource)
 {
     std::vector<std::string> uris;
-    SQLite::Statement s(db, "SELECT json_extract(body, '$.namespace') || '#' || json_extract(body, '$.codeValue') "
+    SQLite::Statement s(db, "SELECT json_extract(steward_text(body), '$.namespace') || '#' || json_extract(steward_text(body), '$.codeValue') "
                             "FROM documents WHERE resource = ?");
     s.bind(1, descriptorResource);
     while (s.executeStep())

@@ -1,5 +1,7 @@
 #include "Engine.h"
 
+#include "BodyCodec.h"
+
 #include "SearchTerms.h"
 
 #include <QCryptographicHash>
@@ -182,17 +184,20 @@ class WriteScope
 public:
     enum class InBatch { Savepoint, RefusalsBeforeWrites };
 
-    WriteScope(SQLite::Database &db, bool dryRun, bool inBatch, bool &batchBroken,
+    WriteScope(SQLite::Database &db, DocumentStore &store, bool dryRun, bool inBatch, bool &batchBroken,
                InBatch mode = InBatch::Savepoint)
         : m_db(db)
+        , m_store(store)
         , m_dryRun(dryRun)
         , m_inBatch(inBatch)
         , m_savepoint(!inBatch || dryRun || mode == InBatch::Savepoint)
         , m_batchBroken(batchBroken)
         , m_exceptionsAtStart(std::uncaught_exceptions())
     {
-        if (m_savepoint)
+        if (m_savepoint) {
             m_db.exec(inBatch ? "SAVEPOINT request" : dryRun ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE");
+            m_store.forgetStoredDictionaries();
+        }
     }
     ~WriteScope()
     {
@@ -203,6 +208,7 @@ public:
                 m_batchBroken = true;
             return;
         }
+        m_store.forgetStoredDictionaries();
         try {
             m_db.exec(m_inBatch ? "ROLLBACK TO request; RELEASE request" : "ROLLBACK");
         } catch (...) {
@@ -221,6 +227,7 @@ public:
 
 private:
     SQLite::Database &m_db;
+    DocumentStore &m_store;
     bool m_dryRun;
     bool m_inBatch;
     bool m_savepoint;
@@ -228,6 +235,14 @@ private:
     int m_exceptionsAtStart;
     bool m_open = true;
 };
+
+// A prepared body's compressed forms go with it to the store, which then does not compress again.
+void takeStoredForms(StoredDocument &document, const PreparedBody &prepared)
+{
+    document.storedBody = prepared.storedBody;
+    document.storedIdentity = prepared.storedIdentity;
+    document.storedWith = prepared.storedWith;
+}
 
 } // namespace
 
@@ -252,7 +267,7 @@ Engine::Engine(const Model &model, Database &database)
     , m_database(database)
     , m_identity(model)
     , m_validator(model.validator())
-    , m_store(database.connection())
+    , m_store(database.connection(), database.codec())
 {
     m_store.useQueryIndex(model);
 }
@@ -326,6 +341,7 @@ void Engine::beginBatch()
     m_inBatch = true;
     m_batchBroken = false;
     m_aliasCache.clear();
+    m_store.forgetStoredDictionaries();
     try {
         m_store.refreshAliasTracking(); // inside the lock: nobody can commit until this batch ends
     } catch (...) {
@@ -361,6 +377,7 @@ void Engine::commitBatch()
 void Engine::rollbackBatch()
 {
     m_aliasCache.clear();
+    m_store.forgetStoredDictionaries();
     if (!m_inBatch)
         return;
     m_inBatch = false;
@@ -957,6 +974,13 @@ PreparedBody Engine::prepareBody(const ResourceSchema &resource, Json body) cons
     prepared.etag = etagOf(prepared.bodyText);
     prepared.queryValues = queryValuesOf(resource, body);
     prepared.searchTerms = searchTermsOf(body);
+    if (BodyCodec *codec = m_database.codec())
+        if (std::shared_ptr<const BodyDictionary> dictionary = codec->dictionaryOf(resource.projectName(),
+                                                                                   resource.resourceName)) {
+            prepared.storedBody = BodyCodec::compress(*dictionary, prepared.bodyText);
+            prepared.storedIdentity = BodyCodec::compress(*dictionary, prepared.identityText);
+            prepared.storedWith = BodyCodec::idOf(*dictionary);
+        }
     return prepared;
 }
 
@@ -977,7 +1001,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
     const Uuid &referentialId = prepared.referentialId;
 
     return withWriteTransaction([&]() -> Response {
-        WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch, m_batchBroken,
+        WriteScope transaction(m_database.connection(), m_store, m_dryRun, m_inBatch, m_batchBroken,
                                WriteScope::InBatch::RefusalsBeforeWrites);
         Resolved resolved;
         if (std::optional<Response> failure = resolveReferences(prepared.references, resolved))
@@ -1005,6 +1029,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
                 existing->etag = prepared.etag;
                 existing->queryValues = prepared.queryValues;
                 existing->searchTerms = prepared.searchTerms;
+                takeStoredForms(*existing, prepared);
                 existing->lastModified = now;
                 m_store.updateDocument(*existing, {"update", std::nullopt, actor, now});
                 m_store.setReferences(existing->docKey, resolved.aliasKeys, true);
@@ -1040,6 +1065,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
             document.etag = prepared.etag;
             document.queryValues = prepared.queryValues;
             document.searchTerms = prepared.searchTerms;
+            takeStoredForms(document, prepared);
             document.createdAt = now;
             document.lastModified = now;
             m_store.insertDocument(document, {"insert", std::nullopt, actor, now});
@@ -1079,7 +1105,7 @@ Response Engine::put(const Target &target, const Request &request)
     const std::string ifMatch = request.header("if-match");
 
     return withWriteTransaction([&]() -> Response {
-        WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch, m_batchBroken);
+        WriteScope transaction(m_database.connection(), m_store, m_dryRun, m_inBatch, m_batchBroken);
         std::optional<StoredDocument> existing = m_store.findById(target.id);
         if (std::optional<Response> refusal = refuseWriteTo(resource, target.id, existing, ifMatch))
             return *refusal;
@@ -1116,6 +1142,7 @@ Response Engine::put(const Target &target, const Request &request)
         existing->identity = prepared.identityText;
         existing->naturalKey = prepared.naturalKey;
         existing->queryValues = prepared.queryValues;
+        takeStoredForms(*existing, prepared);
         try {
             m_store.updateDocument(*existing, rewriteRecord(before.referentialId, *existing, actor, now));
             if (identityChanged)
@@ -1237,7 +1264,7 @@ Response Engine::remove(const Target &target, const Request &request)
     const std::string actor = request.actor.empty() ? currentOsUser() : request.actor;
     const std::string ifMatch = request.header("if-match");
     return withWriteTransaction([&]() -> Response {
-        WriteScope transaction(m_database.connection(), m_dryRun, m_inBatch, m_batchBroken);
+        WriteScope transaction(m_database.connection(), m_store, m_dryRun, m_inBatch, m_batchBroken);
         std::optional<StoredDocument> existing = m_store.findById(target.id);
         if (std::optional<Response> refusal = refuseWriteTo(resource, target.id, existing, ifMatch))
             return *refusal;

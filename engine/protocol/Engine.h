@@ -118,6 +118,10 @@ struct PreparedBody
     std::string etag;
     std::vector<QueryValue> queryValues;
     std::string searchTerms;
+    // Body and identity compressed with their resource's dictionary, when it has one (BodyCodec).
+    std::optional<std::string> storedBody;
+    std::optional<std::string> storedIdentity;
+    std::uint32_t storedWith = 0;
     std::string newId; // a POST's id if it creates the document (random; made here, it is not free either)
     // Only a new document will do (an undo putting a deleted document back): the identity or the id
     // being stored already is a 409 instead of an upsert.

@@ -67,8 +67,7 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
                                          "the change log says it exists, but the document is missing"});
         // An entry without a body stands for its document's current body; any other has lost it.
         SQLite::Statement bodiless(db, std::string("SELECT c.id, c.resource, c.seq FROM ") + kChangesWithBodies
-                                           + " WHERE c.body IS NULL AND c.op <> 'delete' AND " + kChangeBody
-                                           + " IS NULL");
+                                           + " WHERE c.body IS NULL AND c.op <> 'delete' AND d.body IS NULL");
         while (bodiless.executeStep())
             report.violations.push_back({bodiless.getColumn(0).getString(), bodiless.getColumn(1).getString(),
                                          "its change-log entry " + bodiless.getColumn(2).getString()
@@ -78,13 +77,16 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
     const std::int64_t total = db.execAndGet("SELECT count(*) FROM documents").getInt64();
     SQLite::Statement documents(db, "SELECT doc_key, id, project, resource, referential_id, identity, body, etag, "
                                     "natural_key, change_seq FROM documents ORDER BY doc_key");
+    // Stored text is read one document at a time, so that one that cannot be read is reported, not fatal.
+    SQLite::Statement texts(db, "SELECT steward_text(?), steward_text(?)");
     SQLite::Statement refs(db, "SELECT to_alias FROM refs WHERE from_doc = ?");
     // Every value a document gives a query field has its word in the query index; the words found are
     // counted per field, so that any other entry (one no document gives) shows too.
     SQLite::Statement searchRow(db, "SELECT terms FROM search_index WHERE rowid = ?");
     std::map<std::int64_t, std::int64_t> indexRowsFound;
+    std::int64_t unreadable = 0; // documents whose words could not be counted: no index entry is then "extra"
     SQLite::Statement lastChange(db,
-                                 "SELECT op, body, etag, seq FROM changes WHERE id = ? ORDER BY seq DESC LIMIT 1");
+                                 "SELECT op, steward_text(body), etag, seq FROM changes WHERE id = ? ORDER BY seq DESC LIMIT 1");
     while (documents.executeStep()) {
         ++report.documents;
         if (progress && report.documents % 1000 == 0 && !progress(report.documents, total)) {
@@ -101,7 +103,26 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
             violation("its resource is not in the loaded model (" + m_model.describe() + "); open it with the schema it was made with");
             continue;
         }
-        Json body = Json::parse(documents.getColumn(6).getString(), nullptr, false);
+        std::string identityText;
+        std::string bodyText;
+        try {
+            texts.reset();
+            for (int column : {5, 6}) {
+                const SQLite::Column stored = documents.getColumn(column);
+                if (stored.isBlob())
+                    texts.bind(column - 4, stored.getBlob(), stored.getBytes());
+                else
+                    texts.bind(column - 4, stored.getString());
+            }
+            texts.executeStep();
+            identityText = texts.getColumn(0).getString();
+            bodyText = texts.getColumn(1).getString();
+        } catch (const SQLite::Exception &e) {
+            violation(std::string("its stored text cannot be read: ") + e.what());
+            ++unreadable;
+            continue;
+        }
+        Json body = Json::parse(bodyText, nullptr, false);
         if (body.is_discarded() || !body.is_object()) {
             violation("its stored body is not a JSON object");
             continue;
@@ -117,8 +138,8 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
             violation("its referential id " + hex(stored) + " does not match its body (" + identity->referentialName()
                       + " gives " + hex(identity->referentialId()) + ")");
         const Json identityObject = m_identity.identityObject(*resource, body);
-        if (dumpJson(identityObject) != documents.getColumn(5).getString())
-            violation("its stored identity " + documents.getColumn(5).getString() + " does not match its body");
+        if (dumpJson(identityObject) != identityText)
+            violation("its stored identity " + identityText + " does not match its body");
         if (naturalKeyText(identityObject) != documents.getColumn(8).getString())
             violation("its natural-key text is out of date");
 
@@ -175,12 +196,19 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
         if (const std::string expected = searchTermsOf(body); searchTerms != expected)
             violation("the find-anything index holds '" + searchTerms + "' for it, not its values '" + expected + "'");
 
-        if (!etagFitsBody(documents.getColumn(7).getString(), documents.getColumn(6).getString()))
+        if (!etagFitsBody(documents.getColumn(7).getString(), bodyText))
             violation("its body does not match its etag: it was changed outside Steward");
 
         lastChange.reset();
         lastChange.bind(1, id);
-        if (!lastChange.executeStep())
+        bool hasLastChange = false;
+        try {
+            hasLastChange = lastChange.executeStep();
+        } catch (const SQLite::Exception &e) {
+            violation(std::string("its last change-log entry cannot be read: ") + e.what());
+            continue;
+        }
+        if (!hasLastChange)
             violation("the change log has no entry for it");
         else if (lastChange.getColumn(0).getString() == "delete")
             violation("the change log's last entry deletes it, but it is stored");
@@ -190,7 +218,7 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
                  changeSeq != 0 && changeSeq != lastChange.getColumn(3).getInt64())
             violation("it points at change-log entry " + std::to_string(changeSeq) + ", not at its last one");
         else if (lastChange.getColumn(1).isNull() ? changeSeq == 0
-                                                  : lastChange.getColumn(1).getString() != documents.getColumn(6).getString())
+                                                  : lastChange.getColumn(1).getString() != bodyText)
             violation("the change log's last entry is not its current state");
     }
     // Fields of resources this model has: their documents were checked above (another model's were not).
@@ -200,7 +228,8 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
         for (const auto &[name, field] : resource->queryFields)
             fieldsOfThisModel[m_store.queryFieldKey(*resource, position++)] = resource->resourceName + "." + field.name;
     }
-    for (const auto &[key, entries] : m_store.queryIndexEntriesPerField()) {
+    for (const auto &[key, entries] :
+         unreadable > 0 ? std::map<std::int64_t, std::int64_t>() : m_store.queryIndexEntriesPerField()) {
         const std::int64_t extra = entries - indexRowsFound[key];
         auto field = fieldsOfThisModel.find(key);
         if (extra > 0 && key != 0 && field != fieldsOfThisModel.end())

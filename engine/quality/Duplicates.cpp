@@ -93,7 +93,7 @@ std::vector<DuplicateCandidate> findDuplicateCandidates(SQLite::Database &db, co
                 distinct.insert({query.getColumn(0).getString(), query.getColumn(1).getString()});
         }
         // Ordered by birth date, so each date's people arrive together and are compared only with each other.
-        SQLite::Statement query(db, "SELECT id, natural_key, body, json_extract(body, '$.birthDate') AS born "
+        SQLite::Statement query(db, "SELECT id, natural_key, steward_text(body), json_extract(steward_text(body), '$.birthDate') AS born "
                                     "FROM documents WHERE project = ? AND resource = ? AND born IS NOT NULL "
                                     "ORDER BY born, doc_key");
         query.bind(1, schema->projectName());

@@ -688,7 +688,7 @@ void RootCauseFinder::addDescriptorSuggestions()
         auto it = storedValues.find({cause.project, cause.resource});
         if (it == storedValues.end()) {
             std::vector<std::string> uris;
-            SQLite::Statement values(m_db, "SELECT identity FROM documents WHERE project = ? AND resource = ?");
+            SQLite::Statement values(m_db, "SELECT steward_text(identity) FROM documents WHERE project = ? AND resource = ?");
             values.bind(1, cause.project);
             values.bind(2, cause.resource);
             while (values.executeStep())

@@ -1,5 +1,7 @@
 #include "Database.h"
 
+#include "BodyCodec.h"
+
 #include "SearchTerms.h"
 
 #include "Json.h"
@@ -385,6 +387,18 @@ DROP TABLE query_values;
 DELETE FROM query_fields;
 CREATE VIRTUAL TABLE query_index USING fts5(words, content = '', detail = none, columnsize = 0, tokenize = 'ascii');
 )SQL",
+    // Version 18: document text compressed with a dictionary per resource (engine/store/BodyCodec):
+    // a body or identity is TEXT as before, or a zstd frame (BLOB) made with one of these, which
+    // steward_text() reads. A dictionary's id is the one zstd writes into each frame made with it.
+    R"SQL(
+CREATE TABLE body_dictionaries (
+    dict_id    INTEGER PRIMARY KEY,
+    project    TEXT NOT NULL,
+    resource   TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    dictionary BLOB NOT NULL
+);
+)SQL",
 };
 
 // The last migration that rebuilds a table other tables point at: foreign keys must be off while
@@ -584,8 +598,11 @@ std::unique_ptr<Database> Database::open(const std::string &path, Access access)
             database->m_db->exec("PRAGMA temp_store=MEMORY");
         }
         database->m_db->exec("PRAGMA foreign_keys=ON");
+        BodyCodec::registerTextFunction(*database->m_db);
         if (access == Access::ReadWrite && version < kSchemaVersion)
             database->migrate(version);
+        if (access == Access::ReadWrite)
+            database->m_codec = std::make_unique<BodyCodec>(*database->m_db);
         // An import that stopped without building its deferred indexes again (killed, power cut).
         if (access == Access::ReadWrite && database->indexesDeferred()) {
             database->m_db->setBusyTimeout(0);

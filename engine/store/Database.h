@@ -35,6 +35,8 @@ private:
     Kind m_kind;
 };
 
+class BodyCodec;
+
 // A Steward database file: checks what it is before touching it, then migrates and configures it.
 class Database
 {
@@ -60,6 +62,9 @@ public:
 
     SQLite::Database &connection() { return *m_db; }
     const std::string &path() const { return m_path; }
+    // How this writer connection stores document text (null on a read-only connection, which reads
+    // stored text through the SQL function steward_text, as every connection can).
+    BodyCodec *codec() { return m_codec.get(); }
 
     // SQLite checkpoints inside the committing call by default, which shows as latency spikes on
     // saves. This turns that off and checkpoints (PASSIVE) from a thread with its own connection.
@@ -78,6 +83,7 @@ private:
     void stopBackgroundCheckpoints();
 
     std::unique_ptr<SQLite::Database> m_db;
+    std::unique_ptr<BodyCodec> m_codec; // after m_db: it holds statements on the connection
     std::string m_path;
     std::thread m_checkpointer;
     std::mutex m_checkpointMutex;

@@ -9,7 +9,7 @@ namespace steward {
 
 namespace {
 
-const char *const kRowColumns = "doc_key, id, natural_key, identity, body, last_modified";
+const char *const kRowColumns = "doc_key, id, natural_key, steward_text(identity), steward_text(body), last_modified";
 
 // How often (in SQLite virtual machine instructions) the cancellation check is asked.
 constexpr int kProgressInstructions = 4000;
@@ -86,7 +86,7 @@ std::string DocumentReader::selectSql(const char *columns, const DocumentQuery &
         sql += std::string("natural_key") + direction + ", ";
         break;
     case DocumentQuery::Order::JsonPath:
-        sql += std::string("json_extract(body, ?4)") + direction + ", ";
+        sql += std::string("json_extract(steward_text(body), ?4)") + direction + ", ";
         break;
     case DocumentQuery::Order::LastModified:
         sql += std::string("last_modified") + direction + ", ";

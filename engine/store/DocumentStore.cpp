@@ -1,5 +1,7 @@
 #include "DocumentStore.h"
 
+#include "BodyCodec.h"
+
 #include <limits>
 
 #include <QCryptographicHash>
@@ -12,8 +14,8 @@ namespace steward {
 
 namespace {
 
-const char *const kDocumentColumns =
-    "doc_key, id, project, resource, referential_id, identity, body, etag, created_at, last_modified, change_seq";
+const char *const kDocumentColumns = "doc_key, id, project, resource, referential_id, steward_text(identity), "
+                                     "steward_text(body), etag, created_at, last_modified, change_seq";
 
 StoredDocument readDocument(SQLite::Statement &s)
 {
@@ -79,13 +81,13 @@ void bindAll(SQLite::Statement &s, const std::vector<Json> &values)
 } // namespace
 
 const char *const kChangesWithBodies = "changes c LEFT JOIN documents d ON d.id = c.id AND d.change_seq = c.seq";
-const char *const kChangeBody = "coalesce(c.body, d.body)";
+const char *const kChangeBody = "steward_text(coalesce(c.body, d.body))";
 // The document's own identity first when c is its current entry (d, by change_seq): that needs
 // no search, which matters while a large import has dropped the indexes the searches use.
 const char *const kChangeIdentity =
-    "coalesce(nullif(c.identity, ''), d.identity, (SELECT CASE n.op WHEN 'key-change' THEN n.previous_identity ELSE n.identity END "
+    "coalesce(nullif(c.identity, ''), steward_text(d.identity), (SELECT CASE n.op WHEN 'key-change' THEN n.previous_identity ELSE n.identity END "
     "FROM changes n WHERE n.id = c.id AND n.seq > c.seq AND n.op IN ('key-change', 'delete') ORDER BY n.seq LIMIT 1), "
-    "(SELECT i.identity FROM documents i WHERE i.id = c.id))";
+    "(SELECT steward_text(i.identity) FROM documents i WHERE i.id = c.id))";
 
 bool readUuid(const SQLite::Column &column, Uuid &out)
 {
@@ -119,8 +121,9 @@ bool etagFitsBody(const std::string &etag, const std::string &body)
     return etag == hash.left(10).toHex().toStdString();
 }
 
-DocumentStore::DocumentStore(SQLite::Database &db)
+DocumentStore::DocumentStore(SQLite::Database &db, BodyCodec *codec)
     : m_db(db)
+    , m_codec(codec)
 {
 }
 
@@ -213,9 +216,8 @@ void DocumentStore::insertDocument(StoredDocument &d, const ChangeRecord &change
     s.bind(2, d.project);
     s.bind(3, d.resource);
     bindUuid(s, 4, d.referentialId);
-    // The texts outlive exec(): no copies of the larger ones.
-    s.bindNoCopy(5, d.identity);
-    s.bindNoCopy(6, d.body);
+    bindStoredText(s, 6, d, d.body, d.storedBody, true);
+    bindStoredText(s, 5, d, d.identity, d.storedIdentity, false);
     s.bind(7, d.etag);
     s.bind(8, d.createdAt);
     s.bind(9, d.lastModified);
@@ -234,8 +236,8 @@ void DocumentStore::updateDocument(StoredDocument &d, const ChangeRecord &change
     SQLite::Statement &s = statement("UPDATE documents SET referential_id = ?, identity = ?, body = ?, etag = ?, "
                                      "last_modified = ?, natural_key = ?, change_seq = ? WHERE doc_key = ?");
     bindUuid(s, 1, d.referentialId);
-    s.bindNoCopy(2, d.identity);
-    s.bindNoCopy(3, d.body);
+    bindStoredText(s, 3, d, d.body, d.storedBody, true);
+    bindStoredText(s, 2, d, d.identity, d.storedIdentity, false);
     s.bind(4, d.etag);
     s.bind(5, d.lastModified);
     s.bind(6, naturalKeyOf(d));
@@ -252,6 +254,24 @@ void DocumentStore::deleteDocument(const StoredDocument &d, const std::string &a
     s.bind(1, d.docKey);
     s.exec();
     appendChange("delete", d, std::nullopt, actor, at);
+}
+
+void DocumentStore::bindStoredText(SQLite::Statement &s, int index, const StoredDocument &d, const std::string &text,
+                                   const std::optional<std::string> &prepared, bool sample)
+{
+    std::shared_ptr<const BodyDictionary> dictionary = m_codec ? m_codec->dictionaryOf(d.project, d.resource) : nullptr;
+    if (!dictionary && m_codec && sample)
+        dictionary = m_codec->sample(d.project, d.resource, text);
+    if (!dictionary) {
+        s.bindNoCopy(index, text); // the text outlives exec()
+        return;
+    }
+    // Whatever rolled back since, a frame is stored only beside the dictionary that reads it.
+    const std::uint32_t id = BodyCodec::idOf(*dictionary);
+    if (m_dictionariesStored.insert(id).second)
+        m_codec->store(*dictionary);
+    const std::string frame = prepared && d.storedWith == id ? *prepared : BodyCodec::compress(*dictionary, text);
+    s.bind(index, frame.data(), static_cast<int>(frame.size()));
 }
 
 void DocumentStore::copyBodyIntoCurrentChange(std::int64_t docKey)
@@ -397,7 +417,7 @@ std::int64_t DocumentStore::countReferencing(std::int64_t docKey)
 std::vector<ReferencingDocument> DocumentStore::referencing(std::int64_t docKey, int limit)
 {
     SQLite::Statement &s = statement(
-        "SELECT d.resource, d.id, d.identity FROM documents d WHERE d.doc_key IN (SELECT r.from_doc FROM aliases a "
+        "SELECT d.resource, d.id, steward_text(d.identity) FROM documents d WHERE d.doc_key IN (SELECT r.from_doc FROM aliases a "
         "JOIN refs r ON r.to_alias = a.alias_key WHERE a.doc_key = ? AND r.from_doc <> a.doc_key) "
         "ORDER BY d.resource, d.doc_key LIMIT ?");
     s.bind(1, docKey);
@@ -443,7 +463,7 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
     // Read before the document's row changes: the identity a key change leaves behind.
     std::string previousIdentity;
     if (op == "key-change") {
-        SQLite::Statement &stored = statement("SELECT identity FROM documents WHERE doc_key = ?");
+        SQLite::Statement &stored = statement("SELECT steward_text(identity) FROM documents WHERE doc_key = ?");
         stored.bind(1, d.docKey);
         if (stored.executeStep())
             previousIdentity = stored.getColumn(0).getString();

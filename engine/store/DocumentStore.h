@@ -19,6 +19,7 @@
 
 namespace steward {
 
+class BodyCodec;
 class Model;
 struct ResourceSchema;
 
@@ -41,6 +42,11 @@ struct StoredDocument
     std::int64_t changeSeq = 0;
     // Set by writers that worked out the body's query values already (off the writer thread).
     std::optional<std::vector<QueryValue>> queryValues;
+    // The stored forms of body and identity when a writer compressed them already (off the writer
+    // thread), with the dictionary it used (BodyCodec); the store makes them itself otherwise.
+    std::optional<std::string> storedBody;
+    std::optional<std::string> storedIdentity;
+    std::uint32_t storedWith = 0;
     // The same for its search terms (engine/model/SearchTerms).
     std::optional<std::string> searchTerms;
 };
@@ -165,7 +171,8 @@ private:
 class DocumentStore
 {
 public:
-    explicit DocumentStore(SQLite::Database &db);
+    // Without a codec, text is stored as it is (a reader needs none: see BodyCodec).
+    explicit DocumentStore(SQLite::Database &db, BodyCodec *codec = nullptr);
     ~DocumentStore();
 
     std::optional<StoredDocument> findById(const std::string &id);
@@ -211,6 +218,8 @@ public:
     // What the writes that follow come from ("import district.ndjson", "pull https://...", "bulk fix"),
     // recorded with each change-log entry beside its actor; empty: none recorded.
     void setChangeSource(std::string source) { m_changeSource = std::move(source); }
+    // A transaction or savepoint began or was rolled back: a dictionary row written before may be gone.
+    void forgetStoredDictionaries() { m_dictionariesStored.clear(); }
     const std::string &changeSource() const { return m_changeSource; }
     // A query field's key in the index (0: not indexed), by its position in the resource's fields.
     std::int64_t queryFieldKey(const ResourceSchema &resource, std::size_t position) const;
@@ -276,9 +285,15 @@ private:
     void indexRemoved(const StoredDocument &d);
     // The find-anything index (search_index): before/after null for an insert/delete.
     void writeSearchTerms(std::int64_t docKey, const std::string *before, const std::string *after);
+    // Binds a document's text in its stored form: compressed once its resource has a dictionary
+    // (sampled and trained here when it has none); `sample` for the body, whose text trains it.
+    void bindStoredText(SQLite::Statement &s, int index, const StoredDocument &d, const std::string &text,
+                        const std::optional<std::string> &prepared, bool sample);
     std::string trackedChangesWhere(TrackedChangeKind kind, const CollectionQuery &query, std::vector<Json> &bindings);
 
     SQLite::Database &m_db;
+    BodyCodec *m_codec = nullptr;
+    std::set<std::uint32_t> m_dictionariesStored; // rows known to be there in this transaction
     std::unordered_map<const char *, std::unique_ptr<SQLite::Statement>> m_statements;
     std::optional<AliasFilter> m_aliasFilter;
     std::int64_t m_dataVersion = 0; // of the filter's build: another connection committing changes it

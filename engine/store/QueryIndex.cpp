@@ -285,7 +285,7 @@ void DocumentStore::writeQueryIndex(std::int64_t docKey, const std::string &befo
 void DocumentStore::fillQueryIndex()
 {
     m_db.exec("INSERT INTO query_index (query_index) VALUES ('delete-all')");
-    SQLite::Statement documents(m_db, "SELECT doc_key, project, resource, body FROM documents");
+    SQLite::Statement documents(m_db, "SELECT doc_key, project, resource, steward_text(body) FROM documents");
     while (documents.executeStep()) {
         const std::string words =
             queryIndexText(documents.getColumn(1).getString(), documents.getColumn(2).getString(),
@@ -339,7 +339,7 @@ std::map<std::int64_t, std::int64_t> DocumentStore::queryIndexEntriesPerField()
 void DocumentStore::rebuildSearchIndex()
 {
     m_db.exec("DELETE FROM search_index");
-    SQLite::Statement documents(m_db, "SELECT doc_key, body FROM documents");
+    SQLite::Statement documents(m_db, "SELECT doc_key, steward_text(body) FROM documents");
     while (documents.executeStep()) {
         const std::string terms = searchTermsOf(Json::parse(documents.getColumn(1).getString(), nullptr, false));
         writeSearchTerms(documents.getColumn(0).getInt64(), nullptr, &terms);
@@ -381,7 +381,7 @@ void DocumentStore::indexInserted(const StoredDocument &d)
 
 void DocumentStore::indexReplaced(const StoredDocument &d)
 {
-    SQLite::Statement &previous = statement("SELECT body FROM documents WHERE doc_key = ?");
+    SQLite::Statement &previous = statement("SELECT steward_text(body) FROM documents WHERE doc_key = ?");
     previous.bind(1, d.docKey);
     if (!previous.executeStep())
         return;
@@ -477,10 +477,10 @@ DocumentStore::QuerySql DocumentStore::querySql(const CollectionQuery &query)
             if (!clause.empty())
                 clause += " OR ";
             if (alt.arrayJsonPath.empty()) {
-                clause += "json_extract(body, ?)" + compare;
+                clause += "json_extract(steward_text(body), ?)" + compare;
                 bindings.push_back(alt.jsonPath);
             } else {
-                clause += "EXISTS (SELECT 1 FROM json_each(body, ?) AS item WHERE json_extract(item.value, ?)"
+                clause += "EXISTS (SELECT 1 FROM json_each(steward_text(body), ?) AS item WHERE json_extract(item.value, ?)"
                           + compare + ")";
                 bindings.push_back(alt.arrayJsonPath);
                 bindings.push_back(alt.jsonPath);

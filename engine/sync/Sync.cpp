@@ -266,7 +266,7 @@ PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor,
         }
     }
 
-    SQLite::Statement current(db, "SELECT body, identity FROM documents WHERE id = ?");
+    SQLite::Statement current(db, "SELECT steward_text(body), steward_text(identity) FROM documents WHERE id = ?");
     SQLite::Statement before(db, std::string("SELECT ") + kChangeIdentity + " FROM " + kChangesWithBodies
                                      + " WHERE c.id = ? AND c.seq < ? ORDER BY c.seq DESC LIMIT 1");
     for (const std::string &id : arrival) {
