@@ -22,6 +22,8 @@ packages=(
   # Stored document text: zstd with a dictionary trained per resource makes a document about a sixth
   # of its size (zstd alone does not halve one of a few hundred bytes).
   libzstd-dev
+  # The programs allocate with mimalloc (an import frees on one thread what another allocated).
+  libmimalloc-dev
   # Packaging: dpkg-shlibdeps for the .deb's Depends, PNG icons rendered from the SVG, and the
   # validators tst_package runs on the desktop entry and AppStream metadata.
   dpkg-dev file librsvg2-bin desktop-file-utils appstream
