@@ -972,7 +972,7 @@ PreparedBody Engine::prepareBody(const ResourceSchema &resource, Json body) cons
     prepared.identityText = dumpJson(identityObject);
     prepared.naturalKey = naturalKeyText(identityObject);
     prepared.etag = etagOf(prepared.bodyText);
-    prepared.queryValues = queryValuesOf(resource, body);
+    prepared.queryIndexText = m_store.queryIndexTextOf(resource, queryValuesOf(resource, body));
     prepared.searchTerms = searchTermsOf(body);
     if (BodyCodec *codec = m_database.codec())
         if (std::shared_ptr<const BodyDictionary> dictionary = codec->dictionaryOf(resource.projectName(),
@@ -1027,7 +1027,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
             if (existing->body != bodyText) {
                 existing->body = bodyText;
                 existing->etag = prepared.etag;
-                existing->queryValues = prepared.queryValues;
+                existing->queryIndexText = prepared.queryIndexText;
                 existing->searchTerms = prepared.searchTerms;
                 takeStoredForms(*existing, prepared);
                 existing->lastModified = now;
@@ -1063,7 +1063,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
             document.naturalKey = prepared.naturalKey;
             document.body = bodyText;
             document.etag = prepared.etag;
-            document.queryValues = prepared.queryValues;
+            document.queryIndexText = prepared.queryIndexText;
             document.searchTerms = prepared.searchTerms;
             takeStoredForms(document, prepared);
             document.createdAt = now;
@@ -1141,7 +1141,7 @@ Response Engine::put(const Target &target, const Request &request)
         existing->referentialId = referentialId;
         existing->identity = prepared.identityText;
         existing->naturalKey = prepared.naturalKey;
-        existing->queryValues = prepared.queryValues;
+        existing->queryIndexText = prepared.queryIndexText;
         takeStoredForms(*existing, prepared);
         try {
             m_store.updateDocument(*existing, rewriteRecord(before.referentialId, *existing, actor, now));

@@ -116,7 +116,7 @@ struct PreparedBody
     std::string identityText;
     std::string naturalKey;
     std::string etag;
-    std::vector<QueryValue> queryValues;
+    std::optional<std::string> queryIndexText; // its words in the query index, when the store can tell off the writer
     std::string searchTerms;
     // Body and identity compressed with their resource's dictionary, when it has one (BodyCodec).
     std::optional<std::string> storedBody;

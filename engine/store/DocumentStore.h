@@ -40,8 +40,8 @@ struct StoredDocument
     // The change-log entry this body was written with (0: none). That entry keeps no copy of the body
     // while it is the current one; the next write of the document gives it its copy.
     std::int64_t changeSeq = 0;
-    // Set by writers that worked out the body's query values already (off the writer thread).
-    std::optional<std::vector<QueryValue>> queryValues;
+    // Set by writers that worked out the body's words in the query index already (off the writer thread).
+    std::optional<std::string> queryIndexText;
     // The stored forms of body and identity when a writer compressed them already (off the writer
     // thread), with the dictionary it used (BodyCodec); the store makes them itself otherwise.
     std::optional<std::string> storedBody;
@@ -227,6 +227,10 @@ public:
     // (whichever model registered them).
     std::vector<QueryIndexWord> queryIndexWords(const std::string &project, const std::string &resource,
                                                 const Json &body) const;
+    // A document's words in the query index from the values its model gives (queryValuesOf), when
+    // the registry holds exactly the model's fields for the resource; otherwise nullopt (the writer
+    // then works them out from the body). Reads only what the constructor set: any thread.
+    std::optional<std::string> queryIndexTextOf(const ResourceSchema &resource, const std::vector<QueryValue> &values) const;
     // Whether the index gives the document every one of these words.
     bool queryIndexHolds(std::int64_t docKey, const std::vector<std::string> &words);
     // How many (document, value) entries the index holds per field key.

@@ -246,18 +246,24 @@ std::string DocumentStore::queryIndexText(const std::string &project, const std:
     return joinWords(words);
 }
 
+std::optional<std::string> DocumentStore::queryIndexTextOf(const ResourceSchema &resource,
+                                                           const std::vector<QueryValue> &values) const
+{
+    if (m_wordsFromModel.count(&resource) == 0)
+        return std::nullopt;
+    const std::vector<std::int64_t> &keys = m_fieldKeys.at(&resource);
+    std::vector<std::string> words;
+    words.reserve(values.size());
+    for (const QueryValue &value : values)
+        if (value.field < keys.size() && keys[value.field] != 0)
+            words.push_back(queryIndexToken(keys[value.field], value.value));
+    return joinWords(words);
+}
+
 std::string DocumentStore::queryIndexTextOfDocument(const StoredDocument &d) const
 {
-    const ResourceSchema *resource = m_model == nullptr ? nullptr : m_model->findByName(d.project, d.resource);
-    if (resource != nullptr && d.queryValues && m_wordsFromModel.count(resource) > 0) {
-        const std::vector<std::int64_t> &keys = m_fieldKeys.at(resource);
-        std::vector<std::string> words;
-        words.reserve(d.queryValues->size());
-        for (const QueryValue &value : *d.queryValues)
-            if (value.field < keys.size() && keys[value.field] != 0)
-                words.push_back(queryIndexToken(keys[value.field], value.value));
-        return joinWords(words);
-    }
+    if (d.queryIndexText)
+        return *d.queryIndexText;
     return queryIndexText(d.project, d.resource, Json::parse(d.body, nullptr, false));
 }
 
