@@ -244,6 +244,8 @@ void buildNormalizerNode(const Json &schema, NormalizerNode &node)
 // what valijson and the normalizer check, for the documents that pass: most of an import's. Any
 // keyword it does not know makes the resource go the full way every time; a document it refuses
 // goes the full way too, which words the errors. The tests hold the two to the same verdicts.
+struct CompiledProperty;
+
 struct CompiledNode
 {
     enum class Type
@@ -259,7 +261,7 @@ struct CompiledNode
     };
     Type type = Type::Any;
     bool closed = false;
-    std::vector<std::pair<std::string, CompiledNode>> properties; // sorted by name, as Json objects are
+    std::vector<CompiledProperty> properties; // sorted by name, as Json objects are
     std::vector<std::string> required;
     std::unique_ptr<CompiledNode> items;
     std::optional<std::uint64_t> minItems;
@@ -272,6 +274,13 @@ struct CompiledNode
     std::optional<std::string> format;
     std::optional<std::string> pattern;
     KnownPattern knownPattern = KnownPattern::Other;
+};
+
+// Named rather than a std::pair: a pair may not hold a type still being defined.
+struct CompiledProperty
+{
+    std::string name;
+    CompiledNode node;
 };
 
 std::optional<std::uint64_t> unsignedKeyword(const Json &value, bool &ok)
@@ -305,8 +314,8 @@ bool compileNode(const Json &schema, CompiledNode &node)
             if (!value.is_object())
                 return false;
             for (const auto &[name, propertySchema] : value.items()) {
-                node.properties.emplace_back(name, CompiledNode());
-                if (!compileNode(propertySchema, node.properties.back().second))
+                node.properties.push_back(CompiledProperty{name, CompiledNode()});
+                if (!compileNode(propertySchema, node.properties.back().node))
                     return false;
             }
         } else if (keyword == "additionalProperties") {
@@ -667,15 +676,15 @@ private:
         auto property = node.properties.begin();
         for (auto it = value.begin(); it != value.end();) {
             const std::string &key = it.key();
-            while (property != node.properties.end() && property->first < key)
+            while (property != node.properties.end() && property->name < key)
                 ++property;
-            const bool known = property != node.properties.end() && property->first == key;
+            const bool known = property != node.properties.end() && property->name == key;
             if (it->is_null() || (node.closed && !known)) {
                 it = value.erase(it);
                 continue;
             }
             // Keep dropping after a failure: the full way then sees the body the normalizer leaves.
-            if (ok && known && !passes(property->second, it.value()))
+            if (ok && known && !passes(property->node, it.value()))
                 ok = false;
             ++it;
         }
