@@ -61,6 +61,7 @@ int main(int argc, char **argv)
                 std::thread::hardware_concurrency());
 
     std::unique_ptr<Model> model = Model::loadStarter();
+    Database::keepMemoryStatistics(); // the rules run's SQLite memory is one of the figures
     std::unique_ptr<Database> database = Database::open(dir.filePath("steward.db").toStdString());
     Engine engine(*model, *database);
     ImportOptions importOptions;

@@ -1,4 +1,5 @@
 #include "Generator.h"
+#include "Text.h"
 
 #include <algorithm>
 #include <array>
@@ -526,13 +527,6 @@ std::string initials(const std::string &name)
         }
     }
     return out;
-}
-
-std::string lowerAscii(std::string text)
-{
-    for (char &c : text)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return text;
 }
 
 std::string calendarCode(std::int64_t schoolId, int schoolYear)

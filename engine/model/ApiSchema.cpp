@@ -1,4 +1,5 @@
 #include "ApiSchema.h"
+#include "Text.h"
 
 #include "Validation.h"
 
@@ -21,8 +22,7 @@ SchemaLoadError::SchemaLoadError(const std::string &file, const std::string &jso
 
 std::string toLower(std::string text)
 {
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    lowerAsciiInPlace(text);
     return text;
 }
 

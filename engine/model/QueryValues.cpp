@@ -1,4 +1,5 @@
 #include "QueryValues.h"
+#include "Text.h"
 
 #include "ApiSchema.h"
 
@@ -41,8 +42,7 @@ ValueKey keyOf(const Json &value)
     } else {
         key.rank = 1;
         key.text = value.get<std::string>();
-        for (char &c : key.text)
-            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        lowerAsciiInPlace(key.text);
     }
     return key;
 }
@@ -150,8 +150,7 @@ std::string queryIndexToken(std::int64_t fieldKey, const Json &value)
         text.assign(digits, written.ptr);
     } else {
         text = value.get<std::string>();
-        for (char &c : text)
-            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        lowerAsciiInPlace(text);
         if (text.size() > kLongestText) {
             kind = 'h';
             text = QCryptographicHash::hash(QByteArrayView(text.data(), static_cast<qsizetype>(text.size())),

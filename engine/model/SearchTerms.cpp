@@ -1,4 +1,5 @@
 #include "SearchTerms.h"
+#include "Text.h"
 
 #include <array>
 #include <cctype>
@@ -16,19 +17,11 @@ bool endsWith(std::string_view text, std::string_view suffix)
     return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-std::string lower(std::string_view text)
-{
-    std::string out(text);
-    for (char &c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
 // studentUniqueId, schoolId, sectionIdentifier, courseCode, identificationCode, codeValue, firstName,
 // lastSurname, courseTitle, nameOfInstitution, electronicMailAddress...
 bool isNameLike(std::string_view key)
 {
-    const std::string name = lower(key);
+    const std::string name = lowerAscii(key);
     static constexpr std::array<std::string_view, 9> kEndings = {"id",   "identifier", "code",        "codevalue", "name",
                                                                  "surname", "title", "institution", "mailaddress"};
     for (std::string_view ending : kEndings)

@@ -1,4 +1,5 @@
 #include "Engine.h"
+#include "Text.h"
 
 #include "BodyCodec.h"
 
@@ -87,9 +88,7 @@ std::vector<std::string> splitPath(const std::string &path)
 std::string canonicalId(const std::string &id)
 {
     auto isHex = [](char c) { return hexDigitValue(c) >= 0; };
-    std::string lower = id;
-    for (char &c : lower)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = lowerAscii(id);
     if (lower.size() == 32 && std::all_of(lower.begin(), lower.end(), isHex))
         return lower.substr(0, 8) + "-" + lower.substr(8, 4) + "-" + lower.substr(12, 4) + "-" + lower.substr(16, 4)
                + "-" + lower.substr(20);

@@ -1,6 +1,7 @@
 // Root causes of drafts: what really holds each draft back, counted through the drafts that wait
 // on other drafts, so a steward fixes one missing School instead of reading thousands of drafts.
 #include "RootCauses.h"
+#include "Text.h"
 
 #include "Database.h"
 #include "DocumentStore.h"
@@ -69,13 +70,6 @@ std::string genericPath(const std::string &path)
         out += path[i];
     }
     return out;
-}
-
-std::string lowerAscii(std::string text)
-{
-    for (char &c : text)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return text;
 }
 
 std::string withoutSpacing(const std::string &text)

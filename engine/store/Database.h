@@ -55,6 +55,10 @@ public:
         ReadOnly,  // loaders and readers on other threads
     };
 
+    // SQLite stops counting its allocations at the first open (the count takes a global lock on
+    // every allocation and free); a program that reads sqlite3_status() calls this before then.
+    static void keepMemoryStatistics();
+
     // Throws StorageError naming the file and what is wrong; a foreign, newer or read-only file is left untouched.
     static std::unique_ptr<Database> open(const std::string &path, Access access = Access::ReadWrite);
 
