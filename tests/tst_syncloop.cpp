@@ -37,7 +37,9 @@ std::vector<std::string> contents(const std::string &db)
 
 std::int64_t scalar(const std::string &db, const std::string &sql)
 {
-    SQLite::Database d(db, SQLite::OPEN_READONLY);
+    // B's server writes meanwhile: a reader can meet a lock for a moment (WAL recovery by a
+    // connection its checkpointer opens), as the product's own readers wait it out.
+    SQLite::Database d(db, SQLite::OPEN_READONLY, Database::kBusyTimeoutMs);
     return d.execAndGet(sql).getInt64();
 }
 
