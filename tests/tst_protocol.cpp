@@ -80,6 +80,7 @@ private Q_SLOTS:
     void busyDatabaseGives503();
     void changeLogRecordsEveryWrite();
     void changeLogKeepsEveryBodyItWasWrittenWith();
+    void creationTimeOutlivesUpdates();
     void ifMatchStar();
     void putBodyIdMustBeThePathId();
     void idsInEitherSpelling();
@@ -683,8 +684,9 @@ void TestProtocol::changeLogRecordsEveryWrite()
     QCOMPARE(ops, (std::vector<std::string>{"insert", "update", "delete"}));
 }
 
-// The current entry of a document holds no copy of its body (the document has it); each later write
-// gives the entry before it its copy. History, the change feed and check see every body either way.
+// The current entry of a document holds no copy of its body, etag or time (the document has them);
+// each later write gives the entry before it its copies. History, the change feed and check see
+// every one either way.
 void TestProtocol::changeLogKeepsEveryBodyItWasWrittenWith()
 {
     Fixture f;
@@ -700,15 +702,32 @@ void TestProtocol::changeLogKeepsEveryBodyItWasWrittenWith()
         SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
         return db.execAndGet("SELECT count(*) FROM changes WHERE body IS NOT NULL AND id = '" + id + "'").getInt64();
     };
+    // Each entry's etag and time as the change feed reads them.
+    auto fedEtagsAndTimes = [&]() {
+        std::unique_ptr<Database> reader = Database::open(f.databasePath(), Database::Access::ReadOnly);
+        std::vector<std::string> out;
+        for (const ChangeEntry &entry : readChanges(reader->connection(), 0, 1000))
+            if (entry.id == id)
+                out.push_back(entry.etag + " at " + entry.at);
+        return out;
+    };
     QCOMPARE(storedBodies(), (std::vector<std::string>{"First"}));
     QCOMPARE(copiesInLog(), std::int64_t(0));
     QVERIFY(f.engine().check().clean());
+    const std::vector<std::string> first = fedEtagsAndTimes();
+    QCOMPARE(first.size(), std::size_t(1));
+    QVERIFY2(first[0].rfind(" at ", 0) != 0 && first[0].size() > 4 + 20, first[0].c_str());
+    QCOMPARE(f.engine().history(id).front().at, first[0].substr(first[0].find(" at ") + 4));
 
     QCOMPARE(f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(31, "Second")).status, 204);
     QCOMPARE(f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(31, "Third")).status, 204);
     QCOMPARE(storedBodies(), (std::vector<std::string>{"Third", "Second", "First"}));
     QCOMPARE(copiesInLog(), std::int64_t(2));
     QVERIFY2(f.engine().check().clean(), f.engine().check().toJson().dump().c_str());
+    const std::vector<std::string> three = fedEtagsAndTimes();
+    QCOMPARE(three.size(), std::size_t(3));
+    QCOMPARE(three[0], first[0]); // copied in by the next write, unchanged
+    QVERIFY(three[1].substr(0, 16) != three[0].substr(0, 16) && three[2].substr(0, 16) != three[1].substr(0, 16));
 
     {
         // As the changes feed reads: a connection Database::open made (stored text may be compressed).
@@ -724,6 +743,34 @@ void TestProtocol::changeLogKeepsEveryBodyItWasWrittenWith()
     QCOMPARE(f.call("DELETE", "/ed-fi/schools/" + id).status, 204);
     QCOMPARE(storedBodies(), (std::vector<std::string>{"(none)", "Third", "Second", "First"}));
     QCOMPARE(copiesInLog(), std::int64_t(3));
+    QVERIFY(f.engine().check().clean());
+    const std::vector<std::string> afterDelete = fedEtagsAndTimes();
+    QCOMPARE(std::vector<std::string>(afterDelete.begin(), afterDelete.begin() + 3), three);
+}
+
+// A document not written since it was created leaves created_at to last_modified; its first
+// update keeps the creation time, and the insert's change-log entry keeps it too.
+void TestProtocol::creationTimeOutlivesUpdates()
+{
+    Fixture f;
+    f.seedDescriptors();
+    const std::string id = f.create("/ed-fi/schools", Fixture::school(41));
+    const std::string longAgo = "2020-01-02T03:04:05Z";
+    {
+        SQLite::Database db(f.databasePath(), SQLite::OPEN_READWRITE);
+        QCOMPARE(db.execAndGet("SELECT created_at FROM documents WHERE id = '" + id + "'").getString(), std::string());
+        // As if it had been created long ago, so that the update's time differs.
+        db.exec("UPDATE documents SET last_modified = '" + longAgo + "' WHERE id = '" + id + "'");
+    }
+    QCOMPARE(f.engine().history(id).front().at, longAgo);
+    QCOMPARE(f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(41, "Renamed")).status, 204);
+    SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
+    QCOMPARE(db.execAndGet("SELECT created_at FROM documents WHERE id = '" + id + "'").getString(), longAgo);
+    QVERIFY(db.execAndGet("SELECT last_modified FROM documents WHERE id = '" + id + "'").getString() > longAgo);
+    const std::vector<HistoryEntry> history = f.engine().history(id);
+    QCOMPARE(history.size(), std::size_t(2));
+    QCOMPARE(history.back().at, longAgo);
+    QVERIFY(history.front().at > longAgo);
     QVERIFY(f.engine().check().clean());
 }
 

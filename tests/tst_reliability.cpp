@@ -118,6 +118,16 @@ private Q_SLOTS:
         QVERIFY2(lost.find("has lost the body it was written with") != std::string::npos, lost.c_str());
         QVERIFY2(lost.find("last entry is not its current state") != std::string::npos, lost.c_str());
 
+        // Only a document's current entry may leave its etag and time to the document.
+        Fixture m;
+        m.seedDescriptors();
+        const std::string updatedId = m.create("/ed-fi/schools", Fixture::school(9));
+        QCOMPARE(m.call("PUT", "/ed-fi/schools/" + updatedId, Fixture::school(9, "Renamed")).status, 204);
+        QVERIFY(m.engine().check().clean());
+        vandalize(m.databasePath(), "UPDATE changes SET at = '' WHERE op = 'insert' AND id = '" + updatedId + "'");
+        const std::string timeless = violationsText(m.engine().check());
+        QVERIFY2(timeless.find("has lost the etag or time it was written with") != std::string::npos, timeless.c_str());
+
         // The command line: exit 1 with a line naming the document.
         const QStringList args{"--db", QString::fromStdString(db), "check"};
         QProcess cli;

@@ -65,13 +65,17 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
         while (vanished.executeStep())
             report.violations.push_back({vanished.getColumn(0).getString(), vanished.getColumn(1).getString(),
                                          "the change log says it exists, but the document is missing"});
-        // An entry without a body stands for its document's current body; any other has lost it.
-        SQLite::Statement bodiless(db, std::string("SELECT c.id, c.resource, c.seq FROM ") + kChangesWithBodies
-                                           + " WHERE c.body IS NULL AND c.op <> 'delete' AND d.body IS NULL");
+        // An entry without a body, etag or time stands for its document's current state; any other
+        // has lost what it was written with.
+        SQLite::Statement bodiless(db, std::string("SELECT c.id, c.resource, c.seq, c.body IS NULL FROM ")
+                                           + kChangesWithBodies
+                                           + " WHERE (c.body IS NULL OR c.etag IS NULL OR c.at = '') AND c.op <> 'delete' "
+                                             "AND d.body IS NULL");
         while (bodiless.executeStep())
             report.violations.push_back({bodiless.getColumn(0).getString(), bodiless.getColumn(1).getString(),
-                                         "its change-log entry " + bodiless.getColumn(2).getString()
-                                             + " has lost the body it was written with"});
+                                         "its change-log entry " + bodiless.getColumn(2).getString() + " has lost the "
+                                             + (bodiless.getColumn(3).getInt() ? "body" : "etag or time")
+                                             + " it was written with"});
     }
 
     const std::int64_t total = db.execAndGet("SELECT count(*) FROM documents").getInt64();
@@ -212,7 +216,9 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
             violation("the change log has no entry for it");
         else if (lastChange.getColumn(0).getString() == "delete")
             violation("the change log's last entry deletes it, but it is stored");
-        else if (lastChange.getColumn(2).getString() != documents.getColumn(7).getString())
+        // An etag left out is the document's (its current entry's); one written must be the document's.
+        else if (lastChange.getColumn(2).isNull() ? documents.getColumn(9).getInt64() == 0
+                                                  : lastChange.getColumn(2).getString() != documents.getColumn(7).getString())
             violation("the change log's last entry is not its current state");
         else if (const std::int64_t changeSeq = documents.getColumn(9).getInt64();
                  changeSeq != 0 && changeSeq != lastChange.getColumn(3).getInt64())

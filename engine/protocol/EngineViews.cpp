@@ -166,7 +166,7 @@ ReferrerPage Engine::referrers(const std::string &id, int limit, int offset)
 std::vector<HistoryEntry> Engine::history(const std::string &id)
 {
     DeferredTransaction read(m_database.connection());
-    SQLite::Statement s(m_database.connection(), std::string("SELECT c.seq, c.op, c.at, c.actor, c.source, ") + kChangeBody
+    SQLite::Statement s(m_database.connection(), std::string("SELECT c.seq, c.op, ") + kChangeAt + ", c.actor, c.source, " + kChangeBody
                                                      + " FROM " + kChangesWithBodies
                                                      + " WHERE c.id = ? ORDER BY c.seq DESC");
     s.bind(1, id);

@@ -52,7 +52,9 @@ bool copyPages(sqlite3 *destination, sqlite3 *source, const BackupProgress &prog
 
 std::string latestChange(SQLite::Database &db)
 {
-    SQLite::Statement query(db, "SELECT coalesce(max(at), '') FROM changes");
+    // A document's current entry leaves its time to the document (DocumentStore::appendChange).
+    SQLite::Statement query(db, "SELECT coalesce(max(latest), '') FROM (SELECT max(at) AS latest FROM changes "
+                                "UNION ALL SELECT max(last_modified) FROM documents)");
     query.executeStep();
     return query.getColumn(0).getString();
 }

@@ -15,7 +15,8 @@ namespace steward {
 namespace {
 
 const char *const kDocumentColumns = "doc_key, id, project, resource, referential_id, steward_text(identity), "
-                                     "steward_text(body), etag, created_at, last_modified, change_seq";
+                                     "steward_text(body), etag, coalesce(nullif(created_at, ''), last_modified), "
+                                     "last_modified, change_seq";
 
 StoredDocument readDocument(SQLite::Statement &s)
 {
@@ -82,6 +83,8 @@ void bindAll(SQLite::Statement &s, const std::vector<Json> &values)
 
 const char *const kChangesWithBodies = "changes c LEFT JOIN documents d ON d.id = c.id AND d.change_seq = c.seq";
 const char *const kChangeBody = "steward_text(coalesce(c.body, d.body))";
+const char *const kChangeEtag = "coalesce(c.etag, d.etag)";
+const char *const kChangeAt = "coalesce(nullif(c.at, ''), d.last_modified)";
 // The document's own identity first when c is its current entry (d, by change_seq): that needs
 // no search, which matters while a large import has dropped the indexes the searches use.
 const char *const kChangeIdentity =
@@ -220,7 +223,12 @@ void DocumentStore::insertDocument(StoredDocument &d, const ChangeRecord &change
     bindStoredText(s, 6, d, d.body, d.storedBody, true);
     bindStoredText(s, 5, d, d.identity, d.storedIdentity, false);
     s.bindNoCopy(7, d.etag);
-    s.bindNoCopy(8, d.createdAt);
+    // A document not written since it was created leaves created_at to last_modified; its first
+    // update copies it in (20 bytes a document).
+    if (d.createdAt == d.lastModified)
+        s.bind(8, std::string());
+    else
+        s.bindNoCopy(8, d.createdAt);
     s.bindNoCopy(9, d.lastModified);
     const std::string naturalKey = naturalKeyOf(d);
     s.bindNoCopy(10, naturalKey);
@@ -235,7 +243,9 @@ void DocumentStore::updateDocument(StoredDocument &d, const ChangeRecord &change
     indexReplaced(d);
     copyBodyIntoCurrentChange(d.docKey);
     d.changeSeq = appendChange(change.op, d, change.previousReferentialId, change.actor, change.at);
+    // SET reads the row as it was: an empty created_at takes the last_modified being replaced.
     SQLite::Statement &s = statement("UPDATE documents SET referential_id = ?, identity = ?, body = ?, etag = ?, "
+                                     "created_at = coalesce(nullif(created_at, ''), last_modified), "
                                      "last_modified = ?, natural_key = ?, change_seq = ? WHERE doc_key = ?");
     bindUuid(s, 1, d.referentialId);
     bindStoredText(s, 3, d, d.body, d.storedBody, true);
@@ -278,8 +288,10 @@ void DocumentStore::bindStoredText(SQLite::Statement &s, int index, const Stored
 
 void DocumentStore::copyBodyIntoCurrentChange(std::int64_t docKey)
 {
-    SQLite::Statement &s = statement("UPDATE changes SET body = d.body FROM documents d WHERE d.doc_key = ? "
-                                     "AND changes.seq = d.change_seq AND changes.body IS NULL");
+    SQLite::Statement &s = statement(
+        "UPDATE changes SET body = coalesce(changes.body, d.body), etag = coalesce(changes.etag, d.etag), "
+        "at = coalesce(nullif(changes.at, ''), d.last_modified) FROM documents d WHERE d.doc_key = ? "
+        "AND changes.seq = d.change_seq AND (changes.body IS NULL OR changes.etag IS NULL OR changes.at = '')");
     s.bind(1, docKey);
     s.exec();
 }
@@ -458,8 +470,10 @@ std::vector<std::int64_t> DocumentStore::referencingDocKeys(std::int64_t docKey)
     return out;
 }
 
-// The entry of an insert or update holds no body: it is the document's body until the next write
-// (copyBodyIntoCurrentChange). A delete's entry has no body or etag.
+// The entry of an insert or update holds no body, no etag and (when it is the document's
+// last_modified) no time: they are the document's until its next write, which copies them in
+// (copyBodyIntoCurrentChange). 36 bytes a document at 107,395 documents was 3.9 MB of 100. A
+// delete's entry has no body or etag.
 std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocument &d,
                                          const std::optional<Uuid> &previousReferentialId, const std::string &actor,
                                          const std::string &at)
@@ -496,11 +510,11 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
         s.bindNoCopy(7, d.identity);
     else
         s.bind(7, std::string());
-    if (op == "delete")
-        s.bind(8);
+    s.bind(8);
+    if (op != "delete" && at == d.lastModified)
+        s.bind(9, std::string());
     else
-        s.bindNoCopy(8, d.etag);
-    s.bindNoCopy(9, at);
+        s.bindNoCopy(9, at);
     s.bindNoCopy(10, actor);
     if (m_changeSource.empty())
         s.bind(11);

@@ -83,11 +83,13 @@ bool readUuid(const SQLite::Column &column, Uuid &out);
 std::string etagOf(const std::string &body);
 bool etagFitsBody(const std::string &etag, const std::string &body);
 
-// The change log with every entry's body. An entry holds no copy of its body while it is its
-// document's current one (DocumentStore::appendChange); the body is then the document's. Read
-// FROM kChangesWithBodies (the entry is c) and SELECT kChangeBody.
+// The change log with every entry's body, etag and time. An entry holds no copy of them while it
+// is its document's current one (DocumentStore::appendChange); they are then the document's. Read
+// FROM kChangesWithBodies (the entry is c) and SELECT kChangeBody, kChangeEtag, kChangeAt.
 extern const char *const kChangesWithBodies;
 extern const char *const kChangeBody;
+extern const char *const kChangeEtag;
+extern const char *const kChangeAt;
 // The identity a document had at entry c, read FROM kChangesWithBodies. Deletes and key changes
 // record it; inserts and updates leave it empty (schema version 15), so it is the one recorded
 // after them or the document's own.

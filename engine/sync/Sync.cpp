@@ -374,7 +374,7 @@ Json ChangeEntry::toJson() const
 std::vector<ChangeEntry> readChanges(SQLite::Database &db, std::int64_t afterSeq, int limit)
 {
     SQLite::Statement query(db, std::string("SELECT c.seq, c.op, c.project, c.resource, c.id, ") + kChangeIdentity + ", "
-                                    + kChangeBody + ", c.etag, c.at, c.actor, c.source FROM " + kChangesWithBodies
+                                    + kChangeBody + ", " + kChangeEtag + ", " + kChangeAt + ", c.actor, c.source FROM " + kChangesWithBodies
                                     + " WHERE c.seq > ? ORDER BY c.seq LIMIT ?");
     query.bind(1, afterSeq);
     query.bind(2, limit);
