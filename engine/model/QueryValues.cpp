@@ -6,15 +6,13 @@
 #include <QCryptographicHash>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
-#include <tuple>
 
 namespace steward {
 
 namespace {
 
-// A value's sort and equality key as the store compares it: the type's rank, then the number or the
+// A value's equality key as the store compares it: the type's rank, then the number or the
 // ASCII-lower-cased text (booleans are the numbers 0 and 1, as SQLite stores them).
 struct ValueKey
 {
@@ -22,10 +20,6 @@ struct ValueKey
     double number = 0;
     std::string text;
 
-    bool operator<(const ValueKey &other) const
-    {
-        return std::tie(rank, number, text) < std::tie(other.rank, other.number, other.text);
-    }
     bool operator==(const ValueKey &other) const
     {
         return rank == other.rank && number == other.number && text == other.text;
@@ -69,15 +63,6 @@ void collectScalars(const Json &node, const std::vector<JsonPath::Step> &steps, 
         collectScalars(*it, steps, stepIndex + 1, out);
 }
 
-std::vector<std::pair<std::uint32_t, ValueKey>> keysOf(const std::vector<QueryValue> &values)
-{
-    std::vector<std::pair<std::uint32_t, ValueKey>> keys;
-    keys.reserve(values.size());
-    for (const QueryValue &value : values)
-        keys.emplace_back(value.field, keyOf(value.value));
-    std::sort(keys.begin(), keys.end());
-    return keys;
-}
 
 // Gathers one field's values from its paths, each once.
 class FieldValues
@@ -167,11 +152,6 @@ std::string queryIndexToken(std::int64_t fieldKey, const Json &value)
         token += kHex[c & 15];
     }
     return token;
-}
-
-bool sameQueryValues(const std::vector<QueryValue> &a, const std::vector<QueryValue> &b)
-{
-    return a.size() == b.size() && keysOf(a) == keysOf(b);
 }
 
 } // namespace steward

@@ -24,9 +24,6 @@ struct QueryValue
 // case count as one value (queries compare them without case).
 std::vector<QueryValue> queryValuesOf(const ResourceSchema &resource, const Json &body);
 
-// Whether two lists of query values hold the same values, whatever their order.
-bool sameQueryValues(const std::vector<QueryValue> &a, const std::vector<QueryValue> &b);
-
 // The values one query field gives at the given paths, as queryValuesOf collects them: for a field
 // the store registered with paths the model no longer has.
 std::vector<const Json *> fieldValuesOf(const std::vector<JsonPath> &paths, const Json &body);

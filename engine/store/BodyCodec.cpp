@@ -11,7 +11,6 @@
 #include <QDateTime>
 
 #include <mutex>
-#include <numeric>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -35,8 +34,6 @@ struct BodyDictionary
         // Level 3, zstd's default: measured here, level 1 made documents 8% larger for 10% less time.
         compress = ZSTD_createCDict(bytes.data(), bytes.size(), 3);
         decompress = ZSTD_createDDict(bytes.data(), bytes.size());
-        if (id == 0 || compress == nullptr || decompress == nullptr)
-            throw std::runtime_error("not a zstd dictionary");
     }
     ~BodyDictionary()
     {
@@ -48,6 +45,15 @@ struct BodyDictionary
 };
 
 namespace {
+
+// The dictionary these bytes make, or null when they are not a zstd dictionary.
+std::shared_ptr<const BodyDictionary> dictionaryFrom(std::string bytes, std::string project, std::string resource)
+{
+    auto dictionary = std::make_shared<const BodyDictionary>(std::move(bytes), std::move(project), std::move(resource));
+    if (dictionary->id == 0 || dictionary->compress == nullptr || dictionary->decompress == nullptr)
+        return nullptr;
+    return dictionary;
+}
 
 // Samples bigger than this are not taken (a dictionary is for the many small documents).
 constexpr std::size_t kLargestSample = 16 * 1024;
@@ -84,15 +90,11 @@ std::shared_ptr<const BodyDictionary> readDictionary(sqlite3 *db, std::uint32_t 
     if (sqlite3_step(statement) == SQLITE_ROW) {
         const auto *bytes = static_cast<const char *>(sqlite3_column_blob(statement, 0));
         const int size = sqlite3_column_bytes(statement, 0);
-        try {
-            auto dictionary = std::make_shared<const BodyDictionary>(
-                std::string(bytes, static_cast<std::size_t>(size)),
-                reinterpret_cast<const char *>(sqlite3_column_text(statement, 1)),
-                reinterpret_cast<const char *>(sqlite3_column_text(statement, 2)));
-            if (dictionary->id == id)
-                found = dictionary;
-        } catch (const std::exception &) {
-        }
+        found = dictionaryFrom(std::string(bytes, static_cast<std::size_t>(size)),
+                               reinterpret_cast<const char *>(sqlite3_column_text(statement, 1)),
+                               reinterpret_cast<const char *>(sqlite3_column_text(statement, 2)));
+        if (found && found->id != id)
+            found = nullptr;
     }
     sqlite3_finalize(statement);
     return found;
@@ -166,14 +168,12 @@ BodyCodec::BodyCodec(SQLite::Database &db)
     SQLite::Statement stored(m_db, "SELECT dictionary, project, resource FROM body_dictionaries ORDER BY dict_id");
     while (stored.executeStep()) {
         const SQLite::Column bytes = stored.getColumn(0);
-        try {
-            auto dictionary = std::make_shared<const BodyDictionary>(
-                std::string(static_cast<const char *>(bytes.getBlob()), static_cast<std::size_t>(bytes.getBytes())),
-                stored.getColumn(1).getString(), stored.getColumn(2).getString());
+        std::shared_ptr<const BodyDictionary> dictionary = dictionaryFrom(
+            std::string(static_cast<const char *>(bytes.getBlob()), static_cast<std::size_t>(bytes.getBytes())),
+            stored.getColumn(1).getString(), stored.getColumn(2).getString());
+        // Not a dictionary: nothing is compressed with it from here on; check reports what cannot be read.
+        if (dictionary)
             m_byResource[{dictionary->project, dictionary->resource}] = dictionary;
-        } catch (const std::exception &) {
-            // Not a dictionary: nothing is compressed with it from here on; check reports what cannot be read.
-        }
     }
 }
 
@@ -245,12 +245,9 @@ std::shared_ptr<const BodyDictionary> BodyCodec::sample(const std::string &proje
     if (ZDICT_isError(size))
         return nullptr; // too alike or too few bytes: sampling starts again
     bytes.resize(size);
-    std::shared_ptr<const BodyDictionary> dictionary;
-    try {
-        dictionary = std::make_shared<const BodyDictionary>(std::move(bytes), project, resource);
-    } catch (const std::exception &) {
+    std::shared_ptr<const BodyDictionary> dictionary = dictionaryFrom(std::move(bytes), project, resource);
+    if (!dictionary)
         return nullptr;
-    }
     std::unique_lock<std::shared_mutex> lock(m_mutex);
     m_byResource[{project, resource}] = dictionary;
     m_samples.erase({project, resource});

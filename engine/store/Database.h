@@ -87,7 +87,7 @@ private:
     void stopBackgroundCheckpoints();
 
     std::unique_ptr<SQLite::Database> m_db;
-    std::unique_ptr<BodyCodec> m_codec; // after m_db: it holds statements on the connection
+    std::unique_ptr<BodyCodec> m_codec; // after m_db, so destroyed first: it uses the connection
     std::string m_path;
     std::thread m_checkpointer;
     std::mutex m_checkpointMutex;

@@ -495,9 +495,10 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
     s.bindNoCopy(2, d.project);
     s.bindNoCopy(3, d.resource);
     s.bindNoCopy(4, d.id);
-    // Like its identity, an insert's or update's referential id is its document's (16 bytes a
-    // document at 1M documents is 17 MB); deletes and key changes keep theirs.
-    if (op == "delete" || op == "key-change")
+    // An insert's or update's identity and referential id are its document's (16 bytes a document
+    // at 1M documents is 17 MB for the id alone); deletes and key changes record theirs.
+    const bool recordsIdentity = op == "delete" || op == "key-change";
+    if (recordsIdentity)
         bindUuid(s, 5, d.referentialId);
     else
         s.bind(5, "", 0);
@@ -506,7 +507,7 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
     else
         s.bind(6);
     // Inserts and updates leave it empty: kChangeIdentity finds it from the entries after them.
-    if (op == "delete" || op == "key-change")
+    if (recordsIdentity)
         s.bindNoCopy(7, d.identity);
     else
         s.bind(7, std::string());
