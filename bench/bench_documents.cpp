@@ -56,9 +56,14 @@ void generateStudents(const std::string &path, const Model &model, int count)
     SQLite::Database &db = database->connection();
     db.exec("PRAGMA cache_size=-131072"); // the two random-UUID indexes want their pages at hand
     ImmediateTransaction transaction(db);
+    SQLite::Statement name(db, "INSERT INTO resources (project, resource) VALUES (?, ?) ON CONFLICT DO NOTHING");
+    name.bind(1, students->projectName());
+    name.bind(2, students->resourceName);
+    name.exec();
     SQLite::Statement insert(db,
-                             "INSERT INTO documents (id, project, resource, referential_id, identity, body, "
-                             "etag, created_at, last_modified, natural_key) VALUES (?,?,?,?,?,?,?,?,?,?)");
+                             "INSERT INTO document_rows (id, resource_key, referential_id, identity, body, etag, "
+                             "created_at, last_modified, natural_key) VALUES (?, (SELECT resource_key FROM resources "
+                             "WHERE project = ? AND resource = ?), ?, ?, ?, ?, ?, ?, ?)");
     const qint64 epoch = 1700000000;
     for (int number = 1; number <= count; ++number) {
         const Json body{

@@ -349,4 +349,42 @@ int compareCompiledSchemaWithFullWay(const Model &model, const ResourceSchema &r
     return static_cast<int>(variants.size());
 }
 
+const char *const kBackBeforeResourceKeys =
+    "DROP VIEW documents; DROP VIEW aliases; DROP VIEW changes;"
+    "CREATE TABLE documents (doc_key INTEGER PRIMARY KEY, id TEXT NOT NULL, project TEXT NOT NULL, "
+    "resource TEXT NOT NULL, referential_id BLOB NOT NULL, identity TEXT NOT NULL, body TEXT NOT NULL, "
+    "etag TEXT NOT NULL, created_at TEXT NOT NULL, last_modified TEXT NOT NULL, natural_key TEXT NOT "
+    "NULL DEFAULT '' COLLATE NOCASE, change_seq INTEGER);"
+    "INSERT INTO documents SELECT d.doc_key, d.id, r.project, r.resource, d.referential_id, d.identity, "
+    "d.body, d.etag, d.created_at, d.last_modified, d.natural_key, d.change_seq FROM document_rows d "
+    "JOIN resources r USING (resource_key);"
+    "CREATE TABLE aliases (alias_key INTEGER PRIMARY KEY, referential_id BLOB NOT NULL UNIQUE, doc_key "
+    "INTEGER NOT NULL REFERENCES documents(doc_key) ON DELETE CASCADE, project TEXT NOT NULL, resource "
+    "TEXT NOT NULL);"
+    "INSERT INTO aliases SELECT a.alias_key, a.referential_id, a.doc_key, r.project, r.resource "
+    "FROM alias_rows a JOIN resources r USING (resource_key);"
+    "CREATE TABLE refs_v18 (from_doc INTEGER NOT NULL REFERENCES documents(doc_key) ON DELETE CASCADE, "
+    "to_alias INTEGER NOT NULL REFERENCES aliases(alias_key) ON DELETE RESTRICT, PRIMARY KEY (from_doc, "
+    "to_alias)) WITHOUT ROWID;"
+    "INSERT INTO refs_v18 SELECT from_doc, to_alias FROM refs;"
+    "CREATE TABLE changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, op TEXT NOT NULL, project TEXT NOT "
+    "NULL, resource TEXT NOT NULL, id TEXT NOT NULL, referential_id BLOB NOT NULL, "
+    "previous_referential_id BLOB, identity TEXT NOT NULL, body TEXT, etag TEXT, at TEXT NOT NULL, "
+    "actor TEXT NOT NULL, source TEXT, previous_identity TEXT);"
+    "INSERT INTO changes SELECT c.seq, c.op, r.project, r.resource, c.id, c.referential_id, "
+    "c.previous_referential_id, c.identity, c.body, c.etag, c.at, c.actor, c.source, "
+    "c.previous_identity FROM change_rows c JOIN resources r USING (resource_key);"
+    "DROP TABLE refs; DROP TABLE alias_rows; DROP TABLE document_rows; DROP TABLE change_rows;"
+    "DROP TABLE resources;"
+    "ALTER TABLE refs_v18 RENAME TO refs;"
+    "CREATE INDEX refs_by_target ON refs(to_alias, from_doc);"
+    "CREATE INDEX aliases_by_document ON aliases(doc_key);"
+    "CREATE UNIQUE INDEX documents_by_id ON documents(id);"
+    "CREATE INDEX documents_by_resource ON documents(project, resource, doc_key);"
+    "CREATE INDEX documents_by_natural_key ON documents(project, resource, natural_key);"
+    "CREATE INDEX documents_by_change ON documents(change_seq);"
+    "CREATE INDEX changes_by_document ON changes(id, seq);"
+    "CREATE INDEX changes_deletes ON changes(project, resource, seq) WHERE op = 'delete';"
+    "CREATE INDEX changes_key_changes ON changes(project, resource, seq) WHERE op = 'key-change';";
+
 } // namespace steward::test

@@ -75,9 +75,14 @@ void generateStudents(const std::string &path, const Model &model, int count)
     std::unique_ptr<Database> database = Database::open(path);
     SQLite::Database &db = database->connection();
     ImmediateTransaction transaction(db);
+    SQLite::Statement name(db, "INSERT INTO resources (project, resource) VALUES (?, ?) ON CONFLICT DO NOTHING");
+    name.bind(1, students->projectName());
+    name.bind(2, students->resourceName);
+    name.exec();
     SQLite::Statement insert(db,
-                             "INSERT INTO documents (id, project, resource, referential_id, identity, body, "
-                             "etag, created_at, last_modified, natural_key) VALUES (?,?,?,?,?,?,?,?,?,?)");
+                             "INSERT INTO document_rows (id, resource_key, referential_id, identity, body, etag, "
+                             "created_at, last_modified, natural_key) VALUES (?, (SELECT resource_key FROM resources "
+                             "WHERE project = ? AND resource = ?), ?, ?, ?, ?, ?, ?, ?)");
     for (int number = 1; number <= count; ++number) {
         const GeneratedStudent s = generatedStudent(number);
         const Json body{{"studentUniqueId", s.uniqueId},

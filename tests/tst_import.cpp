@@ -589,7 +589,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const std::string districtPath = writeSchools(dir, "district.ndjson", 25, 2000);
         // The alias goes in after the document's row and its change-log entry; fail it for the 15th School.
-        f.database().connection().exec("CREATE TEMP TRIGGER fail_one AFTER INSERT ON main.aliases "
+        f.database().connection().exec("CREATE TEMP TRIGGER fail_one AFTER INSERT ON main.alias_rows "
                                        "WHEN (SELECT identity FROM main.documents WHERE doc_key = NEW.doc_key) LIKE '%2014%' "
                                        "BEGIN SELECT RAISE(ABORT, 'simulated disk trouble'); END");
         ImportOptions options;

@@ -804,7 +804,9 @@ private Q_SLOTS:
         Prompt::setNextAnswer(QMessageBox::Ok);
         window.checkDatabase();
         QVERIFY2(Prompt::lastText().contains("no problems found"), qPrintable(Prompt::lastText()));
-        raw->database().connection().exec("PRAGMA foreign_keys=OFF; DELETE FROM aliases WHERE resource = 'EducationOrganization'; PRAGMA foreign_keys=ON");
+        raw->database().connection().exec("PRAGMA foreign_keys=OFF; DELETE FROM alias_rows WHERE resource_key = (SELECT "
+                                          "resource_key FROM resources WHERE resource = 'EducationOrganization'); "
+                                          "PRAGMA foreign_keys=ON");
         Prompt::setNextAnswer(QMessageBox::Ok);
         window.checkDatabase();
         QVERIFY2(Prompt::lastText().contains("aliases"), qPrintable(Prompt::lastText()));

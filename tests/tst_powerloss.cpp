@@ -227,10 +227,10 @@ private Q_SLOTS:
         {
             // Back to version 11: the workload's first sync points are those of the migrations
             // (the journal's table rebuilt, the find-anything index built, the change log's source,
-            // its identities kept once). Version 11 wrote every entry's identity.
+            // its identities kept once, resources named once). Version 11 wrote every entry's identity.
             SQLite::Database db(m_base.toStdString(), SQLite::OPEN_READWRITE);
-            db.exec("PRAGMA foreign_keys=OFF;"
-                    "DROP TABLE body_dictionaries; DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL COLLATE NOCASE, "
+            db.exec(std::string("PRAGMA foreign_keys=OFF;") + steward::test::kBackBeforeResourceKeys
+                    + "DROP TABLE body_dictionaries; DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL COLLATE NOCASE, "
                     "doc INTEGER NOT NULL, PRIMARY KEY (field_key, value, doc)) WITHOUT ROWID;" // version 17's
                     "DROP TABLE search_index;"
                     "UPDATE changes SET identity = (SELECT d.identity FROM documents d WHERE d.id = changes.id) "

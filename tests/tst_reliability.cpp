@@ -82,7 +82,7 @@ private Q_SLOTS:
         const std::string db = f.databasePath();
 
         // A body edited behind Steward's back: its referential id and its etag disagree with it.
-        vandalize(db, "UPDATE documents SET body = replace(body, 'ALG-1', 'ALG-9') WHERE id = '" + courseId + "'");
+        vandalize(db, "UPDATE document_rows SET body = replace(body, 'ALG-1', 'ALG-9') WHERE id = '" + courseId + "'");
         IntegrityReport report = f.engine().check();
         QVERIFY(!report.clean());
         const std::string text = violationsText(report);
@@ -95,7 +95,8 @@ private Q_SLOTS:
         g.seedDescriptors();
         g.create("/ed-fi/schools", Fixture::school(100));
         g.create("/ed-fi/courses", Fixture::course("ALG-1", 100));
-        vandalize(g.databasePath(), "DELETE FROM aliases WHERE resource = 'EducationOrganization'");
+        vandalize(g.databasePath(), "DELETE FROM alias_rows WHERE resource_key = (SELECT resource_key FROM resources "
+                                      "WHERE resource = 'EducationOrganization')");
         const std::string damaged = violationsText(g.engine().check());
         QVERIFY2(damaged.find("point at no document") != std::string::npos, damaged.c_str());
         QVERIFY2(damaged.find("its aliases (1) are not the 2") != std::string::npos, damaged.c_str());
@@ -105,7 +106,7 @@ private Q_SLOTS:
         Fixture h;
         h.seedDescriptors();
         const std::string schoolId = h.create("/ed-fi/schools", Fixture::school(7));
-        vandalize(h.databasePath(), "DELETE FROM documents WHERE id = '" + schoolId + "'");
+        vandalize(h.databasePath(), "DELETE FROM document_rows WHERE id = '" + schoolId + "'");
         const std::string vanished = violationsText(h.engine().check());
         QVERIFY2(vanished.find("the document is missing") != std::string::npos, vanished.c_str());
 
@@ -113,7 +114,7 @@ private Q_SLOTS:
         Fixture k;
         k.seedDescriptors();
         const std::string pointedId = k.create("/ed-fi/schools", Fixture::school(8));
-        vandalize(k.databasePath(), "UPDATE documents SET change_seq = NULL WHERE id = '" + pointedId + "'");
+        vandalize(k.databasePath(), "UPDATE document_rows SET change_seq = NULL WHERE id = '" + pointedId + "'");
         const std::string lost = violationsText(k.engine().check());
         QVERIFY2(lost.find("has lost the body it was written with") != std::string::npos, lost.c_str());
         QVERIFY2(lost.find("last entry is not its current state") != std::string::npos, lost.c_str());
@@ -124,7 +125,7 @@ private Q_SLOTS:
         const std::string updatedId = m.create("/ed-fi/schools", Fixture::school(9));
         QCOMPARE(m.call("PUT", "/ed-fi/schools/" + updatedId, Fixture::school(9, "Renamed")).status, 204);
         QVERIFY(m.engine().check().clean());
-        vandalize(m.databasePath(), "UPDATE changes SET at = '' WHERE op = 'insert' AND id = '" + updatedId + "'");
+        vandalize(m.databasePath(), "UPDATE change_rows SET at = '' WHERE op = 'insert' AND id = '" + updatedId + "'");
         const std::string timeless = violationsText(m.engine().check());
         QVERIFY2(timeless.find("has lost the etag or time it was written with") != std::string::npos, timeless.c_str());
 

@@ -122,9 +122,10 @@ private Q_SLOTS:
             f.database().connection().backup(path.c_str(), SQLite::Database::Save);
         }
         {
-            // Version 12 had no find-anything index.
+            // Version 12 had no find-anything index (nor resource keys).
             SQLite::Database db(path, SQLite::OPEN_READWRITE);
-            db.exec("DROP TABLE body_dictionaries; DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL "
+            db.exec(std::string("PRAGMA foreign_keys=OFF;") + kBackBeforeResourceKeys
+                    + "DROP TABLE body_dictionaries; DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL "
                     "COLLATE NOCASE, doc INTEGER NOT NULL, PRIMARY KEY (field_key, value, doc)) WITHOUT ROWID;"
                     "DROP TABLE search_index; ALTER TABLE changes DROP COLUMN previous_identity;"
                     "ALTER TABLE changes DROP COLUMN source; PRAGMA user_version=12;");

@@ -196,6 +196,13 @@ private Q_SLOTS:
         QCOMPARE(c.execAndGet("SELECT count(*) FROM aliases").getInt(), 3);
         QCOMPARE(c.execAndGet("SELECT count(*) FROM refs").getInt(), 1);
         QCOMPARE(c.execAndGet("SELECT count(*) FROM changes").getInt(), 1);
+        // Version 19 named each resource once; the views give the names back.
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM resources").getInt(), 3);
+        QCOMPARE(c.execAndGet("SELECT project || '/' || resource FROM documents WHERE doc_key = 2").getString(),
+                 std::string("Ed-Fi/Course"));
+        QCOMPARE(c.execAndGet("SELECT group_concat(resource, ',') FROM (SELECT resource FROM aliases ORDER BY alias_key)")
+                     .getString(),
+                 std::string("School,EducationOrganization,Course"));
         // Version 9 left documents written before it pointing at no change-log entry; version 10 points
         // each at its last entry (its change version), which keeps its body. One without an entry stays NULL.
         QCOMPARE(c.execAndGet("SELECT count(*) FROM documents WHERE change_seq IS NULL").getInt(), 1);
@@ -203,17 +210,18 @@ private Q_SLOTS:
         QCOMPARE(c.execAndGet("SELECT body FROM changes").getString(), std::string("{}"));
         // Version 16 copied the change log: the next change version follows the highest ever given,
         // and an unknown op is still refused.
-        c.exec("INSERT INTO changes (op, project, resource, id, referential_id, identity, at, actor) VALUES ('update', "
-               "'Ed-Fi', 'School', 's', x'01', '', 't', 'a')");
+        const std::string school = "(SELECT resource_key FROM resources WHERE resource = 'School')";
+        c.exec("INSERT INTO change_rows (op, resource_key, id, referential_id, identity, at, actor) VALUES ('update', "
+               + school + ", 's', x'01', '', 't', 'a')");
         QCOMPARE(c.getLastInsertRowid(), 3);
         QVERIFY_THROWS_EXCEPTION(SQLite::Exception,
-                                 c.exec("INSERT INTO changes (op, project, resource, id, referential_id, identity, at, "
-                                        "actor) VALUES ('bogus', 'Ed-Fi', 'School', 's', x'01', '', 't', 'a')"));
+                                 c.exec("INSERT INTO change_rows (op, resource_key, id, referential_id, identity, at, "
+                                        "actor) VALUES ('bogus', " + school + ", 's', x'01', '', 't', 'a')"));
         QCOMPARE(c.execAndGet("SELECT count(*) FROM sqlite_master WHERE name IN ('changes_deletes', "
                               "'changes_key_changes')")
                      .getInt(),
                  2);
-        c.exec("DELETE FROM changes WHERE seq = 3");
+        c.exec("DELETE FROM change_rows WHERE seq = 3");
         SQLite::Statement violations(c, "PRAGMA foreign_key_check");
         QVERIFY(!violations.executeStep());
         QCOMPARE(c.execAndGet("PRAGMA foreign_keys").getInt(), 1);
@@ -223,17 +231,17 @@ private Q_SLOTS:
                      .getInt(),
                  5);
         // The id stays unique; the referential id's uniqueness is the aliases' (no index of its own).
-        QVERIFY_THROWS_EXCEPTION(SQLite::Exception, c.exec("INSERT INTO documents (id, project, resource, "
+        QVERIFY_THROWS_EXCEPTION(SQLite::Exception, c.exec("INSERT INTO document_rows (id, resource_key, "
                                                            "referential_id, identity, body, etag, created_at, "
-                                                           "last_modified) VALUES ('s', 'p', 'r', x'09', '{}', '{}', "
-                                                           "'e', 't', 't')"));
+                                                           "last_modified) VALUES ('s', " + school + ", x'09', '{}', "
+                                                           "'{}', 'e', 't', 't')"));
         // No automatic indexes (UNIQUE column constraints) are left on documents.
-        QCOMPARE(c.execAndGet("SELECT count(*) FROM sqlite_master WHERE tbl_name = 'documents' AND sql IS NULL")
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM sqlite_master WHERE tbl_name = 'document_rows' AND sql IS NULL")
                      .getInt(),
                  0);
         // Deleting through the new table still cascades and restricts as before.
-        QVERIFY_THROWS_EXCEPTION(SQLite::Exception, c.exec("DELETE FROM documents WHERE doc_key = 1"));
-        c.exec("DELETE FROM documents WHERE doc_key = 2");
+        QVERIFY_THROWS_EXCEPTION(SQLite::Exception, c.exec("DELETE FROM document_rows WHERE doc_key = 1"));
+        c.exec("DELETE FROM document_rows WHERE doc_key = 2");
         QCOMPARE(c.execAndGet("SELECT count(*) FROM refs").getInt(), 0);
         QCOMPARE(c.execAndGet("SELECT count(*) FROM aliases WHERE doc_key = 2").getInt(), 0);
     }

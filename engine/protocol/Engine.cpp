@@ -268,6 +268,7 @@ Engine::Engine(const Model &model, Database &database)
     , m_validator(model.validator())
     , m_store(database.connection(), database.codec())
 {
+    m_store.registerResources(model);
     m_store.useQueryIndex(model);
 }
 

@@ -426,7 +426,8 @@ int authorizeRule(void *context, int action, const char *a, const char *b, const
         // bytes come from the documents the views show anyway.
         if (table == "body_dictionaries" && (database == nullptr || std::string(database) == "main"))
             return SQLITE_OK;
-        return refuse("reading " + std::string(database ? database : "main") + "." + table
+        // Through a view of the database's own (documents, aliases, changes): the name the rule used.
+        return refuse("reading " + std::string(database ? database : "main") + "." + (view ? view : table)
                       + " directly (rules read only the rule views)");
     }
     default: {
@@ -586,11 +587,14 @@ void RuleRunner::createViews()
 void RuleRunner::setViewScope(const RuleView &view, bool filtered)
 {
     SQLite::Database &db = m_reader->connection();
-    const std::string where = "d.project = " + sqlText(view.resource->projectName())
-                              + " AND d.resource = " + sqlText(view.resource->resourceName);
+    // The rows themselves, not the documents view: the authorizer lets a rule read a table only
+    // through a rule view, and SQLite names the innermost view.
+    const std::string where = "d.resource_key = (SELECT resource_key FROM main.resources WHERE project = "
+                              + sqlText(view.resource->projectName())
+                              + " AND resource = " + sqlText(view.resource->resourceName) + ")";
     const std::string from = filtered ? std::string("temp.") + kScopeTable
-                                            + " AS s CROSS JOIN main.documents AS d ON d.id = s.doc_id"
-                                      : std::string("main.documents AS d");
+                                            + " AS s CROSS JOIN main.document_rows AS d ON d.id = s.doc_id"
+                                      : std::string("main.document_rows AS d");
     db.exec("DROP VIEW IF EXISTS temp." + sqlName(view.name));
     db.exec("CREATE TEMP VIEW " + sqlName(view.name) + " AS SELECT " + view.selectList + " FROM " + from + " WHERE "
             + where);

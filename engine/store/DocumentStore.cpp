@@ -164,7 +164,7 @@ std::optional<StoredDocument> DocumentStore::findByReferentialId(const Uuid &ref
 {
     // Through the aliases' index: a document's own referential id is always one of its aliases.
     static const std::string sql = std::string("SELECT ") + kDocumentColumns
-                                   + " FROM documents WHERE doc_key = (SELECT doc_key FROM aliases WHERE "
+                                   + " FROM documents WHERE doc_key = (SELECT doc_key FROM alias_rows WHERE "
                                      "referential_id = ?1) AND referential_id = ?1";
     SQLite::Statement &s = statement(sql.c_str());
     bindUuid(s, 1, referentialId);
@@ -186,7 +186,7 @@ std::optional<AliasRow> DocumentStore::findAlias(const Uuid &referentialId)
 
 std::optional<AliasKeys> DocumentStore::findAliasKeys(const Uuid &referentialId)
 {
-    SQLite::Statement &s = statement("SELECT alias_key, doc_key FROM aliases WHERE referential_id = ?");
+    SQLite::Statement &s = statement("SELECT alias_key, doc_key FROM alias_rows WHERE referential_id = ?");
     bindUuid(s, 1, referentialId);
     std::optional<AliasKeys> out;
     if (s.executeStep())
@@ -197,7 +197,7 @@ std::optional<AliasKeys> DocumentStore::findAliasKeys(const Uuid &referentialId)
 
 std::vector<std::pair<std::int64_t, Uuid>> DocumentStore::aliasesOf(std::int64_t docKey)
 {
-    SQLite::Statement &s = statement("SELECT alias_key, referential_id FROM aliases WHERE doc_key = ?");
+    SQLite::Statement &s = statement("SELECT alias_key, referential_id FROM alias_rows WHERE doc_key = ?");
     s.bind(1, docKey);
     std::vector<std::pair<std::int64_t, Uuid>> out;
     while (s.executeStep()) {
@@ -213,26 +213,25 @@ void DocumentStore::insertDocument(StoredDocument &d, const ChangeRecord &change
 {
     d.changeSeq = appendChange(change.op, d, change.previousReferentialId, change.actor, change.at);
     SQLite::Statement &s = statement(
-        "INSERT INTO documents (id, project, resource, referential_id, identity, body, etag, created_at, "
-        "last_modified, natural_key, change_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "INSERT INTO document_rows (id, resource_key, referential_id, identity, body, etag, created_at, "
+        "last_modified, natural_key, change_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     // The texts outlive exec(): no copies.
     s.bindNoCopy(1, d.id);
-    s.bindNoCopy(2, d.project);
-    s.bindNoCopy(3, d.resource);
-    bindUuid(s, 4, d.referentialId);
-    bindStoredText(s, 6, d, d.body, d.storedBody, true);
-    bindStoredText(s, 5, d, d.identity, d.storedIdentity, false);
-    s.bindNoCopy(7, d.etag);
+    s.bind(2, resourceKey(d.project, d.resource));
+    bindUuid(s, 3, d.referentialId);
+    bindStoredText(s, 5, d, d.body, d.storedBody, true);
+    bindStoredText(s, 4, d, d.identity, d.storedIdentity, false);
+    s.bindNoCopy(6, d.etag);
     // A document not written since it was created leaves created_at to last_modified; its first
     // update copies it in (20 bytes a document).
     if (d.createdAt == d.lastModified)
-        s.bind(8, std::string());
+        s.bind(7, std::string());
     else
-        s.bindNoCopy(8, d.createdAt);
-    s.bindNoCopy(9, d.lastModified);
+        s.bindNoCopy(7, d.createdAt);
+    s.bindNoCopy(8, d.lastModified);
     const std::string naturalKey = naturalKeyOf(d);
-    s.bindNoCopy(10, naturalKey);
-    s.bind(11, d.changeSeq);
+    s.bindNoCopy(9, naturalKey);
+    s.bind(10, d.changeSeq);
     s.exec();
     d.docKey = m_db.getLastInsertRowid();
     indexInserted(d);
@@ -244,7 +243,7 @@ void DocumentStore::updateDocument(StoredDocument &d, const ChangeRecord &change
     copyBodyIntoCurrentChange(d.docKey);
     d.changeSeq = appendChange(change.op, d, change.previousReferentialId, change.actor, change.at);
     // SET reads the row as it was: an empty created_at takes the last_modified being replaced.
-    SQLite::Statement &s = statement("UPDATE documents SET referential_id = ?, identity = ?, body = ?, etag = ?, "
+    SQLite::Statement &s = statement("UPDATE document_rows SET referential_id = ?, identity = ?, body = ?, etag = ?, "
                                      "created_at = coalesce(nullif(created_at, ''), last_modified), "
                                      "last_modified = ?, natural_key = ?, change_seq = ? WHERE doc_key = ?");
     bindUuid(s, 1, d.referentialId);
@@ -262,7 +261,7 @@ void DocumentStore::deleteDocument(const StoredDocument &d, const std::string &a
 {
     copyBodyIntoCurrentChange(d.docKey);
     indexRemoved(d);
-    SQLite::Statement &s = statement("DELETE FROM documents WHERE doc_key = ?");
+    SQLite::Statement &s = statement("DELETE FROM document_rows WHERE doc_key = ?");
     s.bind(1, d.docKey);
     s.exec();
     appendChange("delete", d, std::nullopt, actor, at);
@@ -289,9 +288,10 @@ void DocumentStore::bindStoredText(SQLite::Statement &s, int index, const Stored
 void DocumentStore::copyBodyIntoCurrentChange(std::int64_t docKey)
 {
     SQLite::Statement &s = statement(
-        "UPDATE changes SET body = coalesce(changes.body, d.body), etag = coalesce(changes.etag, d.etag), "
-        "at = coalesce(nullif(changes.at, ''), d.last_modified) FROM documents d WHERE d.doc_key = ? "
-        "AND changes.seq = d.change_seq AND (changes.body IS NULL OR changes.etag IS NULL OR changes.at = '')");
+        "UPDATE change_rows SET body = coalesce(change_rows.body, d.body), etag = coalesce(change_rows.etag, d.etag), "
+        "at = coalesce(nullif(change_rows.at, ''), d.last_modified) FROM document_rows d WHERE d.doc_key = ? "
+        "AND change_rows.seq = d.change_seq "
+        "AND (change_rows.body IS NULL OR change_rows.etag IS NULL OR change_rows.at = '')");
     s.bind(1, docKey);
     s.exec();
 }
@@ -300,11 +300,10 @@ void DocumentStore::insertAlias(std::int64_t docKey, const Uuid &referentialId, 
                                 const std::string &resource)
 {
     SQLite::Statement &s =
-        statement("INSERT INTO aliases (referential_id, doc_key, project, resource) VALUES (?, ?, ?, ?)");
+        statement("INSERT INTO alias_rows (referential_id, doc_key, resource_key) VALUES (?, ?, ?)");
     bindUuid(s, 1, referentialId);
     s.bind(2, docKey);
-    s.bind(3, project);
-    s.bind(4, resource);
+    s.bind(3, resourceKey(project, resource));
     s.exec();
     if (m_aliasFilter)
         m_aliasFilter->add(referentialId);
@@ -314,7 +313,7 @@ void DocumentStore::updateAlias(std::int64_t aliasKey, const Uuid &referentialId
 {
     if (m_aliasFilter)
         m_aliasFilter->add(referentialId);
-    SQLite::Statement &s = statement("UPDATE aliases SET referential_id = ? WHERE alias_key = ?");
+    SQLite::Statement &s = statement("UPDATE alias_rows SET referential_id = ? WHERE alias_key = ?");
     bindUuid(s, 1, referentialId);
     s.bind(2, aliasKey);
     s.exec();
@@ -488,41 +487,40 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
         stored.reset();
     }
     SQLite::Statement &s = statement(
-        "INSERT INTO changes (op, project, resource, id, referential_id, previous_referential_id, identity, body, "
-        "etag, at, actor, source, previous_identity) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)");
+        "INSERT INTO change_rows (op, resource_key, id, referential_id, previous_referential_id, identity, body, "
+        "etag, at, actor, source, previous_identity) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)");
     // Every text outlives exec(): no copies.
     s.bindNoCopy(1, op);
-    s.bindNoCopy(2, d.project);
-    s.bindNoCopy(3, d.resource);
-    s.bindNoCopy(4, d.id);
+    s.bind(2, resourceKey(d.project, d.resource));
+    s.bindNoCopy(3, d.id);
     // An insert's or update's identity and referential id are its document's (16 bytes a document
     // at 1M documents is 17 MB for the id alone); deletes and key changes record theirs.
     const bool recordsIdentity = op == "delete" || op == "key-change";
     if (recordsIdentity)
-        bindUuid(s, 5, d.referentialId);
+        bindUuid(s, 4, d.referentialId);
     else
-        s.bind(5, "", 0);
+        s.bind(4, "", 0);
     if (previousReferentialId)
-        bindUuid(s, 6, *previousReferentialId);
+        bindUuid(s, 5, *previousReferentialId);
     else
-        s.bind(6);
+        s.bind(5);
     // Inserts and updates leave it empty: kChangeIdentity finds it from the entries after them.
     if (recordsIdentity)
-        s.bindNoCopy(7, d.identity);
+        s.bindNoCopy(6, d.identity);
     else
-        s.bind(7, std::string());
-    s.bind(8);
+        s.bind(6, std::string());
+    s.bind(7);
     if (op != "delete" && at == d.lastModified)
-        s.bind(9, std::string());
+        s.bind(8, std::string());
     else
-        s.bindNoCopy(9, at);
-    s.bindNoCopy(10, actor);
+        s.bindNoCopy(8, at);
+    s.bindNoCopy(9, actor);
     if (m_changeSource.empty())
-        s.bind(11);
+        s.bind(10);
     else
-        s.bindNoCopy(11, m_changeSource);
+        s.bindNoCopy(10, m_changeSource);
     if (op == "key-change")
-        s.bindNoCopy(12, previousIdentity);
+        s.bindNoCopy(11, previousIdentity);
     s.exec();
     return m_db.getLastInsertRowid();
 }

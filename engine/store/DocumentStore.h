@@ -215,6 +215,12 @@ public:
     // own (call it outside one). When the connection cannot write or the database stays locked, only
     // the fields registered already are used; queries scan for the rest.
     void useQueryIndex(const Model &model);
+    // Rows name their resource by a key into resources. Registers every resource of the model (and
+    // the superclasses their aliases name) in a write transaction of its own (call it outside one),
+    // so that writers find the keys in memory; without the lock it leaves them to resourceKey().
+    void registerResources(const Model &model);
+    // The key of a resource's name, added to resources (in the caller's transaction) when new.
+    std::int64_t resourceKey(const std::string &project, const std::string &resource);
     // Off: every query scans (the reference the index is tested against).
     void setQueryIndexUse(bool use) { m_useQueryIndex = use; }
     // What the writes that follow come from ("import district.ndjson", "pull https://...", "bulk fix"),
@@ -300,6 +306,9 @@ private:
     SQLite::Database &m_db;
     BodyCodec *m_codec = nullptr;
     std::set<std::uint32_t> m_dictionariesStored; // rows known to be there in this transaction
+    // Committed rows of resources only (rows are never deleted): a key added by a transaction
+    // that may still roll back is looked up again each time.
+    std::map<std::string, std::map<std::string, std::int64_t>> m_resourceKeys;
     std::unordered_map<const char *, std::unique_ptr<SQLite::Statement>> m_statements;
     std::optional<AliasFilter> m_aliasFilter;
     std::int64_t m_dataVersion = 0; // of the filter's build: another connection committing changes it
