@@ -356,7 +356,7 @@ const char *const kBackBeforeResourceKeys =
     "etag TEXT NOT NULL, created_at TEXT NOT NULL, last_modified TEXT NOT NULL, natural_key TEXT NOT "
     "NULL DEFAULT '' COLLATE NOCASE, change_seq INTEGER);"
     "INSERT INTO documents SELECT d.doc_key, d.id, r.project, r.resource, d.referential_id, d.identity, "
-    "d.body, d.etag, d.created_at, d.last_modified, d.natural_key, d.change_seq FROM document_rows d "
+    "d.body, d.etag, d.created_at, d.last_modified, '', d.change_seq FROM document_rows d "
     "JOIN resources r USING (resource_key);"
     "CREATE TABLE aliases (alias_key INTEGER PRIMARY KEY, referential_id BLOB NOT NULL UNIQUE, doc_key "
     "INTEGER NOT NULL REFERENCES documents(doc_key) ON DELETE CASCADE, project TEXT NOT NULL, resource "

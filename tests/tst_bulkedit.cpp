@@ -33,6 +33,7 @@ std::string storedBody(Fixture &f, const std::string &id)
 std::int64_t count(Fixture &f, const std::string &sql)
 {
     SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
+    Database::registerFunctions(db);
     return db.execAndGet(sql).getInt64();
 }
 
@@ -401,6 +402,7 @@ private Q_SLOTS:
         const std::int64_t draft = unknownGradeDraft(f, 3, "x#y");
         {
             SQLite::Database db(f.databasePath(), SQLite::OPEN_READWRITE);
+            Database::registerFunctions(db);
             db.exec("INSERT INTO rule_results (pack_id, rule_id, severity, project, resource, doc_id, natural_key, "
                     "message, found_at) VALUES ('p', 'school-web', 'warning', 'Ed-Fi', 'School', '" + a
                     + "', '1', 'no website', '2026-01-01T00:00:00Z'), ('p', 'school-web', 'warning', 'Ed-Fi', "

@@ -68,6 +68,7 @@ private Q_SLOTS:
         QVERIFY(run.responses[10]["body"]["detail"].get<std::string>().find("UTF-8") != std::string::npos);
         QVERIFY(run.responses[11]["body"]["detail"].get<std::string>().find("number overflow") != std::string::npos);
         SQLite::Database db(dir.filePath("b.db").toStdString());
+        Database::registerFunctions(db);
         QCOMPARE(db.execAndGet("SELECT count(*) FROM documents").getInt(), 0);
     }
 
@@ -131,12 +132,14 @@ private Q_SLOTS:
         const QString foreign = dir.filePath("other.sqlite");
         {
             SQLite::Database db(foreign.toStdString(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+            Database::registerFunctions(db);
             db.exec("CREATE TABLE t(x); INSERT INTO t VALUES (1);");
         }
         const QString newer = dir.filePath("newer.db");
         runCli({"--db", newer, "requests"}, "");
         {
             SQLite::Database db(newer.toStdString(), SQLite::OPEN_READWRITE);
+            Database::registerFunctions(db);
             db.exec("PRAGMA user_version=99");
         }
         const QString readOnly = dir.filePath("ro.db");

@@ -288,6 +288,7 @@ private Q_SLOTS:
         {
             // Version 11's journal: only bulk edits and mappings, one operation with an item.
             SQLite::Database db(path.toStdString(), SQLite::OPEN_READWRITE);
+            Database::registerFunctions(db);
             db.exec(std::string("PRAGMA foreign_keys=OFF;") + kBackBeforeResourceKeys
                     + "DROP TABLE body_dictionaries; DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL COLLATE NOCASE, "
                     "doc INTEGER NOT NULL, PRIMARY KEY (field_key, value, doc)) WITHOUT ROWID;" // version 17's

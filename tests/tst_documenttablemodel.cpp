@@ -81,8 +81,8 @@ void generateStudents(const std::string &path, const Model &model, int count)
     name.exec();
     SQLite::Statement insert(db,
                              "INSERT INTO document_rows (id, resource_key, referential_id, identity, body, etag, "
-                             "created_at, last_modified, natural_key) VALUES (?, (SELECT resource_key FROM resources "
-                             "WHERE project = ? AND resource = ?), ?, ?, ?, ?, ?, ?, ?)");
+                             "created_at, last_modified) VALUES (?, (SELECT resource_key FROM resources "
+                             "WHERE project = ? AND resource = ?), ?, ?, ?, ?, ?, ?)");
     for (int number = 1; number <= count; ++number) {
         const GeneratedStudent s = generatedStudent(number);
         const Json body{{"studentUniqueId", s.uniqueId},
@@ -101,7 +101,6 @@ void generateStudents(const std::string &path, const Model &model, int count)
         insert.bind(7, QString::asprintf("%020x", number).toStdString());
         insert.bind(8, s.lastModified);
         insert.bind(9, s.lastModified);
-        insert.bind(10, naturalKeyText(identity));
         insert.exec();
         insert.reset();
     }

@@ -36,6 +36,38 @@ private Q_SLOTS:
         QVERIFY(diffJson(before, before).empty());
     }
 
+    // The natural-key index calls the quick way; it must give what the document's walk gives.
+    void naturalKeyOfTextAgreesWithTheDocument()
+    {
+        const std::vector<std::string> texts = {
+            "{\"schoolId\":255901}",
+            "{\"codeValue\":\"Math\",\"namespace\":\"uri://ed-fi.org/AcademicSubjectDescriptor\"}",
+            "{\"codeValue\":\"\",\"namespace\":\"\"}",
+            "{\"codeValue\":[\"a\"],\"namespace\":\"b\"}",
+            "{\"codeValue\":\"a\",\"namespace\":\"b\",\"x\":1}",
+            "{\"namespace\":\"b\",\"codeValue\":\"a\"}",
+            "{\"courseCode\":\"ALG-1\",\"educationOrganizationReference\":{\"educationOrganizationId\":1}}",
+            "{\"a\":1.5,\"b\":1e2,\"c\":-0.0,\"d\":true,\"e\":null,\"f\":-7,\"g\":18446744073709551615}",
+            "{\"a\":1,\"a\":2}",
+            "{\"\":1,\"\":2}",
+            "{\"a\":[1,\"x\",{\"b\":[]},{}],\"b\":{}}",
+            "[1,\"x\"]",
+            "\"bare\"",
+            "5",
+            "{\"a\":\"\\u00e9\\ud83d\\ude00 / #\"}",
+            "{\"a\":",
+            "{\"a\":\"\xff\"}",
+            "",
+        };
+        for (const std::string &text : texts) {
+            JsonParseResult parsed = parseJson(text);
+            const std::string expected = parsed.value ? naturalKeyText(*parsed.value) : std::string();
+            QCOMPARE(naturalKeyOfIdentityText(text), expected);
+        }
+        QCOMPARE(naturalKeyOfIdentityText("{\"codeValue\":\"Math\",\"namespace\":\"uri://x\"}"), std::string("uri://x#Math"));
+        QCOMPARE(naturalKeyOfIdentityText("{\"b\":{\"c\":2},\"a\":1}"), std::string("1 / 2"));
+    }
+
     void depthLimit()
     {
         auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };

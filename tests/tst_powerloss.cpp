@@ -34,6 +34,7 @@ using Snapshot = std::map<std::string, std::string>;
 Snapshot snapshot(const std::string &path)
 {
     SQLite::Database db(path, SQLite::OPEN_READONLY);
+    Database::registerFunctions(db);
     SQLite::Statement s(db, "SELECT resource || ' ' || natural_key, body FROM documents");
     Snapshot out;
     while (s.executeStep())
@@ -229,6 +230,7 @@ private Q_SLOTS:
             // (the journal's table rebuilt, the find-anything index built, the change log's source,
             // its identities kept once, resources named once). Version 11 wrote every entry's identity.
             SQLite::Database db(m_base.toStdString(), SQLite::OPEN_READWRITE);
+            Database::registerFunctions(db);
             db.exec(std::string("PRAGMA foreign_keys=OFF;") + steward::test::kBackBeforeResourceKeys
                     + "DROP TABLE body_dictionaries; DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL COLLATE NOCASE, "
                     "doc INTEGER NOT NULL, PRIMARY KEY (field_key, value, doc)) WITHOUT ROWID;" // version 17's

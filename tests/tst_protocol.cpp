@@ -41,6 +41,7 @@ Json section(const std::string &identifier, const std::string &localCode, int sc
 std::int64_t scalar(const std::string &dbPath, const std::string &sql)
 {
     SQLite::Database db(dbPath, SQLite::OPEN_READONLY);
+    Database::registerFunctions(db);
     SQLite::Statement s(db, sql);
     s.executeStep();
     return s.getColumn(0).getInt64();
@@ -656,6 +657,7 @@ void TestProtocol::busyDatabaseGives503()
     f.engine().setBusyRetryPolicy({2, 10, 20});
     // Another connection holds the write lock for longer than the busy timeout and the retries.
     SQLite::Database other(f.databasePath(), SQLite::OPEN_READWRITE);
+    Database::registerFunctions(other);
     other.exec("BEGIN IMMEDIATE");
     f.database().connection().exec("PRAGMA busy_timeout=50");
     Response r = f.call("POST", "/ed-fi/schools", Fixture::school(1));
@@ -673,6 +675,7 @@ void TestProtocol::changeLogRecordsEveryWrite()
     f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(21, "Changed"));
     f.call("DELETE", "/ed-fi/schools/" + id);
     SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
+    Database::registerFunctions(db);
     SQLite::Statement s(db, "SELECT op, actor, body IS NULL FROM changes WHERE id = ? ORDER BY seq");
     s.bind(1, id);
     std::vector<std::string> ops;
@@ -700,6 +703,7 @@ void TestProtocol::changeLogKeepsEveryBodyItWasWrittenWith()
     };
     auto copiesInLog = [&]() {
         SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
+        Database::registerFunctions(db);
         return db.execAndGet("SELECT count(*) FROM changes WHERE body IS NOT NULL AND id = '" + id + "'").getInt64();
     };
     // Each entry's etag and time as the change feed reads them.
@@ -758,6 +762,7 @@ void TestProtocol::creationTimeOutlivesUpdates()
     const std::string longAgo = "2020-01-02T03:04:05Z";
     {
         SQLite::Database db(f.databasePath(), SQLite::OPEN_READWRITE);
+        Database::registerFunctions(db);
         QCOMPARE(db.execAndGet("SELECT created_at FROM documents WHERE id = '" + id + "'").getString(), std::string());
         // As if it had been created long ago, so that the update's time differs.
         db.exec("UPDATE document_rows SET last_modified = '" + longAgo + "' WHERE id = '" + id + "'");
@@ -765,6 +770,7 @@ void TestProtocol::creationTimeOutlivesUpdates()
     QCOMPARE(f.engine().history(id).front().at, longAgo);
     QCOMPARE(f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(41, "Renamed")).status, 204);
     SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
+    Database::registerFunctions(db);
     QCOMPARE(db.execAndGet("SELECT created_at FROM documents WHERE id = '" + id + "'").getString(), longAgo);
     QVERIFY(db.execAndGet("SELECT last_modified FROM documents WHERE id = '" + id + "'").getString() > longAgo);
     const std::vector<HistoryEntry> history = f.engine().history(id);

@@ -125,6 +125,7 @@ private Q_SLOTS:
         for (const std::string &id : deletedSchools)
             QCOMPARE(f.call("GET", "/ed-fi/schools/" + id).status, 404);
         SQLite::Database check(f.databasePath(), SQLite::OPEN_READONLY);
+        Database::registerFunctions(check);
         QCOMPARE(check.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt(), 0);
         QCOMPARE(check.execAndGet("SELECT count(*) FROM refs WHERE to_alias NOT IN (SELECT alias_key FROM aliases)")
                      .getInt(),

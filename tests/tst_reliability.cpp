@@ -36,6 +36,7 @@ int fromEnvironment(const char *name, int fallback)
 std::int64_t scalar(const std::string &db, const std::string &sql)
 {
     SQLite::Database d(db, SQLite::OPEN_READONLY);
+    Database::registerFunctions(d);
     return d.execAndGet(sql).getInt64();
 }
 
@@ -43,6 +44,7 @@ std::int64_t scalar(const std::string &db, const std::string &sql)
 void vandalize(const std::string &db, const std::string &sql)
 {
     SQLite::Database d(db, SQLite::OPEN_READWRITE);
+    Database::registerFunctions(d); // a document row's natural key is an index expression
     d.exec("PRAGMA foreign_keys=OFF");
     d.exec(sql);
 }
@@ -267,6 +269,7 @@ private Q_SLOTS:
             std::set<std::string> stored;
             {
                 SQLite::Database d(db, SQLite::OPEN_READONLY);
+                Database::registerFunctions(d);
                 SQLite::Statement ids(d, "SELECT id FROM documents");
                 while (ids.executeStep())
                     stored.insert(ids.getColumn(0).getString());
@@ -406,6 +409,7 @@ private Q_SLOTS:
         // Another program holds the write lock longer than the busy timeout and the retries.
         {
             SQLite::Database holder(f.databasePath(), SQLite::OPEN_READWRITE);
+            Database::registerFunctions(holder);
             holder.exec("BEGIN EXCLUSIVE");
             CliRun locked = runCli({"--db", db, "requests"}, school);
             QCOMPARE(locked.exitCode, 0);

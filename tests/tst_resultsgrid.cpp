@@ -205,6 +205,7 @@ private Q_SLOTS:
         schoolDraft(4, true, "URI://ED-FI.ORG/GradeLevelDescriptor#9TH");
         // Rule results as the rules helper writes them.
         SQLite::Database db(m_session->databasePath().toStdString(), SQLite::OPEN_READWRITE);
+        Database::registerFunctions(db);
         db.exec("INSERT INTO rule_results (pack_id, rule_id, severity, project, resource, doc_id, natural_key, "
                 "message, found_at) VALUES "
                 "('starter', 'school-has-website', 'warning', 'Ed-Fi', 'School', '" + m_schoolId

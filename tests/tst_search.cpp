@@ -124,6 +124,7 @@ private Q_SLOTS:
         {
             // Version 12 had no find-anything index (nor resource keys).
             SQLite::Database db(path, SQLite::OPEN_READWRITE);
+            Database::registerFunctions(db);
             db.exec(std::string("PRAGMA foreign_keys=OFF;") + kBackBeforeResourceKeys
                     + "DROP TABLE body_dictionaries; DROP TABLE query_index; CREATE TABLE query_values (field_key INTEGER NOT NULL, value NOT NULL "
                     "COLLATE NOCASE, doc INTEGER NOT NULL, PRIMARY KEY (field_key, value, doc)) WITHOUT ROWID;"
@@ -141,6 +142,7 @@ private Q_SLOTS:
         const std::string id = f.create("/ed-fi/students", student("1", "Ann", "Lee"));
         {
             SQLite::Database db(f.databasePath(), SQLite::OPEN_READWRITE);
+            Database::registerFunctions(db);
             db.exec("DELETE FROM search_index");
             db.exec("INSERT INTO search_index (rowid, terms) VALUES (999, 'ghost')");
         }

@@ -40,6 +40,7 @@ std::int64_t scalar(const std::string &db, const std::string &sql)
     // B's server writes meanwhile: a reader can meet a lock for a moment (WAL recovery by a
     // connection its checkpointer opens), as the product's own readers wait it out.
     SQLite::Database d(db, SQLite::OPEN_READONLY, Database::kBusyTimeoutMs);
+    Database::registerFunctions(d);
     return d.execAndGet(sql).getInt64();
 }
 

@@ -2,6 +2,9 @@
 
 #include <QString>
 
+#include <optional>
+#include <vector>
+
 namespace steward {
 
 namespace {
@@ -103,6 +106,109 @@ void appendLeaves(const Json &value, std::string &out)
 }
 
 } // namespace
+
+namespace {
+
+// Leaves in the order the text gives them; the text must be dumpJson's (object keys in order),
+// otherwise `usable` turns false and the caller takes the slow way.
+class NaturalKeyCollector : public nlohmann::json_sax<Json>
+{
+public:
+    std::string out;
+    bool usable = true;
+    // Whether the text is the descriptor form: an object of exactly "codeValue" and "namespace", both text.
+    int topKeys = 0;
+    std::optional<std::string> codeValue;
+    std::optional<std::string> namespaceValue;
+
+    bool null() override { return leaf("null"); }
+    bool boolean(bool value) override { return leaf(value ? "true" : "false"); }
+    bool number_integer(number_integer_t value) override { return leaf(std::to_string(value)); }
+    bool number_unsigned(number_unsigned_t value) override { return leaf(std::to_string(value)); }
+    bool number_float(number_float_t value, const string_t &) override { return leaf(Json(value).dump()); }
+    bool string(string_t &value) override
+    {
+        if (m_inObject.size() == 1 && m_inObject.back() && m_keys.back()) {
+            if (*m_keys.back() == "codeValue")
+                codeValue = value;
+            else if (*m_keys.back() == "namespace")
+                namespaceValue = value;
+        }
+        return leaf(value);
+    }
+    bool binary(binary_t &) override { return usable = false; }
+    bool start_object(std::size_t) override
+    {
+        m_keys.emplace_back();
+        m_inObject.push_back(true);
+        return true;
+    }
+    bool end_object() override
+    {
+        m_keys.pop_back();
+        m_inObject.pop_back();
+        return true;
+    }
+    bool start_array(std::size_t) override
+    {
+        if (m_inObject.empty())
+            m_topIsObject = false;
+        m_inObject.push_back(false);
+        return true;
+    }
+    bool end_array() override
+    {
+        m_inObject.pop_back();
+        return true;
+    }
+    bool key(string_t &value) override
+    {
+        std::optional<std::string> &last = m_keys.back();
+        if (last && !(*last < value))
+            return usable = false; // not the order a document walks its members in
+        last = value;
+        if (m_inObject.size() == 1)
+            ++topKeys;
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) override
+    {
+        return usable = false;
+    }
+    bool isDescriptorForm() const
+    {
+        return m_topIsObject && topKeys == 2 && codeValue && namespaceValue;
+    }
+
+private:
+    bool leaf(const std::string &text)
+    {
+        if (m_inObject.empty())
+            m_topIsObject = false;
+        if (!out.empty())
+            out += " / ";
+        out += text;
+        return true;
+    }
+    std::vector<std::optional<std::string>> m_keys; // per open object: its last key so far
+    std::vector<bool> m_inObject;                   // per open container: whether it is an object
+    bool m_topIsObject = true;
+};
+
+} // namespace
+
+std::string naturalKeyOfIdentityText(std::string_view identityText)
+{
+    NaturalKeyCollector collector;
+    const bool parsed = Json::sax_parse(identityText.begin(), identityText.end(), &collector);
+    if (!parsed || !collector.usable) {
+        JsonParseResult slow = parseJson(identityText);
+        return slow.value ? naturalKeyText(*slow.value) : std::string();
+    }
+    if (collector.isDescriptorForm())
+        return *collector.namespaceValue + "#" + *collector.codeValue;
+    return std::move(collector.out);
+}
 
 std::string naturalKeyText(const Json &identity)
 {

@@ -33,5 +33,8 @@ std::string dumpJson(const Json &value);
 
 // A natural key as people read it: "ALG-1 / 255901"; a descriptor as its URI "namespace#codeValue".
 std::string naturalKeyText(const Json &identity);
+// The same for an identity's JSON text, without building a document from it (dumpJson's text, as
+// stored, takes a quick walk; other text is parsed). Text that is not JSON gives "".
+std::string naturalKeyOfIdentityText(std::string_view identityText);
 
 } // namespace steward

@@ -970,7 +970,6 @@ PreparedBody Engine::prepareBody(const ResourceSchema &resource, Json body) cons
     prepared.bodyText = dumpJson(body);
     const Json identityObject = m_identity.identityObject(resource, body);
     prepared.identityText = dumpJson(identityObject);
-    prepared.naturalKey = naturalKeyText(identityObject);
     prepared.etag = etagOf(prepared.bodyText);
     prepared.queryIndexText = m_store.queryIndexTextOf(resource, queryValuesOf(resource, body));
     prepared.searchTerms = searchTermsOf(body);
@@ -1060,7 +1059,6 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
             document.resource = resource.resourceName;
             document.referentialId = referentialId;
             document.identity = prepared.identityText;
-            document.naturalKey = prepared.naturalKey;
             document.body = bodyText;
             document.etag = prepared.etag;
             document.queryIndexText = prepared.queryIndexText;
@@ -1140,7 +1138,6 @@ Response Engine::put(const Target &target, const Request &request)
         existing->lastModified = now;
         existing->referentialId = referentialId;
         existing->identity = prepared.identityText;
-        existing->naturalKey = prepared.naturalKey;
         existing->queryIndexText = prepared.queryIndexText;
         takeStoredForms(*existing, prepared);
         try {

@@ -114,7 +114,6 @@ struct PreparedBody
     std::vector<PreparedReference> references;
     std::string bodyText;
     std::string identityText;
-    std::string naturalKey;
     std::string etag;
     std::optional<std::string> queryIndexText; // its words in the query index, when the store can tell off the writer
     std::string searchTerms;

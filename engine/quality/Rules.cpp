@@ -250,7 +250,8 @@ std::vector<RuleView> ruleViews(const Model &model)
             usedNames.insert(toLower(view.name));
         }
         std::set<std::string> columns = {"id", "natural_key", "_body"};
-        std::string select = "d.id AS id, d.natural_key AS natural_key";
+        // The view reads document_rows (see setViewScope), which keeps the natural key only in its index.
+        std::string select = "d.id AS id, steward_natural_key(steward_text(d.identity)) COLLATE NOCASE AS natural_key";
         auto addColumn = [&](const std::string &name, const std::string &jsonPath) {
             if (!columns.insert(name).second)
                 return; // a property named like a fixed column stays reachable through _body

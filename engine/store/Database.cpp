@@ -498,6 +498,23 @@ CREATE VIEW changes AS
            c.etag, c.at, c.actor, c.source, c.previous_identity, c.resource_key
     FROM change_rows c JOIN resources r ON r.resource_key = c.resource_key;
 )SQL",
+    // Version 20: a document's natural key stored once. It was a column (68 bytes a document at
+    // 107,395 documents) and again in its index; the index now holds it as an expression of the
+    // identity, and the documents view works it out for the rows a reader reads. Every connection
+    // has both functions (Database::open). Changing naturalKeyText() means a migration that runs
+    // REINDEX documents_by_natural_key: integrity_check compares the index with the expression.
+    R"SQL(
+DROP VIEW documents;
+DROP INDEX documents_by_natural_key;
+ALTER TABLE document_rows DROP COLUMN natural_key;
+CREATE INDEX documents_by_natural_key
+    ON document_rows(resource_key, steward_natural_key(steward_text(identity)) COLLATE NOCASE);
+CREATE VIEW documents AS
+    SELECT d.doc_key, d.id, r.project, r.resource, d.referential_id, d.identity, d.body, d.etag, d.created_at,
+           d.last_modified, steward_natural_key(steward_text(d.identity)) COLLATE NOCASE AS natural_key, d.change_seq,
+           d.resource_key
+    FROM document_rows d JOIN resources r ON r.resource_key = d.resource_key;
+)SQL",
 };
 
 // The last migration that rebuilds a table other tables point at: foreign keys must be off while
@@ -720,7 +737,7 @@ std::unique_ptr<Database> Database::open(const std::string &path, Access access)
             database->m_db->exec("PRAGMA temp_store=MEMORY");
         }
         database->m_db->exec("PRAGMA foreign_keys=ON");
-        BodyCodec::registerTextFunction(*database->m_db);
+        registerFunctions(*database->m_db);
         if (access == Access::ReadWrite && version < kSchemaVersion)
             database->migrate(version);
         if (access == Access::ReadWrite)
@@ -752,8 +769,8 @@ namespace {
 void naturalKeyFunction(sqlite3_context *context, int, sqlite3_value **argv)
 {
     const unsigned char *text = sqlite3_value_text(argv[0]);
-    JsonParseResult parsed = parseJson(text ? reinterpret_cast<const char *>(text) : "");
-    const std::string key = parsed.value ? naturalKeyText(*parsed.value) : std::string();
+    const std::string key = naturalKeyOfIdentityText(
+        text ? std::string_view(reinterpret_cast<const char *>(text), sqlite3_value_bytes(argv[0])) : std::string_view());
     sqlite3_result_text(context, key.c_str(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
 }
 
@@ -767,10 +784,16 @@ void searchTermsFunction(sqlite3_context *context, int, sqlite3_value **argv)
 
 } // namespace
 
+void Database::registerFunctions(SQLite::Database &db)
+{
+    BodyCodec::registerTextFunction(db);
+    // The natural-key index's expression and the documents view's natural_key (schema 20).
+    sqlite3_create_function(db.getHandle(), "steward_natural_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
+                            naturalKeyFunction, nullptr, nullptr);
+}
+
 void Database::migrate(int fromVersion)
 {
-    sqlite3_create_function(m_db->getHandle(), "steward_natural_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
-                            naturalKeyFunction, nullptr, nullptr);
     sqlite3_create_function(m_db->getHandle(), "steward_search_terms", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
                             searchTermsFunction, nullptr, nullptr);
     // PRAGMA foreign_keys is a no-op inside a transaction, so it is switched before one begins.

@@ -40,12 +40,6 @@ void bindUuid(SQLite::Statement &s, int index, const Uuid &uuid)
     s.bind(index, uuid.bytes.data(), static_cast<int>(uuid.bytes.size()));
 }
 
-
-std::string naturalKeyOf(const StoredDocument &d)
-{
-    return d.naturalKey.empty() ? naturalKeyText(Json::parse(d.identity)) : d.naturalKey;
-}
-
 std::optional<StoredDocument> fetchOne(SQLite::Statement &s)
 {
     std::optional<StoredDocument> out;
@@ -81,7 +75,9 @@ void bindAll(SQLite::Statement &s, const std::vector<Json> &values)
 
 } // namespace
 
-const char *const kChangesWithBodies = "changes c LEFT JOIN documents d ON d.id = c.id AND d.change_seq = c.seq";
+// The rows, not the documents view: SQLite cannot flatten a view that is a join into the right side
+// of a LEFT JOIN, and would copy every document (and work out every natural key) first.
+const char *const kChangesWithBodies = "changes c LEFT JOIN document_rows d ON d.id = c.id AND d.change_seq = c.seq";
 const char *const kChangeBody = "steward_text(coalesce(c.body, d.body))";
 const char *const kChangeEtag = "coalesce(c.etag, d.etag)";
 const char *const kChangeAt = "coalesce(nullif(c.at, ''), d.last_modified)";
@@ -214,7 +210,7 @@ void DocumentStore::insertDocument(StoredDocument &d, const ChangeRecord &change
     d.changeSeq = appendChange(change.op, d, change.previousReferentialId, change.actor, change.at);
     SQLite::Statement &s = statement(
         "INSERT INTO document_rows (id, resource_key, referential_id, identity, body, etag, created_at, "
-        "last_modified, natural_key, change_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "last_modified, change_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
     // The texts outlive exec(): no copies.
     s.bindNoCopy(1, d.id);
     s.bind(2, resourceKey(d.project, d.resource));
@@ -229,9 +225,7 @@ void DocumentStore::insertDocument(StoredDocument &d, const ChangeRecord &change
     else
         s.bindNoCopy(7, d.createdAt);
     s.bindNoCopy(8, d.lastModified);
-    const std::string naturalKey = naturalKeyOf(d);
-    s.bindNoCopy(9, naturalKey);
-    s.bind(10, d.changeSeq);
+    s.bind(9, d.changeSeq);
     s.exec();
     d.docKey = m_db.getLastInsertRowid();
     indexInserted(d);
@@ -245,15 +239,14 @@ void DocumentStore::updateDocument(StoredDocument &d, const ChangeRecord &change
     // SET reads the row as it was: an empty created_at takes the last_modified being replaced.
     SQLite::Statement &s = statement("UPDATE document_rows SET referential_id = ?, identity = ?, body = ?, etag = ?, "
                                      "created_at = coalesce(nullif(created_at, ''), last_modified), "
-                                     "last_modified = ?, natural_key = ?, change_seq = ? WHERE doc_key = ?");
+                                     "last_modified = ?, change_seq = ? WHERE doc_key = ?");
     bindUuid(s, 1, d.referentialId);
     bindStoredText(s, 3, d, d.body, d.storedBody, true);
     bindStoredText(s, 2, d, d.identity, d.storedIdentity, false);
     s.bind(4, d.etag);
     s.bind(5, d.lastModified);
-    s.bind(6, naturalKeyOf(d));
-    s.bind(7, d.changeSeq);
-    s.bind(8, d.docKey);
+    s.bind(6, d.changeSeq);
+    s.bind(7, d.docKey);
     s.exec();
 }
 

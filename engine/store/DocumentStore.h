@@ -35,8 +35,6 @@ struct StoredDocument
     std::string etag;
     std::string createdAt;
     std::string lastModified;
-    // Set by writers that computed it already (off the writer thread); otherwise worked out from identity.
-    std::string naturalKey;
     // The change-log entry this body was written with (0: none). That entry keeps no copy of the body
     // while it is the current one; the next write of the document gives it its copy.
     std::int64_t changeSeq = 0;
