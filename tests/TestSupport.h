@@ -65,16 +65,16 @@ struct IndexScanComparison
 };
 IndexScanComparison compareIndexWithScan(Fixture &fixture, std::size_t documentsPerResource = 4);
 
+// SQL that takes a database of this version back to version 18, whose documents, aliases and
+// change log named their resources (and the change log its actors and sources) as text, for tests
+// of the migrations that follow. Run with foreign keys off.
+extern const char *const kBackBeforeResourceKeys;
+
 // The document and variants of it (each value made null, removed, of another type, empty, padded
 // with white space, too long, an impossible date; an unknown property added; an array item repeated),
 // each through DocumentValidator's compiled walk and its full way: they must agree on pass or fail,
 // and on the body they leave, for at most `places` of the document's values. Returns how many bodies
 // were compared; `difference` names the first disagreement (empty when none).
-// SQL that takes a database of this version back to version 18, whose documents, aliases and
-// change log named their resources as text, for tests of the migrations that follow. Run with
-// foreign keys off.
-extern const char *const kBackBeforeResourceKeys;
-
 int compareCompiledSchemaWithFullWay(const Model &model, const ResourceSchema &resource, const Json &document,
                                      std::string &difference, std::size_t places = SIZE_MAX);
 

@@ -280,6 +280,36 @@ private Q_SLOTS:
         QCOMPARE(f.engine().history(idByQuery(f, "/ed-fi/schools?schoolId=6")).front().source, std::string());
     }
 
+    // Who and what made a change are a row of change_origins, written with the change: one a
+    // rolled-back batch wrote is gone, and the next change with the same names writes it again.
+    void changeOriginsSurviveRollbacks()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        {
+            const ChangeSourceScope source(f.engine(), "import first.ndjson");
+            f.engine().beginBatch();
+            QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(11)).status, 201);
+            f.engine().rollbackBatch();
+            QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(12)).status, 201);
+            f.engine().beginBatch();
+            QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(13)).status, 201);
+            QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(14)).status, 201);
+            f.engine().commitBatch();
+        }
+        QCOMPARE(f.engine().history(idByQuery(f, "/ed-fi/schools?schoolId=12")).front().source,
+                 std::string("import first.ndjson"));
+        QCOMPARE(f.engine().history(idByQuery(f, "/ed-fi/schools?schoolId=14")).front().source,
+                 std::string("import first.ndjson"));
+        QCOMPARE(f.engine().history(idByQuery(f, "/ed-fi/schools?schoolId=12")).front().actor,
+                 f.engine().history(idByQuery(f, "/ed-fi/schools?schoolId=14")).front().actor);
+        SQLite::Database &db = f.database().connection();
+        QCOMPARE(db.execAndGet("SELECT count(*) FROM change_origins WHERE source = 'import first.ndjson'").getInt(), 1);
+        QCOMPARE(db.execAndGet("SELECT count(*) FROM changes WHERE source IS NULL").getInt(),
+                 db.execAndGet("SELECT count(*) FROM changes").getInt() - 3);
+        QCOMPARE(checkProblems(f), std::string());
+    }
+
     void journalTakesTheNewKindsAfterUpgrade()
     {
         QTemporaryDir dir;

@@ -224,6 +224,10 @@ private Q_SLOTS:
         QCOMPARE(c.execAndGet("SELECT count(*) FROM aliases").getInt(), 3);
         QCOMPARE(c.execAndGet("SELECT count(*) FROM refs").getInt(), 1);
         QCOMPARE(c.execAndGet("SELECT count(*) FROM changes").getInt(), 1);
+        // Version 21 named who and what made each change once: the first release recorded no source.
+        QCOMPARE(c.execAndGet("SELECT actor || '/' || coalesce(source, 'none') FROM changes").getString(),
+                 std::string("a/none"));
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM change_origins").getInt(), 1);
         // Version 19 named each resource once; the views give the names back.
         QCOMPARE(c.execAndGet("SELECT count(*) FROM resources").getInt(), 3);
         QCOMPARE(c.execAndGet("SELECT project || '/' || resource FROM documents WHERE doc_key = 2").getString(),
@@ -239,12 +243,12 @@ private Q_SLOTS:
         // Version 16 copied the change log: the next change version follows the highest ever given,
         // and an unknown op is still refused.
         const std::string school = "(SELECT resource_key FROM resources WHERE resource = 'School')";
-        c.exec("INSERT INTO change_rows (op, resource_key, id, referential_id, identity, at, actor) VALUES ('update', "
-               + school + ", 's', x'01', '', 't', 'a')");
+        c.exec("INSERT INTO change_rows (op, resource_key, id, referential_id, identity, at, origin_key) VALUES ('update', "
+               + school + ", 's', x'01', '', 't', 1)");
         QCOMPARE(c.getLastInsertRowid(), 3);
         QVERIFY_THROWS_EXCEPTION(SQLite::Exception,
                                  c.exec("INSERT INTO change_rows (op, resource_key, id, referential_id, identity, at, "
-                                        "actor) VALUES ('bogus', " + school + ", 's', x'01', '', 't', 'a')"));
+                                        "origin_key) VALUES ('bogus', " + school + ", 's', x'01', '', 't', 1)"));
         QCOMPARE(c.execAndGet("SELECT count(*) FROM sqlite_master WHERE name IN ('changes_deletes', "
                               "'changes_key_changes')")
                      .getInt(),

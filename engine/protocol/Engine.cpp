@@ -195,7 +195,7 @@ public:
     {
         if (m_savepoint) {
             m_db.exec(inBatch ? "SAVEPOINT request" : dryRun ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE");
-            m_store.forgetStoredDictionaries();
+            m_store.forgetTransactionRows();
         }
     }
     ~WriteScope()
@@ -207,7 +207,7 @@ public:
                 m_batchBroken = true;
             return;
         }
-        m_store.forgetStoredDictionaries();
+        m_store.forgetTransactionRows();
         try {
             m_db.exec(m_inBatch ? "ROLLBACK TO request; RELEASE request" : "ROLLBACK");
         } catch (...) {
@@ -341,7 +341,7 @@ void Engine::beginBatch()
     m_inBatch = true;
     m_batchBroken = false;
     m_aliasCache.clear();
-    m_store.forgetStoredDictionaries();
+    m_store.forgetTransactionRows();
     try {
         m_store.refreshAliasTracking(); // inside the lock: nobody can commit until this batch ends
     } catch (...) {
@@ -377,7 +377,7 @@ void Engine::commitBatch()
 void Engine::rollbackBatch()
 {
     m_aliasCache.clear();
-    m_store.forgetStoredDictionaries();
+    m_store.forgetTransactionRows();
     if (!m_inBatch)
         return;
     m_inBatch = false;

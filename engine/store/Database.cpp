@@ -515,6 +515,51 @@ CREATE VIEW documents AS
            d.resource_key
     FROM document_rows d JOIN resources r ON r.resource_key = d.resource_key;
 )SQL",
+    // Version 21: who and what made a change named once. Every change-log row repeated its actor
+    // and source ("unknown", "import district.ndjson": 22 bytes a row); it now holds a key into
+    // change_origins (a source of '' is none), and the changes view gives both back. The table is
+    // copied so that the key is NOT NULL, with its AUTOINCREMENT counter (see version 16).
+    R"SQL(
+CREATE TABLE change_origins (
+    origin_key INTEGER PRIMARY KEY,
+    actor      TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    UNIQUE (actor, source)
+);
+INSERT INTO change_origins (actor, source) SELECT DISTINCT actor, coalesce(source, '') FROM change_rows ORDER BY 1, 2;
+DROP VIEW changes;
+CREATE TABLE change_rows_v21 (
+    seq                     INTEGER PRIMARY KEY AUTOINCREMENT,
+    op                      TEXT NOT NULL CHECK (op = 'insert' OR op = 'update' OR op = 'delete' OR op = 'key-change'),
+    resource_key            INTEGER NOT NULL REFERENCES resources(resource_key),
+    id                      TEXT NOT NULL,
+    referential_id          BLOB NOT NULL,
+    previous_referential_id BLOB,
+    identity                TEXT NOT NULL,
+    body                    TEXT,
+    etag                    TEXT,
+    at                      TEXT NOT NULL,
+    origin_key              INTEGER NOT NULL REFERENCES change_origins(origin_key),
+    previous_identity       TEXT
+);
+INSERT INTO change_rows_v21 (seq, op, resource_key, id, referential_id, previous_referential_id, identity, body, etag,
+                             at, origin_key, previous_identity)
+    SELECT c.seq, c.op, c.resource_key, c.id, c.referential_id, c.previous_referential_id, c.identity, c.body, c.etag,
+           c.at, o.origin_key, c.previous_identity
+    FROM change_rows c JOIN change_origins o ON o.actor = c.actor AND o.source = coalesce(c.source, '');
+DELETE FROM sqlite_sequence WHERE name = 'change_rows_v21';
+INSERT INTO sqlite_sequence (name, seq) SELECT 'change_rows_v21', seq FROM sqlite_sequence WHERE name = 'change_rows';
+DROP TABLE change_rows;
+ALTER TABLE change_rows_v21 RENAME TO change_rows;
+CREATE INDEX changes_by_document ON change_rows(id, seq);
+CREATE INDEX changes_deletes ON change_rows(resource_key, seq) WHERE op = 'delete';
+CREATE INDEX changes_key_changes ON change_rows(resource_key, seq) WHERE op = 'key-change';
+CREATE VIEW changes AS
+    SELECT c.seq, c.op, r.project, r.resource, c.id, c.referential_id, c.previous_referential_id, c.identity, c.body,
+           c.etag, c.at, o.actor, nullif(o.source, '') AS source, c.previous_identity, c.resource_key
+    FROM change_rows c JOIN resources r ON r.resource_key = c.resource_key
+    JOIN change_origins o ON o.origin_key = c.origin_key;
+)SQL",
 };
 
 // The last migration that rebuilds a table other tables point at: foreign keys must be off while

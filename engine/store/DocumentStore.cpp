@@ -481,7 +481,7 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
     }
     SQLite::Statement &s = statement(
         "INSERT INTO change_rows (op, resource_key, id, referential_id, previous_referential_id, identity, body, "
-        "etag, at, actor, source, previous_identity) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)");
+        "etag, at, origin_key, previous_identity) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)");
     // Every text outlives exec(): no copies.
     s.bindNoCopy(1, op);
     s.bind(2, resourceKey(d.project, d.resource));
@@ -507,15 +507,35 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
         s.bind(8, std::string());
     else
         s.bindNoCopy(8, at);
-    s.bindNoCopy(9, actor);
-    if (m_changeSource.empty())
-        s.bind(10);
-    else
-        s.bindNoCopy(10, m_changeSource);
+    s.bind(9, originKey(actor, m_changeSource));
     if (op == "key-change")
-        s.bindNoCopy(11, previousIdentity);
+        s.bindNoCopy(10, previousIdentity);
     s.exec();
     return m_db.getLastInsertRowid();
+}
+
+std::int64_t DocumentStore::originKey(const std::string &actor, const std::string &source)
+{
+    auto known = m_originKeys.find(actor);
+    if (known != m_originKeys.end()) {
+        auto key = known->second.find(source);
+        if (key != known->second.end())
+            return key->second;
+    }
+    SQLite::Statement &add =
+        statement("INSERT INTO change_origins (actor, source) VALUES (?, ?) ON CONFLICT DO NOTHING");
+    add.bindNoCopy(1, actor);
+    add.bindNoCopy(2, source);
+    add.exec();
+    add.reset();
+    SQLite::Statement &find = statement("SELECT origin_key FROM change_origins WHERE actor = ? AND source = ?");
+    find.bindNoCopy(1, actor);
+    find.bindNoCopy(2, source);
+    find.executeStep();
+    const std::int64_t key = find.getColumn(0).getInt64();
+    find.reset();
+    m_originKeys[actor][source] = key;
+    return key;
 }
 
 std::vector<StoredDocument> DocumentStore::query(const CollectionQuery &query, bool fetchOneMore)

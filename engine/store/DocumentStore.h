@@ -224,8 +224,13 @@ public:
     // What the writes that follow come from ("import district.ndjson", "pull https://...", "bulk fix"),
     // recorded with each change-log entry beside its actor; empty: none recorded.
     void setChangeSource(std::string source) { m_changeSource = std::move(source); }
-    // A transaction or savepoint began or was rolled back: a dictionary row written before may be gone.
-    void forgetStoredDictionaries() { m_dictionariesStored.clear(); }
+    // A transaction or savepoint began or was rolled back: a dictionary or change-origin row written
+    // before may be gone.
+    void forgetTransactionRows()
+    {
+        m_dictionariesStored.clear();
+        m_originKeys.clear();
+    }
     const std::string &changeSource() const { return m_changeSource; }
     // A query field's key in the index (0: not indexed), by its position in the resource's fields.
     std::int64_t queryFieldKey(const ResourceSchema &resource, std::size_t position) const;
@@ -257,6 +262,8 @@ public:
 
 private:
     SQLite::Statement &statement(const char *sql);
+    // The key of who and what made a change, added to change_origins (in the caller's transaction) when new.
+    std::int64_t originKey(const std::string &actor, const std::string &source);
     std::int64_t appendChange(const std::string &op, const StoredDocument &document,
                               const std::optional<Uuid> &previousReferentialId, const std::string &actor,
                               const std::string &at);
@@ -307,6 +314,8 @@ private:
     // Committed rows of resources only (rows are never deleted): a key added by a transaction
     // that may still roll back is looked up again each time.
     std::map<std::string, std::map<std::string, std::int64_t>> m_resourceKeys;
+    // change_origins rows known to be there in this transaction, by actor and source ('' for none).
+    std::map<std::string, std::map<std::string, std::int64_t>> m_originKeys;
     std::unordered_map<const char *, std::unique_ptr<SQLite::Statement>> m_statements;
     std::optional<AliasFilter> m_aliasFilter;
     std::int64_t m_dataVersion = 0; // of the filter's build: another connection committing changes it
