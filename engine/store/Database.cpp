@@ -402,7 +402,7 @@ CREATE TABLE body_dictionaries (
 );
 )SQL",
     // Version 19: a resource is named once. Every document, alias and change-log row carried its
-    // project and resource as text (27 bytes at a time, again in two indexes of documents): 14% of
+    // project and resource as text (27 bytes at a time, again in two indexes of documents): 16% of
     // an import's database. The rows now hold a small key into resources; documents, aliases and
     // changes are views that give the names back, so every reader reads as before, while writers
     // write the *_rows tables. Each table is rebuilt the way SQLite documents (foreign keys off, see
