@@ -846,6 +846,9 @@ void Database::migrate(int fromVersion)
     std::optional<ScopedPragma> foreignKeysOff;
     if (rebuilds)
         foreignKeysOff.emplace(*m_db, "foreign_keys=OFF", "foreign_keys=ON");
+    // Index builds sort every key of a table: at 1M documents that held 550 MB in memory (as in
+    // buildDeferredIndexes, a file spills what does not fit).
+    const ScopedPragma spillToFile(*m_db, "temp_store=FILE", "temp_store=MEMORY");
     ImmediateTransaction transaction(*m_db);
     // Re-read inside the write lock: another process may have migrated meanwhile.
     const int current = pragmaInt(*m_db, "user_version");
