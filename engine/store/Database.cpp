@@ -637,6 +637,11 @@ bool isBusyError(const SQLite::Exception &e)
     return code == SQLITE_BUSY || code == SQLITE_LOCKED;
 }
 
+bool isBusyOrReadOnly(const SQLite::Exception &e)
+{
+    return isBusyError(e) || (e.getErrorCode() & 0xff) == SQLITE_READONLY;
+}
+
 Database::Database(std::unique_ptr<SQLite::Database> db, std::string path)
     : m_db(std::move(db))
     , m_path(std::move(path))

@@ -131,6 +131,8 @@ private:
 };
 
 bool isBusyError(const SQLite::Exception &e);
+// Busy, or a database this connection cannot write: whoever writes next does what was skipped.
+bool isBusyOrReadOnly(const SQLite::Exception &e);
 
 // steward.db in the per-user data directory (~/.local/share/steward on Linux), created if needed;
 // the same for the desktop app and steward-cli whatever their Qt application names.

@@ -1,6 +1,11 @@
 #include "DocumentStore.h"
 
 #include "BodyCodec.h"
+#include "Database.h"
+
+#include "ApiSchema.h"
+
+#include <sqlite3.h>
 
 #include <limits>
 
@@ -38,6 +43,20 @@ StoredDocument readDocument(SQLite::Statement &s)
 void bindUuid(SQLite::Statement &s, int index, const Uuid &uuid)
 {
     s.bind(index, uuid.bytes.data(), static_cast<int>(uuid.bytes.size()));
+}
+
+const char *const kAddResource = "INSERT INTO resources (project, resource) VALUES (?, ?) ON CONFLICT DO NOTHING";
+const char *const kFindResource = "SELECT resource_key FROM resources WHERE project = ? AND resource = ?";
+const char *const kAddOrigin = "INSERT INTO change_origins (actor, source) VALUES (?, ?) ON CONFLICT DO NOTHING";
+const char *const kFindOrigin = "SELECT origin_key FROM change_origins WHERE actor = ? AND source = ?";
+
+const std::int64_t *knownKey(const NamesKeys &keys, const std::string &first, const std::string &second)
+{
+    auto names = keys.find(first);
+    if (names == keys.end())
+        return nullptr;
+    auto key = names->second.find(second);
+    return key == names->second.end() ? nullptr : &key->second;
 }
 
 std::optional<StoredDocument> fetchOne(SQLite::Statement &s)
@@ -514,27 +533,69 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
     return m_db.getLastInsertRowid();
 }
 
+void DocumentStore::registerResources(const Model &model)
+{
+    auto loadKeys = [this] {
+        m_resourceKeys.clear();
+        SQLite::Statement all(m_db, "SELECT resource_key, project, resource FROM resources");
+        while (all.executeStep())
+            m_resourceKeys[all.getColumn(1).getString()][all.getColumn(2).getString()] = all.getColumn(0).getInt64();
+    };
+    loadKeys();
+    std::set<std::pair<std::string, std::string>> missing;
+    auto need = [&](const std::string &project, const std::string &resource) {
+        if (!project.empty() && knownKey(m_resourceKeys, project, resource) == nullptr)
+            missing.emplace(project, resource);
+    };
+    for (const ResourceSchema *resource : model.resources()) {
+        need(resource->projectName(), resource->resourceName);
+        need(resource->superclassProjectName, resource->superclassResourceName);
+    }
+    if (missing.empty() || sqlite3_db_readonly(m_db.getHandle(), "main") == 1)
+        return;
+    try {
+        ImmediateTransaction transaction(m_db);
+        for (const auto &[project, resource] : missing)
+            storedNamesKey(kAddResource, kFindResource, project, resource);
+        transaction.commit();
+    } catch (const SQLite::Exception &e) {
+        // Another writer holds the database: writers look the missing keys up as they go.
+        if (!isBusyOrReadOnly(e))
+            throw;
+    }
+    loadKeys();
+}
+
+std::int64_t DocumentStore::resourceKey(const std::string &project, const std::string &resource)
+{
+    if (const std::int64_t *known = knownKey(m_resourceKeys, project, resource))
+        return *known;
+    return storedNamesKey(kAddResource, kFindResource, project, resource);
+}
+
 std::int64_t DocumentStore::originKey(const std::string &actor, const std::string &source)
 {
-    auto known = m_originKeys.find(actor);
-    if (known != m_originKeys.end()) {
-        auto key = known->second.find(source);
-        if (key != known->second.end())
-            return key->second;
-    }
-    SQLite::Statement &add =
-        statement("INSERT INTO change_origins (actor, source) VALUES (?, ?) ON CONFLICT DO NOTHING");
-    add.bindNoCopy(1, actor);
-    add.bindNoCopy(2, source);
+    if (const std::int64_t *known = knownKey(m_originKeys, actor, source))
+        return *known;
+    const std::int64_t key = storedNamesKey(kAddOrigin, kFindOrigin, actor, source);
+    m_originKeys[actor][source] = key;
+    return key;
+}
+
+std::int64_t DocumentStore::storedNamesKey(const char *insertSql, const char *findSql, const std::string &first,
+                                           const std::string &second)
+{
+    SQLite::Statement &add = statement(insertSql);
+    add.bindNoCopy(1, first);
+    add.bindNoCopy(2, second);
     add.exec();
     add.reset();
-    SQLite::Statement &find = statement("SELECT origin_key FROM change_origins WHERE actor = ? AND source = ?");
-    find.bindNoCopy(1, actor);
-    find.bindNoCopy(2, source);
+    SQLite::Statement &find = statement(findSql);
+    find.bindNoCopy(1, first);
+    find.bindNoCopy(2, second);
     find.executeStep();
     const std::int64_t key = find.getColumn(0).getInt64();
     find.reset();
-    m_originKeys[actor][source] = key;
     return key;
 }
 

@@ -167,6 +167,9 @@ private:
     std::uint64_t m_mask = 0;
 };
 
+// Keys of name pairs kept in memory (a resource's project and name; a change's actor and source).
+using NamesKeys = std::map<std::string, std::map<std::string, std::int64_t>>;
+
 // The SQL of the document store. Callers hold the transaction; statements are prepared once.
 class DocumentStore
 {
@@ -264,6 +267,10 @@ private:
     SQLite::Statement &statement(const char *sql);
     // The key of who and what made a change, added to change_origins (in the caller's transaction) when new.
     std::int64_t originKey(const std::string &actor, const std::string &source);
+    // A pair of names' key in a table of names (resources, change_origins): inserted in the caller's
+    // transaction when new, then read back.
+    std::int64_t storedNamesKey(const char *insertSql, const char *findSql, const std::string &first,
+                                const std::string &second);
     std::int64_t appendChange(const std::string &op, const StoredDocument &document,
                               const std::optional<Uuid> &previousReferentialId, const std::string &actor,
                               const std::string &at);
@@ -313,9 +320,9 @@ private:
     std::set<std::uint32_t> m_dictionariesStored; // rows known to be there in this transaction
     // Committed rows of resources only (rows are never deleted): a key added by a transaction
     // that may still roll back is looked up again each time.
-    std::map<std::string, std::map<std::string, std::int64_t>> m_resourceKeys;
+    NamesKeys m_resourceKeys;
     // change_origins rows known to be there in this transaction, by actor and source ('' for none).
-    std::map<std::string, std::map<std::string, std::int64_t>> m_originKeys;
+    NamesKeys m_originKeys;
     std::unordered_map<const char *, std::unique_ptr<SQLite::Statement>> m_statements;
     std::optional<AliasFilter> m_aliasFilter;
     std::int64_t m_dataVersion = 0; // of the filter's build: another connection committing changes it

@@ -55,12 +55,6 @@ std::vector<std::int64_t> keysIn(const Registry &registry, const ResourceSchema 
     return keys;
 }
 
-bool isBusyOrReadOnly(const SQLite::Exception &e)
-{
-    const int code = e.getErrorCode() & 0xff;
-    return code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_READONLY;
-}
-
 // A document's words, sorted and each once, as the index's text for it.
 std::string joinWords(std::vector<std::string> &words)
 {
@@ -84,67 +78,6 @@ std::string quotedWord(const std::string &word)
 
 } // namespace
 
-
-void DocumentStore::registerResources(const Model &model)
-{
-    auto loadKeys = [this] {
-        m_resourceKeys.clear();
-        SQLite::Statement all(m_db, "SELECT resource_key, project, resource FROM resources");
-        while (all.executeStep())
-            m_resourceKeys[all.getColumn(1).getString()][all.getColumn(2).getString()] = all.getColumn(0).getInt64();
-    };
-    loadKeys();
-    std::set<std::pair<std::string, std::string>> missing;
-    auto need = [&](const std::string &project, const std::string &resource) {
-        auto names = m_resourceKeys.find(project);
-        if (!project.empty() && (names == m_resourceKeys.end() || names->second.count(resource) == 0))
-            missing.emplace(project, resource);
-    };
-    for (const ResourceSchema *resource : model.resources()) {
-        need(resource->projectName(), resource->resourceName);
-        need(resource->superclassProjectName, resource->superclassResourceName);
-    }
-    if (missing.empty() || sqlite3_db_readonly(m_db.getHandle(), "main") == 1)
-        return;
-    try {
-        ImmediateTransaction transaction(m_db);
-        SQLite::Statement add(m_db, "INSERT INTO resources (project, resource) VALUES (?, ?) ON CONFLICT DO NOTHING");
-        for (const auto &[project, resource] : missing) {
-            add.bind(1, project);
-            add.bind(2, resource);
-            add.exec();
-            add.reset();
-        }
-        transaction.commit();
-    } catch (const SQLite::Exception &e) {
-        // Another writer holds the database: writers look the missing keys up as they go.
-        if (!isBusyOrReadOnly(e))
-            throw;
-    }
-    loadKeys();
-}
-
-std::int64_t DocumentStore::resourceKey(const std::string &project, const std::string &resource)
-{
-    auto names = m_resourceKeys.find(project);
-    if (names != m_resourceKeys.end()) {
-        auto key = names->second.find(resource);
-        if (key != names->second.end())
-            return key->second;
-    }
-    SQLite::Statement &add = statement("INSERT INTO resources (project, resource) VALUES (?, ?) ON CONFLICT DO NOTHING");
-    add.bindNoCopy(1, project);
-    add.bindNoCopy(2, resource);
-    add.exec();
-    add.reset();
-    SQLite::Statement &find = statement("SELECT resource_key FROM resources WHERE project = ? AND resource = ?");
-    find.bindNoCopy(1, project);
-    find.bindNoCopy(2, resource);
-    find.executeStep();
-    const std::int64_t key = find.getColumn(0).getInt64();
-    find.reset();
-    return key;
-}
 
 void DocumentStore::useQueryIndex(const Model &model)
 {
