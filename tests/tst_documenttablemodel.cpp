@@ -81,7 +81,7 @@ void generateStudents(const std::string &path, const Model &model, int count)
     name.exec();
     SQLite::Statement insert(db,
                              "INSERT INTO document_rows (id, resource_key, referential_id, identity, body, etag, "
-                             "created_at, last_modified) VALUES (?, (SELECT resource_key FROM resources "
+                             "created_at, last_modified) VALUES (steward_id_key(?), (SELECT resource_key FROM resources "
                              "WHERE project = ? AND resource = ?), ?, ?, ?, ?, ?, ?)");
     for (int number = 1; number <= count; ++number) {
         const GeneratedStudent s = generatedStudent(number);

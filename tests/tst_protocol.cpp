@@ -765,7 +765,7 @@ void TestProtocol::creationTimeOutlivesUpdates()
         Database::registerFunctions(db);
         QCOMPARE(db.execAndGet("SELECT created_at FROM documents WHERE id = '" + id + "'").getString(), std::string());
         // As if it had been created long ago, so that the update's time differs.
-        db.exec("UPDATE document_rows SET last_modified = '" + longAgo + "' WHERE id = '" + id + "'");
+        db.exec("UPDATE document_rows SET last_modified = '" + longAgo + "' WHERE id = steward_id_key('" + id + "')");
     }
     QCOMPARE(f.engine().history(id).front().at, longAgo);
     QCOMPARE(f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(41, "Renamed")).status, 204);

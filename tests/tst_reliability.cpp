@@ -84,7 +84,7 @@ private Q_SLOTS:
         const std::string db = f.databasePath();
 
         // A body edited behind Steward's back: its referential id and its etag disagree with it.
-        vandalize(db, "UPDATE document_rows SET body = replace(body, 'ALG-1', 'ALG-9') WHERE id = '" + courseId + "'");
+        vandalize(db, "UPDATE document_rows SET body = replace(body, 'ALG-1', 'ALG-9') WHERE id = steward_id_key('" + courseId + "')");
         IntegrityReport report = f.engine().check();
         QVERIFY(!report.clean());
         const std::string text = violationsText(report);
@@ -108,7 +108,7 @@ private Q_SLOTS:
         Fixture h;
         h.seedDescriptors();
         const std::string schoolId = h.create("/ed-fi/schools", Fixture::school(7));
-        vandalize(h.databasePath(), "DELETE FROM document_rows WHERE id = '" + schoolId + "'");
+        vandalize(h.databasePath(), "DELETE FROM document_rows WHERE id = steward_id_key('" + schoolId + "')");
         const std::string vanished = violationsText(h.engine().check());
         QVERIFY2(vanished.find("the document is missing") != std::string::npos, vanished.c_str());
 
@@ -116,7 +116,7 @@ private Q_SLOTS:
         Fixture k;
         k.seedDescriptors();
         const std::string pointedId = k.create("/ed-fi/schools", Fixture::school(8));
-        vandalize(k.databasePath(), "UPDATE document_rows SET change_seq = NULL WHERE id = '" + pointedId + "'");
+        vandalize(k.databasePath(), "UPDATE document_rows SET change_seq = NULL WHERE id = steward_id_key('" + pointedId + "')");
         const std::string lost = violationsText(k.engine().check());
         QVERIFY2(lost.find("has lost the body it was written with") != std::string::npos, lost.c_str());
         QVERIFY2(lost.find("last entry is not its current state") != std::string::npos, lost.c_str());
@@ -127,7 +127,7 @@ private Q_SLOTS:
         const std::string updatedId = m.create("/ed-fi/schools", Fixture::school(9));
         QCOMPARE(m.call("PUT", "/ed-fi/schools/" + updatedId, Fixture::school(9, "Renamed")).status, 204);
         QVERIFY(m.engine().check().clean());
-        vandalize(m.databasePath(), "UPDATE change_rows SET at = '' WHERE op = 'insert' AND id = '" + updatedId + "'");
+        vandalize(m.databasePath(), "UPDATE change_rows SET at = '' WHERE op = 'insert' AND id = steward_id_key('" + updatedId + "')");
         const std::string timeless = violationsText(m.engine().check());
         QVERIFY2(timeless.find("has lost the etag or time it was written with") != std::string::npos, timeless.c_str());
 

@@ -169,6 +169,41 @@ private Q_SLOTS:
         QCOMPARE(documents, static_cast<std::int64_t>(requests.size()));
     }
 
+    // Ids are kept as their 16 bytes (schema 22); the views give their text, and a lookup by id
+    // compares the stored form through the id indexes.
+    void idsAreStoredAsBytesAndFoundThroughTheirIndexes()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const std::string id = f.create("/ed-fi/schools", Fixture::school(255901));
+        f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(255901, "Renamed"));
+        SQLite::Database &db = f.database().connection();
+        SQLite::Statement stored(db, "SELECT typeof(id), length(id) FROM document_rows WHERE id = steward_id_key(?)");
+        stored.bind(1, id);
+        QVERIFY(stored.executeStep());
+        QCOMPARE(stored.getColumn(0).getString(), std::string("blob"));
+        QCOMPARE(stored.getColumn(1).getInt(), 16);
+        SQLite::Statement text(db, "SELECT id FROM documents WHERE id_key = steward_id_key(?)");
+        text.bind(1, id);
+        QVERIFY(text.executeStep());
+        QCOMPARE(text.getColumn(0).getString(), id);
+        QCOMPARE(f.engine().history(id).size(), std::size_t(2));
+        QCOMPARE(f.call("GET", "/ed-fi/schools/" + id).status, 200);
+        const std::vector<std::pair<std::string, std::string>> lookups = {
+            {"SELECT * FROM documents WHERE id_key = steward_id_key('x')", "documents_by_id"},
+            {"SELECT * FROM changes WHERE id_key = steward_id_key('x') ORDER BY seq DESC", "changes_by_document"},
+            {std::string("SELECT c.seq FROM ") + kChangesWithBodies + " WHERE c.id_key = steward_id_key('x')",
+             "changes_by_document"},
+        };
+        for (const auto &[sql, index] : lookups) {
+            SQLite::Statement plan(db, "EXPLAIN QUERY PLAN " + sql);
+            std::string steps;
+            while (plan.executeStep())
+                steps += plan.getColumn(3).getString() + "\n";
+            QVERIFY2(steps.find(index) != std::string::npos, (sql + "\n" + steps).c_str());
+        }
+    }
+
     void migratesAVersionOneDatabase()
     {
         QTemporaryDir dir;
@@ -199,7 +234,7 @@ private Q_SLOTS:
                     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
                     "INSERT INTO documents VALUES (1, 's', 'Ed-Fi', 'School', x'01', '{\"schoolId\":1}', '{}', 'e', "
                     "'t', 't');"
-                    "INSERT INTO documents VALUES (2, 'x', 'Ed-Fi', 'Course', x'02', "
+                    "INSERT INTO documents VALUES (2, '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', 'Ed-Fi', 'Course', x'02', "
                     "'{\"courseCode\":\"ALG-1\",\"educationOrganizationReference\":{\"educationOrganizationId\":1}}', "
                     "'{}', 'e', 't', 't');"
                     "INSERT INTO aliases VALUES (1, x'01', 1, 'Ed-Fi', 'School'), (2, x'03', 1, 'Ed-Fi', "
@@ -239,6 +274,19 @@ private Q_SLOTS:
         // each at its last entry (its change version), which keeps its body. One without an entry stays NULL.
         QCOMPARE(c.execAndGet("SELECT count(*) FROM documents WHERE change_seq IS NULL").getInt(), 1);
         QCOMPARE(c.execAndGet("SELECT change_seq FROM documents WHERE id = 's'").getInt(), 1);
+        // Version 22 keeps an id in the form Steward makes as its 16 bytes, any other as its text.
+        QCOMPARE(c.execAndGet("SELECT group_concat(typeof(id) || length(id), ',') FROM (SELECT id FROM document_rows "
+                              "ORDER BY doc_key)")
+                     .getString(),
+                 std::string("text1,blob16"));
+        QCOMPARE(c.execAndGet("SELECT id FROM documents WHERE id_key = steward_id_key("
+                              "'0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d')")
+                     .getString(),
+                 std::string("0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"));
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM documents WHERE id_key = steward_id_key("
+                              "'0A1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D')")
+                     .getInt(),
+                 0);
         QCOMPARE(c.execAndGet("SELECT body FROM changes").getString(), std::string("{}"));
         // Version 16 copied the change log: the next change version follows the highest ever given,
         // and an unknown op is still refused.

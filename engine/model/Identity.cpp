@@ -70,6 +70,16 @@ std::optional<Uuid> Uuid::parse(const std::string &text)
     return out;
 }
 
+std::optional<Uuid> Uuid::parseCanonical(std::string_view text)
+{
+    if (text.size() != 36)
+        return std::nullopt;
+    for (char c : text)
+        if (c >= 'A' && c <= 'F')
+            return std::nullopt;
+    return parse(std::string(text));
+}
+
 std::size_t UuidHash::operator()(const Uuid &id) const
 {
     std::uint64_t h = 0;

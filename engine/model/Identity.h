@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace steward {
@@ -21,6 +22,8 @@ struct Uuid
 
     std::string toString() const;
     static std::optional<Uuid> parse(const std::string &text);
+    // Only the form toString() gives (lower case, with hyphens): its bytes give the same text back.
+    static std::optional<Uuid> parseCanonical(std::string_view text);
     static Uuid random();
     // UUIDv5 (SHA-1) of name in the Ed-Fi namespace edf1edf1-3df1-3df1-3df1-3df1edf1edf1.
     static Uuid edfiV5(const std::string &name);

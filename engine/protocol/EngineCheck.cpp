@@ -72,8 +72,8 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
                          + " references point at no document (dangling)");
         // The change log says these exist (their last entry is not a delete), yet they are gone.
         SQLite::Statement vanished(db, "SELECT c.id, c.resource FROM changes c "
-                                       "WHERE c.seq = (SELECT max(seq) FROM changes WHERE id = c.id) "
-                                       "AND c.op <> 'delete' AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = c.id)");
+                                       "WHERE c.seq = (SELECT max(seq) FROM change_rows WHERE id = c.id_key) "
+                                       "AND c.op <> 'delete' AND NOT EXISTS (SELECT 1 FROM document_rows d WHERE d.id = c.id_key)");
         while (vanished.executeStep())
             report.violations.push_back({vanished.getColumn(0).getString(), vanished.getColumn(1).getString(),
                                          "the change log says it exists, but the document is missing"});
@@ -102,7 +102,7 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
     std::map<std::int64_t, std::int64_t> indexRowsFound;
     std::int64_t unreadable = 0; // documents whose words could not be counted: no index entry is then "extra"
     SQLite::Statement lastChange(db,
-                                 "SELECT op, steward_text(body), etag, seq FROM changes WHERE id = ? ORDER BY seq DESC LIMIT 1");
+                                 "SELECT op, steward_text(body), etag, seq FROM changes WHERE id_key = steward_id_key(?) ORDER BY seq DESC LIMIT 1");
     while (documents.executeStep()) {
         ++report.documents;
         if (progress && report.documents % 1000 == 0 && !progress(report.documents, total)) {

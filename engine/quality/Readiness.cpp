@@ -26,7 +26,7 @@ std::string plural(std::int64_t count, const std::string &one, const std::string
 void countChangedDocuments(SQLite::Database &db, std::int64_t afterSeq, const std::string &skipActor,
                            const std::function<void(const ResourceName &, std::int64_t)> &add)
 {
-    SQLite::Statement query(db, "SELECT project, resource, COUNT(DISTINCT id) FROM changes "
+    SQLite::Statement query(db, "SELECT project, resource, COUNT(DISTINCT id_key) FROM changes "
                                 "WHERE seq > ? AND actor <> ? GROUP BY project, resource");
     query.bind(1, static_cast<std::int64_t>(afterSeq));
     query.bind(2, skipActor);

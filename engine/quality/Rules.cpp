@@ -251,7 +251,7 @@ std::vector<RuleView> ruleViews(const Model &model)
         }
         std::set<std::string> columns = {"id", "natural_key", "_body"};
         // The view reads document_rows (see setViewScope), which keeps the natural key only in its index.
-        std::string select = "d.id AS id, steward_natural_key(steward_text(d.identity)) COLLATE NOCASE AS natural_key";
+        std::string select = "steward_id_text(d.id) AS id, steward_natural_key(steward_text(d.identity)) COLLATE NOCASE AS natural_key";
         auto addColumn = [&](const std::string &name, const std::string &jsonPath) {
             if (!columns.insert(name).second)
                 return; // a property named like a fixed column stays reachable through _body
@@ -594,7 +594,7 @@ void RuleRunner::setViewScope(const RuleView &view, bool filtered)
                               + sqlText(view.resource->projectName())
                               + " AND resource = " + sqlText(view.resource->resourceName) + ")";
     const std::string from = filtered ? std::string("temp.") + kScopeTable
-                                            + " AS s CROSS JOIN main.document_rows AS d ON d.id = s.doc_id"
+                                            + " AS s CROSS JOIN main.document_rows AS d ON d.id = steward_id_key(s.doc_id)"
                                       : std::string("main.document_rows AS d");
     db.exec("DROP VIEW IF EXISTS temp." + sqlName(view.name));
     db.exec("CREATE TEMP VIEW " + sqlName(view.name) + " AS SELECT " + view.selectList + " FROM " + from + " WHERE "
@@ -693,7 +693,7 @@ void RuleRunner::runRule(RuleOutcome &outcome, bool filtered)
         scope.exec();
         SQLite::Statement checked(db, std::string("INSERT INTO temp.") + kCheckedTable + " SELECT ?, d.id FROM temp."
                                           + kScopeTable
-                                          + " AS s CROSS JOIN main.documents AS d ON d.id = s.doc_id"
+                                          + " AS s CROSS JOIN main.documents AS d ON d.id_key = steward_id_key(s.doc_id)"
                                             " WHERE d.project = ? AND d.resource = ?");
         checked.bind(1, rule.id);
         checked.bind(2, project);
@@ -721,10 +721,11 @@ void RuleRunner::runRule(RuleOutcome &outcome, bool filtered)
         // guard, whose authorizer refuses them): whether a returned id is one the rule judged (and its
         // natural key), and the failing document kept for writeResults.
         SQLite::Statement judged(db, filtered ? std::string("SELECT d.natural_key FROM temp.") + kScopeTable
-                                                    + " AS s CROSS JOIN main.documents AS d ON d.id = s.doc_id"
+                                                    + " AS s CROSS JOIN main.documents AS d"
+                                                      " ON d.id_key = steward_id_key(s.doc_id)"
                                                       " WHERE s.doc_id = ? AND d.project = ? AND d.resource = ?"
                                               : std::string("SELECT natural_key FROM main.documents"
-                                                            " WHERE id = ? AND project = ? AND resource = ?"));
+                                                            " WHERE id_key = steward_id_key(?) AND project = ? AND resource = ?"));
         judged.bind(2, project);
         judged.bind(3, resource);
         // A join may name a document twice; one result per document and rule, the first row's.
@@ -829,7 +830,7 @@ RuleRunReport RuleRunner::run()
             SQLite::Statement fold(db, std::string("INSERT INTO temp.") + kChangesTable
                                            + " SELECT id, project, resource, deleted FROM (SELECT id, project, resource,"
                                              " op = 'delete' AS deleted, max(seq) FROM main.changes"
-                                             " WHERE seq > ? AND seq <= ? GROUP BY id)");
+                                             " WHERE seq > ? AND seq <= ? GROUP BY id_key)");
             fold.bind(1, static_cast<std::int64_t>(report.seqFrom));
             fold.bind(2, static_cast<std::int64_t>(report.seqTo));
             fold.exec();
@@ -984,7 +985,7 @@ void RuleRunner::writeResults(const std::vector<RuleOutcome> &outcomes, RuleRunR
     // A document deleted after the rules' snapshot gets no result (the next run would remove it anyway).
     SQLite::Statement insert(db, "INSERT INTO rule_results (pack_id, rule_id, severity, project, resource, doc_id,"
                                  " natural_key, message, found_at)"
-                                 " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM documents WHERE id = ?)");
+                                 " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM document_rows WHERE id = steward_id_key(?))");
     for (const RuleOutcome &outcome : outcomes) {
         if (outcome.mode == "skipped")
             continue;

@@ -45,6 +45,15 @@ void bindUuid(SQLite::Statement &s, int index, const Uuid &uuid)
     s.bind(index, uuid.bytes.data(), static_cast<int>(uuid.bytes.size()));
 }
 
+// An id as document_rows and change_rows keep it (schema 22): as what steward_id_key() gives.
+void bindStoredId(SQLite::Statement &s, int index, const std::string &id)
+{
+    if (const std::optional<Uuid> bytes = Uuid::parseCanonical(id))
+        bindUuid(s, index, *bytes);
+    else
+        s.bindNoCopy(index, id); // the text outlives exec()
+}
+
 const char *const kAddResource = "INSERT INTO resources (project, resource) VALUES (?, ?) ON CONFLICT DO NOTHING";
 const char *const kFindResource = "SELECT resource_key FROM resources WHERE project = ? AND resource = ?";
 const char *const kAddOrigin = "INSERT INTO change_origins (actor, source) VALUES (?, ?) ON CONFLICT DO NOTHING";
@@ -96,7 +105,7 @@ void bindAll(SQLite::Statement &s, const std::vector<Json> &values)
 
 // The rows, not the documents view: SQLite cannot flatten a view that is a join into the right side
 // of a LEFT JOIN, and would copy every document (and work out every natural key) first.
-const char *const kChangesWithBodies = "changes c LEFT JOIN document_rows d ON d.id = c.id AND d.change_seq = c.seq";
+const char *const kChangesWithBodies = "changes c LEFT JOIN document_rows d ON d.id = c.id_key AND d.change_seq = c.seq";
 const char *const kChangeBody = "steward_text(coalesce(c.body, d.body))";
 const char *const kChangeEtag = "coalesce(c.etag, d.etag)";
 const char *const kChangeAt = "coalesce(nullif(c.at, ''), d.last_modified)";
@@ -104,8 +113,8 @@ const char *const kChangeAt = "coalesce(nullif(c.at, ''), d.last_modified)";
 // no search, which matters while a large import has dropped the indexes the searches use.
 const char *const kChangeIdentity =
     "coalesce(nullif(c.identity, ''), steward_text(d.identity), (SELECT CASE n.op WHEN 'key-change' THEN n.previous_identity ELSE n.identity END "
-    "FROM changes n WHERE n.id = c.id AND n.seq > c.seq AND n.op IN ('key-change', 'delete') ORDER BY n.seq LIMIT 1), "
-    "(SELECT steward_text(i.identity) FROM documents i WHERE i.id = c.id))";
+    "FROM changes n WHERE n.id_key = c.id_key AND n.seq > c.seq AND n.op IN ('key-change', 'delete') ORDER BY n.seq LIMIT 1), "
+    "(SELECT steward_text(i.identity) FROM document_rows i WHERE i.id = c.id_key))";
 
 bool readUuid(const SQLite::Column &column, Uuid &out)
 {
@@ -161,7 +170,7 @@ SQLite::Statement &DocumentStore::statement(const char *sql)
 
 std::optional<StoredDocument> DocumentStore::findById(const std::string &id)
 {
-    static const std::string sql = std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE id = ?";
+    static const std::string sql = std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE id_key = steward_id_key(?)";
     SQLite::Statement &s = statement(sql.c_str());
     s.bind(1, id);
     return fetchOne(s);
@@ -231,7 +240,7 @@ void DocumentStore::insertDocument(StoredDocument &d, const ChangeRecord &change
         "INSERT INTO document_rows (id, resource_key, referential_id, identity, body, etag, created_at, "
         "last_modified, change_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
     // The texts outlive exec(): no copies.
-    s.bindNoCopy(1, d.id);
+    bindStoredId(s, 1, d.id);
     s.bind(2, resourceKey(d.project, d.resource));
     bindUuid(s, 3, d.referentialId);
     bindStoredText(s, 5, d, d.body, d.storedBody, true);
@@ -504,7 +513,7 @@ std::int64_t DocumentStore::appendChange(const std::string &op, const StoredDocu
     // Every text outlives exec(): no copies.
     s.bindNoCopy(1, op);
     s.bind(2, resourceKey(d.project, d.resource));
-    s.bindNoCopy(3, d.id);
+    bindStoredId(s, 3, d.id);
     // An insert's or update's identity and referential id are its document's (16 bytes a document
     // at 1M documents is 17 MB for the id alone); deletes and key changes record theirs.
     const bool recordsIdentity = op == "delete" || op == "key-change";
