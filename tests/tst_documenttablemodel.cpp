@@ -80,9 +80,12 @@ void generateStudents(const std::string &path, const Model &model, int count)
     name.bind(2, students->resourceName);
     name.exec();
     SQLite::Statement insert(db,
-                             "INSERT INTO document_rows (id, resource_key, referential_id, identity, body, etag, "
-                             "created_at, last_modified) VALUES (steward_id_key(?), (SELECT resource_key FROM resources "
-                             "WHERE project = ? AND resource = ?), ?, ?, ?, ?, ?, ?)");
+                             "INSERT INTO document_rows (id, resource_key, identity, body, etag, last_modified) "
+                             "VALUES (steward_id_key(?), (SELECT resource_key FROM resources WHERE project = ? AND "
+                             "resource = ?), ?, ?, steward_hex_key(?), steward_time_key(?))");
+    // A document's referential id is its own alias's.
+    SQLite::Statement alias(db, "INSERT INTO alias_rows (referential_id, doc_key, resource_key) "
+                                "SELECT ?, doc_key, resource_key FROM document_rows WHERE doc_key = last_insert_rowid()");
     for (int number = 1; number <= count; ++number) {
         const GeneratedStudent s = generatedStudent(number);
         const Json body{{"studentUniqueId", s.uniqueId},
@@ -95,14 +98,15 @@ void generateStudents(const std::string &path, const Model &model, int count)
         insert.bind(1, Uuid::random().toString());
         insert.bind(2, students->projectName());
         insert.bind(3, students->resourceName);
-        insert.bind(4, referentialId.bytes.data(), static_cast<int>(referentialId.bytes.size()));
-        insert.bind(5, dumpJson(identity));
-        insert.bind(6, dumpJson(body));
-        insert.bind(7, QString::asprintf("%020x", number).toStdString());
-        insert.bind(8, s.lastModified);
-        insert.bind(9, s.lastModified);
+        insert.bind(4, dumpJson(identity));
+        insert.bind(5, dumpJson(body));
+        insert.bind(6, QString::asprintf("%016x", number).toStdString());
+        insert.bind(7, s.lastModified);
         insert.exec();
         insert.reset();
+        alias.bind(1, referentialId.bytes.data(), static_cast<int>(referentialId.bytes.size()));
+        alias.exec();
+        alias.reset();
     }
     transaction.commit();
 }

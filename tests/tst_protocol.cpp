@@ -763,9 +763,12 @@ void TestProtocol::creationTimeOutlivesUpdates()
     {
         SQLite::Database db(f.databasePath(), SQLite::OPEN_READWRITE);
         Database::registerFunctions(db);
-        QCOMPARE(db.execAndGet("SELECT created_at FROM documents WHERE id = '" + id + "'").getString(), std::string());
+        QCOMPARE(db.execAndGet("SELECT created_at IS NULL FROM document_rows WHERE id = steward_id_key('" + id + "')")
+                     .getInt(),
+                 1);
         // As if it had been created long ago, so that the update's time differs.
-        db.exec("UPDATE document_rows SET last_modified = '" + longAgo + "' WHERE id = steward_id_key('" + id + "')");
+        db.exec("UPDATE document_rows SET last_modified = steward_time_key('" + longAgo + "') WHERE id = steward_id_key('"
+                + id + "')");
     }
     QCOMPARE(f.engine().history(id).front().at, longAgo);
     QCOMPARE(f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(41, "Renamed")).status, 204);

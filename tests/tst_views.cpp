@@ -1,6 +1,7 @@
 // The engine's typed views for front ends: dry-run validation, drafts, references both ways, history.
 #include "DocumentStore.h"
 #include "SampleDistrict.h"
+#include "StoredForms.h"
 #include "TestSupport.h"
 
 #include <QTest>
@@ -204,6 +205,49 @@ private Q_SLOTS:
         }
     }
 
+    // Times, etags and ids in the forms document_rows keeps them in give their text back exactly;
+    // anything else is kept as the text it is.
+    void storedFormsGiveTheirTextBack()
+    {
+        for (const char *time : {"2026-11-27T10:42:53Z", "1970-01-01T00:00:00Z", "1969-12-31T23:59:59Z",
+                                 "2024-02-29T23:59:59Z", "2000-03-01T00:00:00Z", "9999-12-31T23:59:59Z"}) {
+            const std::optional<std::int64_t> seconds = secondsOfUtcText(time);
+            QVERIFY2(seconds.has_value(), time);
+            QCOMPARE(utcTextOfSeconds(*seconds), std::string(time));
+        }
+        QCOMPARE(*secondsOfUtcText("1970-01-02T00:00:01Z"), std::int64_t(86401));
+        QCOMPARE(*secondsOfUtcText("1969-12-31T23:59:59Z"), std::int64_t(-1));
+        for (const char *other : {"2023-02-29T00:00:00Z", "2026-11-27T10:42:53.123Z", "2026-11-27T10:42:53+01:00",
+                                  "2026-13-01T00:00:00Z", "2026-11-27 10:42:53Z", "t", ""})
+            QVERIFY2(!secondsOfUtcText(other).has_value(), other);
+        QCOMPARE(*bytesOfLowerHex("00ff10"), std::string("\x00\xff\x10", 3));
+        for (const char *other : {"00FF", "abc", "", "0g"})
+            QVERIFY2(!bytesOfLowerHex(other).has_value(), other);
+
+        Fixture f;
+        f.seedDescriptors();
+        const std::string id = f.create("/ed-fi/schools", Fixture::school(255901));
+        SQLite::Database &db = f.database().connection();
+        SQLite::Statement stored(db, "SELECT typeof(etag), length(etag), typeof(last_modified), created_at IS NULL "
+                                     "FROM document_rows WHERE id = steward_id_key(?)");
+        stored.bind(1, id);
+        QVERIFY(stored.executeStep());
+        QCOMPARE(stored.getColumn(0).getString() + std::to_string(stored.getColumn(1).getInt()), std::string("blob8"));
+        QCOMPARE(stored.getColumn(2).getString(), std::string("integer"));
+        QCOMPARE(stored.getColumn(3).getInt(), 1);
+        const Response got = f.call("GET", "/ed-fi/schools/" + id);
+        const std::string etag = got.body["_etag"].get<std::string>();
+        const std::string modified = got.body["_lastModifiedDate"].get<std::string>();
+        QCOMPARE(etag.size(), std::size_t(16));
+        QVERIFY2(secondsOfUtcText(modified).has_value(), modified.c_str());
+        SQLite::Statement text(db, "SELECT etag, last_modified, created_at FROM documents WHERE id_key = steward_id_key(?)");
+        text.bind(1, id);
+        QVERIFY(text.executeStep());
+        QCOMPARE(text.getColumn(0).getString(), etag);
+        QCOMPARE(text.getColumn(1).getString(), modified);
+        QCOMPARE(text.getColumn(2).getString(), modified);
+    }
+
     void migratesAVersionOneDatabase()
     {
         QTemporaryDir dir;
@@ -287,6 +331,14 @@ private Q_SLOTS:
                               "'0A1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D')")
                      .getInt(),
                  0);
+        // Version 23: the referential id is the own alias's; a time or etag not in the form Steward
+        // writes stays the text it was.
+        QCOMPARE(c.execAndGet("SELECT group_concat(hex(referential_id), ',') FROM (SELECT referential_id FROM "
+                              "documents ORDER BY doc_key)")
+                     .getString(),
+                 std::string("01,02"));
+        QCOMPARE(c.execAndGet("SELECT etag || last_modified || created_at FROM documents WHERE doc_key = 1").getString(),
+                 std::string("ett"));
         QCOMPARE(c.execAndGet("SELECT body FROM changes").getString(), std::string("{}"));
         // Version 16 copied the change log: the next change version follows the highest ever given,
         // and an unknown op is still refused.
@@ -311,10 +363,10 @@ private Q_SLOTS:
                      .getInt(),
                  5);
         // The id stays unique; the referential id's uniqueness is the aliases' (no index of its own).
-        QVERIFY_THROWS_EXCEPTION(SQLite::Exception, c.exec("INSERT INTO document_rows (id, resource_key, "
-                                                           "referential_id, identity, body, etag, created_at, "
-                                                           "last_modified) VALUES ('s', " + school + ", x'09', '{}', "
-                                                           "'{}', 'e', 't', 't')"));
+        QVERIFY_THROWS_EXCEPTION(SQLite::Exception, c.exec("INSERT INTO document_rows (id, resource_key, identity, "
+                                                           "body, etag, last_modified) VALUES ('s', " + school
+                                                           + ", '{}', '{}', 'e', 't')"));
+        QCOMPARE(c.execAndGet("SELECT count(*) FROM document_rows").getInt(), 2);
         // No automatic indexes (UNIQUE column constraints) are left on documents.
         QCOMPARE(c.execAndGet("SELECT count(*) FROM sqlite_master WHERE tbl_name = 'document_rows' AND sql IS NULL")
                      .getInt(),

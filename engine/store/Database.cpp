@@ -3,8 +3,8 @@
 #include "BodyCodec.h"
 
 #include "SearchTerms.h"
+#include "StoredForms.h"
 
-#include "Identity.h"
 #include "Json.h"
 
 #include <SQLiteCpp/Statement.h>
@@ -14,7 +14,6 @@
 #include <QStandardPaths>
 
 #include <atomic>
-#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -590,11 +589,59 @@ CREATE VIEW changes AS
     FROM change_rows c JOIN resources r ON r.resource_key = c.resource_key
     JOIN change_origins o ON o.origin_key = c.origin_key;
 )SQL",
+    // Version 23: a document's row without what is kept elsewhere or as text for no reader. Its
+    // referential id is its own alias's (the alias of its own resource), which the view reads;
+    // last_modified and created_at are seconds (created_at NULL while it equals last_modified) and
+    // the etag its 8 bytes, each given back as text by the views (StoredForms.h). 38 bytes a
+    // document. A table's column types cannot change in place, so the table is rebuilt (foreign
+    // keys off, see migrate()) in its doc_key order, and its indexes built sorted.
+    R"SQL(
+DROP VIEW documents;
+DROP VIEW changes;
+CREATE TABLE document_rows_v23 (
+    doc_key       INTEGER PRIMARY KEY,
+    id            NOT NULL,
+    resource_key  INTEGER NOT NULL REFERENCES resources(resource_key),
+    identity      TEXT NOT NULL,
+    body          TEXT NOT NULL,
+    etag          NOT NULL,
+    created_at    INTEGER,
+    last_modified INTEGER NOT NULL,
+    change_seq    INTEGER
+);
+INSERT INTO document_rows_v23 (doc_key, id, resource_key, identity, body, etag, created_at, last_modified, change_seq)
+    SELECT doc_key, id, resource_key, identity, body, steward_hex_key(etag), steward_time_key(nullif(created_at, '')),
+           steward_time_key(last_modified), change_seq
+    FROM document_rows ORDER BY doc_key;
+DROP TABLE document_rows;
+ALTER TABLE document_rows_v23 RENAME TO document_rows;
+CREATE UNIQUE INDEX documents_by_id ON document_rows(id);
+CREATE INDEX documents_by_resource ON document_rows(resource_key, doc_key);
+CREATE INDEX documents_by_natural_key
+    ON document_rows(resource_key, steward_natural_key(steward_text(identity)) COLLATE NOCASE);
+CREATE INDEX documents_by_change ON document_rows(change_seq);
+CREATE VIEW documents AS
+    SELECT d.doc_key, steward_id_text(d.id) AS id, r.project, r.resource,
+           (SELECT a.referential_id FROM alias_rows a WHERE a.doc_key = d.doc_key AND a.resource_key = d.resource_key)
+               AS referential_id,
+           d.identity, d.body, steward_hex_text(d.etag) AS etag,
+           steward_time_text(coalesce(d.created_at, d.last_modified)) AS created_at,
+           steward_time_text(d.last_modified) AS last_modified,
+           steward_natural_key(steward_text(d.identity)) COLLATE NOCASE AS natural_key, d.change_seq, d.resource_key,
+           d.id AS id_key
+    FROM document_rows d JOIN resources r ON r.resource_key = d.resource_key;
+CREATE VIEW changes AS
+    SELECT c.seq, c.op, r.project, r.resource, steward_id_text(c.id) AS id, c.referential_id, c.previous_referential_id,
+           c.identity, c.body, steward_hex_text(c.etag) AS etag, c.at, o.actor, nullif(o.source, '') AS source,
+           c.previous_identity, c.resource_key, c.id AS id_key
+    FROM change_rows c JOIN resources r ON r.resource_key = c.resource_key
+    JOIN change_origins o ON o.origin_key = c.origin_key;
+)SQL",
 };
 
 // The last migration that rebuilds a table other tables point at: foreign keys must be off while
 // it runs, or dropping the old table would cascade into the tables that point at it.
-constexpr int kLastRebuildingMigration = 19;
+constexpr int kLastRebuildingMigration = 23;
 
 // Random-key indexes nothing in an import reads: the document id, the change log by document and
 // references by target. An import of many documents drops them and builds them again at the end
@@ -854,30 +901,6 @@ void naturalKeyFunction(sqlite3_context *context, int, sqlite3_value **argv)
     sqlite3_result_text(context, key.c_str(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
 }
 
-void idKeyFunction(sqlite3_context *context, int, sqlite3_value **argv)
-{
-    if (sqlite3_value_type(argv[0]) == SQLITE_TEXT) {
-        const char *text = reinterpret_cast<const char *>(sqlite3_value_text(argv[0]));
-        if (const std::optional<Uuid> bytes = Uuid::parseCanonical(std::string_view(text, sqlite3_value_bytes(argv[0])))) {
-            sqlite3_result_blob(context, bytes->bytes.data(), static_cast<int>(bytes->bytes.size()), SQLITE_TRANSIENT);
-            return;
-        }
-    }
-    sqlite3_result_value(context, argv[0]);
-}
-
-void idTextFunction(sqlite3_context *context, int, sqlite3_value **argv)
-{
-    Uuid bytes;
-    if (sqlite3_value_type(argv[0]) != SQLITE_BLOB || sqlite3_value_bytes(argv[0]) != static_cast<int>(bytes.bytes.size())) {
-        sqlite3_result_value(context, argv[0]);
-        return;
-    }
-    std::memcpy(bytes.bytes.data(), sqlite3_value_blob(argv[0]), bytes.bytes.size());
-    const std::string text = bytes.toString();
-    sqlite3_result_text(context, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-}
-
 void searchTermsFunction(sqlite3_context *context, int, sqlite3_value **argv)
 {
     const unsigned char *text = sqlite3_value_text(argv[0]);
@@ -894,11 +917,7 @@ void Database::registerFunctions(SQLite::Database &db)
     // The natural-key index's expression and the documents view's natural_key (schema 20).
     sqlite3_create_function(db.getHandle(), "steward_natural_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
                             naturalKeyFunction, nullptr, nullptr);
-    // Ids stored as their bytes (schema 22).
-    sqlite3_create_function(db.getHandle(), "steward_id_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
-                            idKeyFunction, nullptr, nullptr);
-    sqlite3_create_function(db.getHandle(), "steward_id_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
-                            idTextFunction, nullptr, nullptr);
+    registerStoredFormFunctions(db);
 }
 
 void Database::migrate(int fromVersion)

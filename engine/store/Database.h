@@ -61,9 +61,10 @@ public:
 
     // Throws StorageError naming the file and what is wrong; a foreign, newer or read-only file is left untouched.
     static std::unique_ptr<Database> open(const std::string &path, Access access = Access::ReadWrite);
-    // The SQL functions every connection open() makes has: steward_text() (BodyCodec) and
-    // steward_natural_key(), which the natural-key index and the documents view call. A connection
-    // made otherwise needs them before it writes document_rows.
+    // The SQL functions every connection open() makes has: steward_text() (BodyCodec),
+    // steward_natural_key(), which the natural-key index and the documents view call, and the stored
+    // forms' (StoredForms.h). A connection made otherwise needs them before it reads the views or
+    // writes document_rows.
     static void registerFunctions(SQLite::Database &db);
 
     ~Database();

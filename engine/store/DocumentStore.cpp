@@ -2,6 +2,7 @@
 
 #include "BodyCodec.h"
 #include "Database.h"
+#include "StoredForms.h"
 
 #include "ApiSchema.h"
 
@@ -20,8 +21,7 @@ namespace steward {
 namespace {
 
 const char *const kDocumentColumns = "doc_key, id, project, resource, referential_id, steward_text(identity), "
-                                     "steward_text(body), etag, coalesce(nullif(created_at, ''), last_modified), "
-                                     "last_modified, change_seq";
+                                     "steward_text(body), etag, created_at, last_modified, change_seq";
 
 StoredDocument readDocument(SQLite::Statement &s)
 {
@@ -43,15 +43,6 @@ StoredDocument readDocument(SQLite::Statement &s)
 void bindUuid(SQLite::Statement &s, int index, const Uuid &uuid)
 {
     s.bind(index, uuid.bytes.data(), static_cast<int>(uuid.bytes.size()));
-}
-
-// An id as document_rows and change_rows keep it (schema 22): as what steward_id_key() gives.
-void bindStoredId(SQLite::Statement &s, int index, const std::string &id)
-{
-    if (const std::optional<Uuid> bytes = Uuid::parseCanonical(id))
-        bindUuid(s, index, *bytes);
-    else
-        s.bindNoCopy(index, id); // the text outlives exec()
 }
 
 const char *const kAddResource = "INSERT INTO resources (project, resource) VALUES (?, ?) ON CONFLICT DO NOTHING";
@@ -107,8 +98,8 @@ void bindAll(SQLite::Statement &s, const std::vector<Json> &values)
 // of a LEFT JOIN, and would copy every document (and work out every natural key) first.
 const char *const kChangesWithBodies = "changes c LEFT JOIN document_rows d ON d.id = c.id_key AND d.change_seq = c.seq";
 const char *const kChangeBody = "steward_text(coalesce(c.body, d.body))";
-const char *const kChangeEtag = "coalesce(c.etag, d.etag)";
-const char *const kChangeAt = "coalesce(nullif(c.at, ''), d.last_modified)";
+const char *const kChangeEtag = "coalesce(c.etag, steward_hex_text(d.etag))";
+const char *const kChangeAt = "coalesce(nullif(c.at, ''), steward_time_text(d.last_modified))";
 // The document's own identity first when c is its current entry (d, by change_seq): that needs
 // no search, which matters while a large import has dropped the indexes the searches use.
 const char *const kChangeIdentity =
@@ -237,23 +228,22 @@ void DocumentStore::insertDocument(StoredDocument &d, const ChangeRecord &change
 {
     d.changeSeq = appendChange(change.op, d, change.previousReferentialId, change.actor, change.at);
     SQLite::Statement &s = statement(
-        "INSERT INTO document_rows (id, resource_key, referential_id, identity, body, etag, created_at, "
-        "last_modified, change_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    // The texts outlive exec(): no copies.
+        "INSERT INTO document_rows (id, resource_key, identity, body, etag, created_at, last_modified, change_seq) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    // Its referential id is its own alias's (schema 23), which the caller inserts.
     bindStoredId(s, 1, d.id);
     s.bind(2, resourceKey(d.project, d.resource));
-    bindUuid(s, 3, d.referentialId);
-    bindStoredText(s, 5, d, d.body, d.storedBody, true);
-    bindStoredText(s, 4, d, d.identity, d.storedIdentity, false);
-    s.bindNoCopy(6, d.etag);
+    bindStoredText(s, 4, d, d.body, d.storedBody, true);
+    bindStoredText(s, 3, d, d.identity, d.storedIdentity, false);
+    bindStoredHex(s, 5, d.etag);
     // A document not written since it was created leaves created_at to last_modified; its first
-    // update copies it in (20 bytes a document).
+    // update copies it in.
     if (d.createdAt == d.lastModified)
-        s.bind(7, std::string());
+        s.bind(6);
     else
-        s.bindNoCopy(7, d.createdAt);
-    s.bindNoCopy(8, d.lastModified);
-    s.bind(9, d.changeSeq);
+        bindStoredTime(s, 6, d.createdAt);
+    bindStoredTime(s, 7, d.lastModified);
+    s.bind(8, d.changeSeq);
     s.exec();
     d.docKey = m_db.getLastInsertRowid();
     indexInserted(d);
@@ -264,17 +254,17 @@ void DocumentStore::updateDocument(StoredDocument &d, const ChangeRecord &change
     indexReplaced(d);
     copyBodyIntoCurrentChange(d.docKey);
     d.changeSeq = appendChange(change.op, d, change.previousReferentialId, change.actor, change.at);
-    // SET reads the row as it was: an empty created_at takes the last_modified being replaced.
-    SQLite::Statement &s = statement("UPDATE document_rows SET referential_id = ?, identity = ?, body = ?, etag = ?, "
-                                     "created_at = coalesce(nullif(created_at, ''), last_modified), "
+    // SET reads the row as it was: a NULL created_at takes the last_modified being replaced. The
+    // referential id is the own alias's, which the caller updates.
+    SQLite::Statement &s = statement("UPDATE document_rows SET identity = ?, body = ?, etag = ?, "
+                                     "created_at = coalesce(created_at, last_modified), "
                                      "last_modified = ?, change_seq = ? WHERE doc_key = ?");
-    bindUuid(s, 1, d.referentialId);
-    bindStoredText(s, 3, d, d.body, d.storedBody, true);
-    bindStoredText(s, 2, d, d.identity, d.storedIdentity, false);
-    s.bind(4, d.etag);
-    s.bind(5, d.lastModified);
-    s.bind(6, d.changeSeq);
-    s.bind(7, d.docKey);
+    bindStoredText(s, 2, d, d.body, d.storedBody, true);
+    bindStoredText(s, 1, d, d.identity, d.storedIdentity, false);
+    bindStoredHex(s, 3, d.etag);
+    bindStoredTime(s, 4, d.lastModified);
+    s.bind(5, d.changeSeq);
+    s.bind(6, d.docKey);
     s.exec();
 }
 
@@ -310,7 +300,7 @@ void DocumentStore::copyBodyIntoCurrentChange(std::int64_t docKey)
 {
     SQLite::Statement &s = statement(
         "UPDATE change_rows SET body = coalesce(change_rows.body, d.body), etag = coalesce(change_rows.etag, d.etag), "
-        "at = coalesce(nullif(change_rows.at, ''), d.last_modified) FROM document_rows d WHERE d.doc_key = ? "
+        "at = coalesce(nullif(change_rows.at, ''), steward_time_text(d.last_modified)) FROM document_rows d WHERE d.doc_key = ? "
         "AND change_rows.seq = d.change_seq "
         "AND (change_rows.body IS NULL OR change_rows.etag IS NULL OR change_rows.at = '')");
     s.bind(1, docKey);
