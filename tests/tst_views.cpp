@@ -192,9 +192,10 @@ private Q_SLOTS:
         QCOMPARE(f.call("GET", "/ed-fi/schools/" + id).status, 200);
         const std::vector<std::pair<std::string, std::string>> lookups = {
             {"SELECT * FROM documents WHERE id_key = steward_id_key('x')", "documents_by_id"},
-            {"SELECT * FROM changes WHERE id_key = steward_id_key('x') ORDER BY seq DESC", "changes_by_document"},
-            {std::string("SELECT c.seq FROM ") + kChangesWithBodies + " WHERE c.id_key = steward_id_key('x')",
+            {std::string("SELECT * FROM changes c WHERE ") + kEntryOfDocument + " ORDER BY c.seq DESC",
              "changes_by_document"},
+            {std::string("SELECT c.seq FROM changes c WHERE ") + kEntryOfDocument, "documents_by_id"},
+            {std::string("SELECT c.seq FROM ") + kChangesWithBodies + " WHERE " + kEntryOfDocument, "documents_by_change"},
         };
         for (const auto &[sql, index] : lookups) {
             SQLite::Statement plan(db, "EXPLAIN QUERY PLAN " + sql);

@@ -118,12 +118,11 @@ struct ExportedKeys
 
 const char *const kCountAll = "SELECT count(*) FROM documents WHERE project = ?1 AND resource = ?2";
 const char *const kCountSince = "SELECT count(*) FROM documents d WHERE d.project = ?1 AND d.resource = ?2 "
-                                "AND EXISTS (SELECT 1 FROM change_rows c WHERE c.id = d.id_key AND c.seq > ?3)";
+                                "AND d.change_seq > ?3";
 const char *const kRowsAll = "SELECT doc_key, steward_text(body) FROM documents WHERE project = ?1 AND resource = ?2 "
                              "AND doc_key > ?3 ORDER BY doc_key LIMIT ?4";
 const char *const kRowsSince = "SELECT d.doc_key, steward_text(d.body) FROM documents d WHERE d.project = ?1 AND d.resource = ?2 "
-                               "AND d.doc_key > ?3 AND EXISTS (SELECT 1 FROM change_rows c WHERE c.id = d.id_key "
-                               "AND c.seq > ?5) ORDER BY d.doc_key LIMIT ?4";
+                               "AND d.doc_key > ?3 AND d.change_seq > ?5 ORDER BY d.doc_key LIMIT ?4";
 // Documents the exported ones point at (references and descriptors, through own or superclass
 // aliases) that are not exported themselves.
 const char *const kRequires =

@@ -77,6 +77,15 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
         while (vanished.executeStep())
             report.violations.push_back({vanished.getColumn(0).getString(), vanished.getColumn(1).getString(),
                                          "the change log says it exists, but the document is missing"});
+        // A current entry leaves its id to the document that points at it (schema version 24).
+        SQLite::Statement unpointed(db, "SELECT c.seq, r.resource FROM change_rows c JOIN resources r "
+                                        "ON r.resource_key = c.resource_key WHERE c.id IS NULL "
+                                        "AND NOT EXISTS (SELECT 1 FROM document_rows d WHERE d.change_seq = c.seq)");
+        while (unpointed.executeStep())
+            report.violations.push_back({"", unpointed.getColumn(1).getString(),
+                                         "change-log entry " + unpointed.getColumn(0).getString()
+                                             + " is a document's current state, but no document points at it: "
+                                               "the document is missing"});
         // An entry without a body, etag or time stands for its document's current state; any other
         // has lost what it was written with.
         SQLite::Statement bodiless(db, std::string("SELECT c.id, c.resource, c.seq, c.body IS NULL FROM ")
@@ -102,7 +111,8 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
     std::map<std::int64_t, std::int64_t> indexRowsFound;
     std::int64_t unreadable = 0; // documents whose words could not be counted: no index entry is then "extra"
     SQLite::Statement lastChange(db,
-                                 "SELECT op, steward_text(body), etag, seq FROM changes WHERE id_key = steward_id_key(?) ORDER BY seq DESC LIMIT 1");
+                                 std::string("SELECT c.op, steward_text(c.body), c.etag, c.seq FROM changes c WHERE ") + kEntryOfDocument
+                                     + " ORDER BY c.seq DESC LIMIT 1");
     while (documents.executeStep()) {
         ++report.documents;
         if (progress && report.documents % 1000 == 0 && !progress(report.documents, total)) {

@@ -168,7 +168,7 @@ std::vector<HistoryEntry> Engine::history(const std::string &id)
     DeferredTransaction read(m_database.connection());
     SQLite::Statement s(m_database.connection(), std::string("SELECT c.seq, c.op, ") + kChangeAt + ", c.actor, c.source, " + kChangeBody
                                                      + " FROM " + kChangesWithBodies
-                                                     + " WHERE c.id_key = steward_id_key(?) ORDER BY c.seq DESC");
+                                                     + " WHERE " + kEntryOfDocument + " ORDER BY c.seq DESC");
     s.bind(1, id);
     std::vector<HistoryEntry> out;
     while (s.executeStep()) {
@@ -217,7 +217,7 @@ std::vector<DocumentChange> Engine::documentsChangedSince(std::int64_t seq)
     // by id in SQL made the planner walk the whole change log through its id index.
     SQLite::Statement written(db, "SELECT id, project, resource FROM changes WHERE seq > ? ORDER BY seq");
     SQLite::Statement before(db, std::string("SELECT c.op, ") + kChangeBody + " FROM " + kChangesWithBodies
-                                     + " WHERE c.id_key = steward_id_key(?) AND c.seq <= ? ORDER BY c.seq DESC LIMIT 1");
+                                     + " WHERE " + kEntryOfDocument + " AND c.seq <= ?2 ORDER BY c.seq DESC LIMIT 1");
     written.bind(1, seq);
     std::vector<DocumentChange> out;
     std::set<std::string> seen;

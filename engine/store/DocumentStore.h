@@ -92,6 +92,9 @@ extern const char *const kChangeAt;
 // record it; inserts and updates leave it empty (schema version 15), so it is the one recorded
 // after them or the document's own.
 extern const char *const kChangeIdentity;
+// WHERE c is an entry of the document whose id is bound to ?1: those that keep its id, and its
+// current entry, which leaves the id to the document's row (schema version 24).
+extern const char *const kEntryOfDocument;
 
 // Who made a document write and when; the store records it in the change log with the write.
 struct ChangeRecord
