@@ -137,7 +137,7 @@ int main(int argc, char **argv)
         while (s.executeStep())
             ids.push_back(s.getColumn(0).getString());
     }
-    SQLite::Statement byId(reader, "SELECT body FROM documents WHERE id = ?");
+    SQLite::Statement byId(reader, "SELECT body FROM documents WHERE id_key = steward_id_key(?)");
     print("baseline: raw SQLite, a document by its indexed id", measure(ids, [&byId](const std::string &id) {
               byId.bind(1, id);
               std::size_t n = byId.executeStep() ? 1 : 0;

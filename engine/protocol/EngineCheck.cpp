@@ -73,7 +73,8 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
         // The change log says these exist (their last entry is not a delete), yet they are gone.
         SQLite::Statement vanished(db, "SELECT c.id, c.resource FROM changes c "
                                        "WHERE c.seq = (SELECT max(seq) FROM change_rows WHERE id = c.id_key) "
-                                       "AND c.op <> 'delete' AND NOT EXISTS (SELECT 1 FROM document_rows d WHERE d.id = c.id_key)");
+                                       "AND c.op <> 'delete' "
+                                       "AND NOT EXISTS (SELECT 1 FROM document_rows d WHERE d.id = c.id_key)");
         while (vanished.executeStep())
             report.violations.push_back({vanished.getColumn(0).getString(), vanished.getColumn(1).getString(),
                                          "the change log says it exists, but the document is missing"});
@@ -110,9 +111,8 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
     SQLite::Statement searchRow(db, "SELECT terms FROM search_index WHERE rowid = ?");
     std::map<std::int64_t, std::int64_t> indexRowsFound;
     std::int64_t unreadable = 0; // documents whose words could not be counted: no index entry is then "extra"
-    SQLite::Statement lastChange(db,
-                                 std::string("SELECT c.op, steward_text(c.body), c.etag, c.seq FROM changes c WHERE ") + kEntryOfDocument
-                                     + " ORDER BY c.seq DESC LIMIT 1");
+    SQLite::Statement lastChange(db, std::string("SELECT c.op, steward_text(c.body), c.etag, c.seq FROM changes c WHERE ")
+                                         + kEntryOfDocument + " ORDER BY c.seq DESC LIMIT 1");
     while (documents.executeStep()) {
         ++report.documents;
         if (progress && report.documents % 1000 == 0 && !progress(report.documents, total)) {

@@ -761,7 +761,8 @@ EditSelection BulkEditor::selectRule(const std::string &ruleId)
     SQLite::Database &db = m_database.connection();
     DeferredTransaction read(db);
     // Only documents still stored: a rule result can outlive the document it was about.
-    SQLite::Statement s(db, "SELECT DISTINCT r.doc_id FROM rule_results r JOIN documents d ON d.id_key = steward_id_key(r.doc_id) "
+    SQLite::Statement s(db, "SELECT DISTINCT r.doc_id FROM rule_results r "
+                            "JOIN documents d ON d.id_key = steward_id_key(r.doc_id) "
                             "WHERE r.rule_id = ? ORDER BY r.doc_id");
     s.bind(1, ruleId);
     while (s.executeStep())

@@ -154,7 +154,8 @@ void markDistinct(Database &database, const std::string &firstId, const std::str
     SQLite::Database &db = database.connection();
     ImmediateTransaction transaction(db);
     std::map<std::string, std::pair<std::string, std::string>> found;
-    SQLite::Statement query(db, "SELECT id, project, resource FROM documents WHERE id_key IN (steward_id_key(?), steward_id_key(?))");
+    SQLite::Statement query(db, "SELECT id, project, resource FROM documents "
+                                "WHERE id_key IN (steward_id_key(?), steward_id_key(?))");
     query.bind(1, firstId);
     query.bind(2, secondId);
     while (query.executeStep())

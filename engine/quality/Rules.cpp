@@ -251,7 +251,8 @@ std::vector<RuleView> ruleViews(const Model &model)
         }
         std::set<std::string> columns = {"id", "natural_key", "_body"};
         // The view reads document_rows (see setViewScope), which keeps the natural key only in its index.
-        std::string select = "steward_id_text(d.id) AS id, steward_natural_key(steward_text(d.identity)) COLLATE NOCASE AS natural_key";
+        std::string select = "steward_id_text(d.id) AS id, "
+                             "steward_natural_key(steward_text(d.identity)) COLLATE NOCASE AS natural_key";
         auto addColumn = [&](const std::string &name, const std::string &jsonPath) {
             if (!columns.insert(name).second)
                 return; // a property named like a fixed column stays reachable through _body
@@ -725,7 +726,8 @@ void RuleRunner::runRule(RuleOutcome &outcome, bool filtered)
                                                       " ON d.id_key = steward_id_key(s.doc_id)"
                                                       " WHERE s.doc_id = ? AND d.project = ? AND d.resource = ?"
                                               : std::string("SELECT natural_key FROM main.documents"
-                                                            " WHERE id_key = steward_id_key(?) AND project = ? AND resource = ?"));
+                                                            " WHERE id_key = steward_id_key(?)"
+                                                            " AND project = ? AND resource = ?"));
         judged.bind(2, project);
         judged.bind(3, resource);
         // A join may name a document twice; one result per document and rule, the first row's.
@@ -985,7 +987,8 @@ void RuleRunner::writeResults(const std::vector<RuleOutcome> &outcomes, RuleRunR
     // A document deleted after the rules' snapshot gets no result (the next run would remove it anyway).
     SQLite::Statement insert(db, "INSERT INTO rule_results (pack_id, rule_id, severity, project, resource, doc_id,"
                                  " natural_key, message, found_at)"
-                                 " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM document_rows WHERE id = steward_id_key(?))");
+                                 " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?"
+                                 " WHERE EXISTS (SELECT 1 FROM document_rows WHERE id = steward_id_key(?))");
     for (const RuleOutcome &outcome : outcomes) {
         if (outcome.mode == "skipped")
             continue;

@@ -700,7 +700,8 @@ struct DeferrableIndex
 };
 const DeferrableIndex kDeferrableIndexes[] = {
     {"documents_by_id", "CREATE UNIQUE INDEX IF NOT EXISTS documents_by_id ON document_rows(id)"},
-    {"changes_by_document", "CREATE INDEX IF NOT EXISTS changes_by_document ON change_rows(id, seq) WHERE id IS NOT NULL"},
+    {"changes_by_document",
+     "CREATE INDEX IF NOT EXISTS changes_by_document ON change_rows(id, seq) WHERE id IS NOT NULL"},
     {"refs_by_target", "CREATE INDEX IF NOT EXISTS refs_by_target ON refs(to_alias, from_doc)"},
 };
 

@@ -22,6 +22,10 @@ namespace {
 
 const char *const kDocumentColumns = "doc_key, id, project, resource, referential_id, steward_text(identity), "
                                      "steward_text(body), etag, created_at, last_modified, change_seq";
+// A page of a collection leaves the referential id out: the view looks it up in the aliases, a
+// search per row, and no page shows it.
+const char *const kListedColumns = "doc_key, id, project, resource, NULL, steward_text(identity), "
+                                   "steward_text(body), etag, created_at, last_modified, change_seq";
 
 StoredDocument readDocument(SQLite::Statement &s)
 {
@@ -103,9 +107,11 @@ const char *const kChangeAt = "coalesce(nullif(c.at, ''), steward_time_text(d.la
 // The document's own identity first when c is its current entry (d, by change_seq): that needs
 // no search, which matters while a large import has dropped the indexes the searches use.
 const char *const kChangeIdentity =
-    "coalesce(nullif(c.identity, ''), steward_text(d.identity), (SELECT CASE n.op WHEN 'key-change' THEN n.previous_identity ELSE n.identity END "
+    "coalesce(nullif(c.identity, ''), steward_text(d.identity), "
+    "(SELECT CASE n.op WHEN 'key-change' THEN n.previous_identity ELSE n.identity END "
     "FROM change_rows n WHERE n.seq IN (SELECT seq FROM change_rows WHERE id = c.id_key UNION ALL "
-    "SELECT change_seq FROM document_rows WHERE id = c.id_key) AND n.seq > c.seq AND n.op IN ('key-change', 'delete') ORDER BY n.seq LIMIT 1), "
+    "SELECT change_seq FROM document_rows WHERE id = c.id_key) AND n.seq > c.seq "
+    "AND n.op IN ('key-change', 'delete') ORDER BY n.seq LIMIT 1), "
     "(SELECT steward_text(i.identity) FROM document_rows i WHERE i.id = c.id_key))";
 
 const char *const kEntryOfDocument =
@@ -166,7 +172,8 @@ SQLite::Statement &DocumentStore::statement(const char *sql)
 
 std::optional<StoredDocument> DocumentStore::findById(const std::string &id)
 {
-    static const std::string sql = std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE id_key = steward_id_key(?)";
+    static const std::string sql
+        = std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE id_key = steward_id_key(?)";
     SQLite::Statement &s = statement(sql.c_str());
     s.bind(1, id);
     return fetchOne(s);
@@ -306,7 +313,8 @@ void DocumentStore::copyBodyIntoCurrentChange(std::int64_t docKey)
     SQLite::Statement &s = statement(
         "UPDATE change_rows SET id = coalesce(change_rows.id, d.id), body = coalesce(change_rows.body, d.body), "
         "etag = coalesce(change_rows.etag, d.etag), "
-        "at = coalesce(nullif(change_rows.at, ''), steward_time_text(d.last_modified)) FROM document_rows d WHERE d.doc_key = ? "
+        "at = coalesce(nullif(change_rows.at, ''), steward_time_text(d.last_modified)) "
+        "FROM document_rows d WHERE d.doc_key = ? "
         "AND change_rows.seq = d.change_seq "
         "AND (change_rows.body IS NULL OR change_rows.etag IS NULL OR change_rows.at = '' OR change_rows.id IS NULL)");
     s.bind(1, docKey);
@@ -611,7 +619,7 @@ std::vector<StoredDocument> DocumentStore::query(const CollectionQuery &query, b
 {
     QuerySql sql = querySql(query);
     std::vector<Json> &bindings = sql.bindings;
-    std::string text = std::string("SELECT ") + kDocumentColumns + sql.from + sql.where;
+    std::string text = std::string("SELECT ") + kListedColumns + sql.from + sql.where;
     if (query.afterDocKey > 0) {
         text += " AND " + sql.orderColumn + " > ?";
         bindings.push_back(query.afterDocKey);

@@ -257,6 +257,7 @@ public:
     // Empties the find-anything index and fills it in again from the documents (check's repair).
     void rebuildSearchIndex();
 
+    // A page of documents; their referentialId is left empty (findById and the like read it).
     std::vector<StoredDocument> query(const CollectionQuery &query, bool fetchOneMore);
     std::int64_t count(const CollectionQuery &query);
     // The change log's newest sequence number (0 when empty): Change Queries' newest change version.

@@ -43,7 +43,8 @@ void resultStoredOrSame(sqlite3_context *context, sqlite3_value *value, const vo
 
 std::string_view textOf(sqlite3_value *value)
 {
-    return {reinterpret_cast<const char *>(sqlite3_value_text(value)), static_cast<std::size_t>(sqlite3_value_bytes(value))};
+    return {reinterpret_cast<const char *>(sqlite3_value_text(value)),
+            static_cast<std::size_t>(sqlite3_value_bytes(value))};
 }
 
 void idKey(sqlite3_context *context, int, sqlite3_value **argv)
@@ -57,7 +58,8 @@ void idKey(sqlite3_context *context, int, sqlite3_value **argv)
 void idText(sqlite3_context *context, int, sqlite3_value **argv)
 {
     Uuid id;
-    if (sqlite3_value_type(argv[0]) != SQLITE_BLOB || sqlite3_value_bytes(argv[0]) != static_cast<int>(id.bytes.size())) {
+    if (sqlite3_value_type(argv[0]) != SQLITE_BLOB
+        || sqlite3_value_bytes(argv[0]) != static_cast<int>(id.bytes.size())) {
         sqlite3_result_value(context, argv[0]);
         return;
     }

@@ -266,7 +266,8 @@ PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor,
         }
     }
 
-    SQLite::Statement current(db, "SELECT steward_text(body), steward_text(identity) FROM documents WHERE id_key = steward_id_key(?)");
+    SQLite::Statement current(db, "SELECT steward_text(body), steward_text(identity) FROM documents "
+                                  "WHERE id_key = steward_id_key(?)");
     SQLite::Statement before(db, std::string("SELECT ") + kChangeIdentity + " FROM " + kChangesWithBodies
                                      + " WHERE " + kEntryOfDocument + " AND c.seq < ?2 ORDER BY c.seq DESC LIMIT 1");
     for (const std::string &id : arrival) {
