@@ -104,19 +104,29 @@ const char *const kChangesWithBodies = "changes c LEFT JOIN document_rows d ON d
 const char *const kChangeBody = "steward_text(coalesce(c.body, d.body))";
 const char *const kChangeEtag = "coalesce(c.etag, steward_hex_text(d.etag))";
 const char *const kChangeAt = "coalesce(nullif(c.at, ''), steward_time_text(d.last_modified))";
+namespace {
+
+// The seqs of a document's change-log entries, given an SQL expression of its stored id: those that
+// keep the id, and its current entry, which leaves the id to the document's row (schema version 24).
+std::string entriesOfDocument(const std::string &storedId)
+{
+    return "(SELECT seq FROM change_rows WHERE id = " + storedId
+           + " UNION ALL SELECT change_seq FROM document_rows WHERE id = " + storedId + ")";
+}
+
+} // namespace
+
 // The document's own identity first when c is its current entry (d, by change_seq): that needs
 // no search, which matters while a large import has dropped the indexes the searches use.
-const char *const kChangeIdentity =
+const std::string kChangeIdentity =
     "coalesce(nullif(c.identity, ''), steward_text(d.identity), "
     "(SELECT CASE n.op WHEN 'key-change' THEN n.previous_identity ELSE n.identity END "
-    "FROM change_rows n WHERE n.seq IN (SELECT seq FROM change_rows WHERE id = c.id_key UNION ALL "
-    "SELECT change_seq FROM document_rows WHERE id = c.id_key) AND n.seq > c.seq "
-    "AND n.op IN ('key-change', 'delete') ORDER BY n.seq LIMIT 1), "
-    "(SELECT steward_text(i.identity) FROM document_rows i WHERE i.id = c.id_key))";
+    "FROM change_rows n WHERE n.seq IN "
+    + entriesOfDocument("c.id_key")
+    + " AND n.seq > c.seq AND n.op IN ('key-change', 'delete') ORDER BY n.seq LIMIT 1), "
+      "(SELECT steward_text(i.identity) FROM document_rows i WHERE i.id = c.id_key))";
 
-const char *const kEntryOfDocument =
-    "c.seq IN (SELECT seq FROM change_rows WHERE id = steward_id_key(?1) UNION ALL "
-    "SELECT change_seq FROM document_rows WHERE id = steward_id_key(?1))";
+const std::string kEntryOfDocument = "c.seq IN " + entriesOfDocument("steward_id_key(?1)");
 
 bool readUuid(const SQLite::Column &column, Uuid &out)
 {

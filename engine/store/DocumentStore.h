@@ -91,10 +91,10 @@ extern const char *const kChangeAt;
 // The identity a document had at entry c, read FROM kChangesWithBodies. Deletes and key changes
 // record it; inserts and updates leave it empty (schema version 15), so it is the one recorded
 // after them or the document's own.
-extern const char *const kChangeIdentity;
+extern const std::string kChangeIdentity;
 // WHERE c is an entry of the document whose id is bound to ?1: those that keep its id, and its
 // current entry, which leaves the id to the document's row (schema version 24).
-extern const char *const kEntryOfDocument;
+extern const std::string kEntryOfDocument;
 
 // Who made a document write and when; the store records it in the change log with the write.
 struct ChangeRecord

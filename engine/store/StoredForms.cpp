@@ -171,12 +171,8 @@ std::optional<std::string> bytesOfLowerHex(std::string_view text)
         return std::nullopt;
     std::string bytes(text.size() / 2, '\0');
     for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        int value = -1;
-        if (c >= '0' && c <= '9')
-            value = c - '0';
-        else if (c >= 'a' && c <= 'f')
-            value = c - 'a' + 10;
+        // Upper case would not come back as it was.
+        const int value = text[i] >= 'A' && text[i] <= 'F' ? -1 : hexDigitValue(text[i]);
         if (value < 0)
             return std::nullopt;
         bytes[i / 2] = static_cast<char>(i % 2 == 0 ? value << 4 : (static_cast<unsigned char>(bytes[i / 2]) | value));
