@@ -539,6 +539,7 @@ private Q_SLOTS:
         QVERIFY(cancelled.cancelled);
         QCOMPARE(indexesWhileApplying, 0);
         QCOMPARE(count(f.databasePath(), indexes), 3); // built again although it was cancelled
+        QCOMPARE(f.database().connection().execAndGet("PRAGMA foreign_keys").getInt64(), 1);
         QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'School'"), 20);
 
         phases.clear();
@@ -581,6 +582,40 @@ private Q_SLOTS:
         QVERIFY(small.completed);
         QCOMPARE(indexesDuringSmall, 3);
         QVERIFY(!phases.count("indexing"));
+    }
+
+    void largeImportChecksItsLinksInOnePass()
+    {
+        // A large import writes with SQLite's row-by-row foreign-key checks off and checks every
+        // link once at the end: a link broken meanwhile is reported, and the checks are back on.
+        Fixture f;
+        f.seedDescriptors();
+        QTemporaryDir dir;
+        ImportOptions options;
+        options.paths = {writeSchools(dir, "large.ndjson", 40, 3000)};
+        options.chunkSize = 10;
+        options.deferIndexesFrom = 20;
+        SQLite::Database &writer = f.database().connection();
+        std::int64_t checksWhileApplying = -1;
+        ImportReport report = importFiles(f.engine(), f.model(), options, [&](const ImportProgress &p) {
+            if (p.phase == "applying" && checksWhileApplying < 0) {
+                checksWhileApplying = writer.execAndGet("PRAGMA foreign_keys").getInt64();
+                // Something else breaks a link between two chunks (the checks would refuse it).
+                writer.exec("INSERT INTO refs (from_doc, to_alias) VALUES ((SELECT max(doc_key) FROM document_rows), 987654)");
+            }
+            return true;
+        });
+        QCOMPARE(checksWhileApplying, 0);
+        QCOMPARE(writer.execAndGet("PRAGMA foreign_keys").getInt64(), 1);
+        QVERIFY2(!report.completed, report.toJson().dump().c_str());
+        QVERIFY2(report.error.find("refs points at a missing alias_rows row") != std::string::npos, report.error.c_str());
+        // Every document went in all the same, and with the checks back on the same link is refused.
+        QCOMPARE(count(f.databasePath(), "SELECT count(*) FROM documents WHERE resource = 'School'"), 40);
+        QVERIFY_THROWS_EXCEPTION(SQLite::Exception,
+                                 writer.exec("INSERT INTO refs (from_doc, to_alias) VALUES (1, 987655)"));
+        writer.exec("DELETE FROM refs WHERE to_alias = 987654");
+        const IntegrityReport check = f.engine().check();
+        QVERIFY2(check.clean(), check.toJson().dump().c_str());
     }
 
     void writeFailurePartWayRollsBackItsChunk()

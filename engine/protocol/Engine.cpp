@@ -240,6 +240,8 @@ void takeStoredForms(StoredDocument &document, const PreparedBody &prepared)
 {
     document.storedBody = prepared.storedBody;
     document.storedIdentity = prepared.storedIdentity;
+    // Only for the identity text it was worked out from (an update keeps the stored text).
+    document.naturalKey = document.identity == prepared.identityText ? prepared.naturalKey : std::nullopt;
     document.storedWith = prepared.storedWith;
 }
 
@@ -266,7 +268,7 @@ Engine::Engine(const Model &model, Database &database)
     , m_database(database)
     , m_identity(model)
     , m_validator(model.validator())
-    , m_store(database.connection(), database.codec())
+    , m_store(database.connection(), database.codec(), database.indexKeyMemo())
 {
     m_store.registerResources(model);
     m_store.useQueryIndex(model);
@@ -970,6 +972,8 @@ PreparedBody Engine::prepareBody(const ResourceSchema &resource, Json body) cons
     prepared.bodyText = dumpJson(body);
     const Json identityObject = m_identity.identityObject(resource, body);
     prepared.identityText = dumpJson(identityObject);
+    // The very function the natural-key index calls, so the index holds what it would have worked out.
+    prepared.naturalKey = naturalKeyOfIdentityText(prepared.identityText);
     prepared.etag = etagOf(prepared.bodyText);
     prepared.queryIndexText = m_store.queryIndexTextOf(resource, queryValuesOf(resource, body));
     prepared.searchTerms = searchTermsOf(body);

@@ -121,6 +121,7 @@ struct PreparedBody
     std::optional<std::string> storedBody;
     std::optional<std::string> storedIdentity;
     std::uint32_t storedWith = 0;
+    std::optional<std::string> naturalKey; // naturalKeyOfIdentityText(identityText), for the natural-key index
     std::string newId; // a POST's id if it creates the document (random; made here, it is not free either)
     // Only a new document will do (an undo putting a deleted document back): the identity or the id
     // being stored already is a 409 instead of an upsert.

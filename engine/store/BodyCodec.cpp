@@ -1,5 +1,7 @@
 #include "BodyCodec.h"
 
+#include "IndexKeyMemo.h"
+
 #include <SQLiteCpp/Statement.h>
 #include <sqlite3.h>
 
@@ -103,6 +105,7 @@ std::shared_ptr<const BodyDictionary> readDictionary(sqlite3 *db, std::uint32_t 
 // The dictionaries one connection has met while reading, by id.
 struct ReadDictionaries
 {
+    const IndexKeyMemo *memo = nullptr;
     std::mutex mutex;
     std::unordered_map<std::uint32_t, std::shared_ptr<const BodyDictionary>> byId;
 };
@@ -116,13 +119,19 @@ void textFunction(sqlite3_context *context, int, sqlite3_value **argv)
     }
     const auto *frame = static_cast<const char *>(sqlite3_value_blob(value));
     const auto size = static_cast<std::size_t>(sqlite3_value_bytes(value));
+    auto *cache = static_cast<ReadDictionaries *>(sqlite3_user_data(context));
+    if (const IndexKeyMemo *memo = cache->memo; memo && memo->known && frame != nullptr
+        && std::string_view(frame, size) == memo->storedIdentity) {
+        sqlite3_result_text64(context, memo->identityText.data(), memo->identityText.size(), SQLITE_TRANSIENT,
+                              SQLITE_UTF8);
+        return;
+    }
     ZSTD_frameHeader header{};
     if (frame == nullptr || ZSTD_getFrameHeader_advanced(&header, frame, size, ZSTD_f_zstd1_magicless) != 0
         || header.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN || header.frameContentSize > (1u << 30)) {
         sqlite3_result_error(context, "a stored document text is not a zstd frame Steward wrote", -1);
         return;
     }
-    auto *cache = static_cast<ReadDictionaries *>(sqlite3_user_data(context));
     std::shared_ptr<const BodyDictionary> dictionary;
     if (header.dictID != 0) {
         std::lock_guard<std::mutex> lock(cache->mutex);
@@ -266,9 +275,10 @@ void BodyCodec::store(const BodyDictionary &dictionary)
     insert.exec();
 }
 
-void BodyCodec::registerTextFunction(SQLite::Database &db)
+void BodyCodec::registerTextFunction(SQLite::Database &db, const IndexKeyMemo *memo)
 {
     auto *cache = new ReadDictionaries();
+    cache->memo = memo;
     sqlite3_create_function_v2(
         db.getHandle(), "steward_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, cache, textFunction, nullptr, nullptr,
         [](void *data) { delete static_cast<ReadDictionaries *>(data); });

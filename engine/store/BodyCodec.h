@@ -28,6 +28,8 @@ struct BodyDictionary;
 // steward_text(x), which gives a TEXT as it is and a BLOB decompressed (dictionaries are read from
 // the connection when first met). Writers hold one codec per database, which knows the dictionaries,
 // samples the texts of resources without one, and trains one when enough are there.
+struct IndexKeyMemo;
+
 class BodyCodec
 {
 public:
@@ -50,7 +52,8 @@ public:
     void store(const BodyDictionary &dictionary);
 
     // Registers steward_text(x) on a connection; its own dictionaries are read through that connection.
-    static void registerTextFunction(SQLite::Database &db);
+    // A writer's connection passes its IndexKeyMemo, whose identity it answers without decoding.
+    static void registerTextFunction(SQLite::Database &db, const IndexKeyMemo *memo = nullptr);
 
     // A dictionary needs this many samples of its resource.
     static constexpr int kSamplesToTrain = 500;

@@ -1,6 +1,7 @@
 #include "Database.h"
 
 #include "BodyCodec.h"
+#include "IndexKeyMemo.h"
 
 #include "SearchTerms.h"
 #include "StoredForms.h"
@@ -707,32 +708,6 @@ const DeferrableIndex kDeferrableIndexes[] = {
 
 constexpr int kSchemaVersion = static_cast<int>(sizeof(kMigrations) / sizeof(kMigrations[0]));
 
-// A connection setting changed for a scope and put back however the scope ends.
-class ScopedPragma
-{
-public:
-    ScopedPragma(SQLite::Database &db, const std::string &set, std::string restore)
-        : m_db(db)
-        , m_restore(std::move(restore))
-    {
-        m_db.exec("PRAGMA " + set);
-    }
-    ~ScopedPragma()
-    {
-        try {
-            m_db.exec("PRAGMA " + m_restore);
-        } catch (const SQLite::Exception &) {
-            // Setting a pragma back does not fail in practice; a destructor must not throw.
-        }
-    }
-    ScopedPragma(const ScopedPragma &) = delete;
-    ScopedPragma &operator=(const ScopedPragma &) = delete;
-
-private:
-    SQLite::Database &m_db;
-    std::string m_restore;
-};
-
 int pragmaInt(SQLite::Database &db, const char *pragma)
 {
     SQLite::Statement query(db, std::string("PRAGMA ") + pragma);
@@ -910,7 +885,9 @@ std::unique_ptr<Database> Database::open(const std::string &path, Access access)
             database->m_db->exec("PRAGMA temp_store=MEMORY");
         }
         database->m_db->exec("PRAGMA foreign_keys=ON");
-        registerFunctions(*database->m_db);
+        if (access == Access::ReadWrite)
+            database->m_indexKeyMemo = std::make_unique<IndexKeyMemo>();
+        registerFunctions(*database->m_db, database->m_indexKeyMemo.get());
         if (access == Access::ReadWrite && version < kSchemaVersion)
             database->migrate(version);
         if (access == Access::ReadWrite)
@@ -942,8 +919,15 @@ namespace {
 void naturalKeyFunction(sqlite3_context *context, int, sqlite3_value **argv)
 {
     const unsigned char *text = sqlite3_value_text(argv[0]);
-    const std::string key = naturalKeyOfIdentityText(
-        text ? std::string_view(reinterpret_cast<const char *>(text), sqlite3_value_bytes(argv[0])) : std::string_view());
+    const std::string_view identity =
+        text ? std::string_view(reinterpret_cast<const char *>(text), sqlite3_value_bytes(argv[0])) : std::string_view();
+    if (const auto *memo = static_cast<const IndexKeyMemo *>(sqlite3_user_data(context));
+        memo && memo->known && identity == memo->identityText) {
+        sqlite3_result_text(context, memo->naturalKey.c_str(), static_cast<int>(memo->naturalKey.size()),
+                            SQLITE_TRANSIENT);
+        return;
+    }
+    const std::string key = naturalKeyOfIdentityText(identity);
     sqlite3_result_text(context, key.c_str(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
 }
 
@@ -957,11 +941,11 @@ void searchTermsFunction(sqlite3_context *context, int, sqlite3_value **argv)
 
 } // namespace
 
-void Database::registerFunctions(SQLite::Database &db)
+void Database::registerFunctions(SQLite::Database &db, IndexKeyMemo *memo)
 {
-    BodyCodec::registerTextFunction(db);
+    BodyCodec::registerTextFunction(db, memo);
     // The natural-key index's expression and the documents view's natural_key (schema 20).
-    sqlite3_create_function(db.getHandle(), "steward_natural_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
+    sqlite3_create_function(db.getHandle(), "steward_natural_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, memo,
                             naturalKeyFunction, nullptr, nullptr);
     registerStoredFormFunctions(db);
 }
@@ -1021,6 +1005,20 @@ void Database::deferIndexes()
     transaction.commit();
 }
 
+std::vector<std::string> Database::foreignKeyViolations(int limit)
+{
+    std::vector<std::string> found;
+    SQLite::Statement violations(*m_db, "PRAGMA foreign_key_check");
+    while (static_cast<int>(found.size()) < limit && violations.executeStep()) {
+        // table, rowid (NULL in a WITHOUT ROWID table), parent table, foreign key index
+        const std::string row =
+            violations.getColumn(1).isNull() ? std::string() : " row " + violations.getColumn(1).getString();
+        found.push_back(violations.getColumn(0).getString() + row + " points at a missing "
+                        + violations.getColumn(2).getString() + " row");
+    }
+    return found;
+}
+
 void Database::buildDeferredIndexes()
 {
     // The writer keeps temporary tables in memory; an index build sorts through them, which held
@@ -1054,6 +1052,22 @@ void ImmediateTransaction::commit()
 {
     m_db.exec("COMMIT");
     m_open = false;
+}
+
+ScopedPragma::ScopedPragma(SQLite::Database &db, const std::string &set, std::string restore)
+    : m_db(db)
+    , m_restore(std::move(restore))
+{
+    m_db.exec("PRAGMA " + set);
+}
+
+ScopedPragma::~ScopedPragma()
+{
+    try {
+        m_db.exec("PRAGMA " + m_restore);
+    } catch (const SQLite::Exception &) {
+        // Setting a pragma back does not fail in practice; a destructor must not throw.
+    }
 }
 
 DeferredTransaction::DeferredTransaction(SQLite::Database &db)

@@ -9,6 +9,7 @@
 #include <thread>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace steward {
 
@@ -36,6 +37,7 @@ private:
 };
 
 class BodyCodec;
+struct IndexKeyMemo;
 
 // A Steward database file: checks what it is before touching it, then migrates and configures it.
 class Database
@@ -64,8 +66,8 @@ public:
     // The SQL functions every connection open() makes has: steward_text() (BodyCodec),
     // steward_natural_key(), which the natural-key index and the documents view call, and the stored
     // forms' (StoredForms.h). A connection made otherwise needs them before it reads the views or
-    // writes document_rows.
-    static void registerFunctions(SQLite::Database &db);
+    // writes document_rows. The writer's connection passes its IndexKeyMemo.
+    static void registerFunctions(SQLite::Database &db, IndexKeyMemo *memo = nullptr);
 
     ~Database();
 
@@ -74,6 +76,8 @@ public:
     // How this writer connection stores document text (null on a read-only connection, which reads
     // stored text through the SQL function steward_text, as every connection can).
     BodyCodec *codec() { return m_codec.get(); }
+    // Where the writer puts the natural key of the document it is about to store (null on a read-only connection).
+    IndexKeyMemo *indexKeyMemo() { return m_indexKeyMemo.get(); }
 
     // SQLite checkpoints inside the committing call by default, which shows as latency spikes on
     // saves. This turns that off and checkpoints (PASSIVE) from a thread with its own connection.
@@ -85,12 +89,17 @@ public:
     void deferIndexes();
     void buildDeferredIndexes();
     bool indexesDeferred();
+    // What PRAGMA foreign_key_check finds, at most limit of them, each as "table row N points at a
+    // missing parent row". A pass over every table with a foreign key.
+    std::vector<std::string> foreignKeyViolations(int limit);
 
 private:
     Database(std::unique_ptr<SQLite::Database> db, std::string path);
     void migrate(int fromVersion);
     void stopBackgroundCheckpoints();
 
+    // Before m_db, so destroyed after it: the connection's functions read it until the connection closes.
+    std::unique_ptr<IndexKeyMemo> m_indexKeyMemo;
     std::unique_ptr<SQLite::Database> m_db;
     std::unique_ptr<BodyCodec> m_codec; // after m_db, so destroyed first: it uses the connection
     std::string m_path;
@@ -129,6 +138,21 @@ public:
 private:
     SQLite::Database &m_db;
     bool m_owns; // false when the connection was already in a transaction
+};
+
+// A connection setting changed for a scope and put back however the scope ends. Settings such as
+// foreign_keys are no-ops inside a transaction: switch them before one begins.
+class ScopedPragma
+{
+public:
+    ScopedPragma(SQLite::Database &db, const std::string &set, std::string restore);
+    ~ScopedPragma();
+    ScopedPragma(const ScopedPragma &) = delete;
+    ScopedPragma &operator=(const ScopedPragma &) = delete;
+
+private:
+    SQLite::Database &m_db;
+    std::string m_restore;
 };
 
 bool isBusyError(const SQLite::Exception &e);

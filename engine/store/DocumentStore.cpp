@@ -1,6 +1,7 @@
 #include "DocumentStore.h"
 
 #include "BodyCodec.h"
+#include "IndexKeyMemo.h"
 #include "Database.h"
 #include "StoredForms.h"
 
@@ -160,9 +161,10 @@ bool etagFitsBody(const std::string &etag, const std::string &body)
     return etag == hash.left(10).toHex().toStdString();
 }
 
-DocumentStore::DocumentStore(SQLite::Database &db, BodyCodec *codec)
+DocumentStore::DocumentStore(SQLite::Database &db, BodyCodec *codec, IndexKeyMemo *indexKeyMemo)
     : m_db(db)
     , m_codec(codec)
+    , m_indexKeyMemo(indexKeyMemo)
 {
 }
 
@@ -256,7 +258,7 @@ void DocumentStore::insertDocument(StoredDocument &d, const ChangeRecord &change
     bindStoredId(s, 1, d.id);
     s.bind(2, resourceKey(d.project, d.resource));
     bindStoredText(s, 4, d, d.body, d.storedBody, true);
-    bindStoredText(s, 3, d, d.identity, d.storedIdentity, false);
+    bindStoredIdentity(s, 3, d);
     bindStoredHex(s, 5, d.etag);
     // A document not written since it was created leaves created_at to last_modified; its first
     // update copies it in.
@@ -282,7 +284,7 @@ void DocumentStore::updateDocument(StoredDocument &d, const ChangeRecord &change
                                      "created_at = coalesce(created_at, last_modified), "
                                      "last_modified = ?, change_seq = ? WHERE doc_key = ?");
     bindStoredText(s, 2, d, d.body, d.storedBody, true);
-    bindStoredText(s, 1, d, d.identity, d.storedIdentity, false);
+    bindStoredIdentity(s, 1, d);
     bindStoredHex(s, 3, d.etag);
     bindStoredTime(s, 4, d.lastModified);
     s.bind(5, d.changeSeq);
@@ -301,13 +303,15 @@ void DocumentStore::deleteDocument(const StoredDocument &d, const std::string &a
 }
 
 void DocumentStore::bindStoredText(SQLite::Statement &s, int index, const StoredDocument &d, const std::string &text,
-                                   const std::optional<std::string> &prepared, bool sample)
+                                   const std::optional<std::string> &prepared, bool sample, std::string *bound)
 {
     std::shared_ptr<const BodyDictionary> dictionary = m_codec ? m_codec->dictionaryOf(d.project, d.resource) : nullptr;
     if (!dictionary && m_codec && sample)
         dictionary = m_codec->sample(d.project, d.resource, text);
     if (!dictionary) {
         s.bindNoCopy(index, text); // the text outlives exec()
+        if (bound)
+            *bound = text;
         return;
     }
     // Whatever rolled back since, a frame is stored only beside the dictionary that reads it.
@@ -316,6 +320,22 @@ void DocumentStore::bindStoredText(SQLite::Statement &s, int index, const Stored
         m_codec->store(*dictionary);
     const std::string frame = prepared && d.storedWith == id ? *prepared : BodyCodec::compress(*dictionary, text);
     s.bind(index, frame.data(), static_cast<int>(frame.size()));
+    if (bound)
+        *bound = frame;
+}
+
+void DocumentStore::bindStoredIdentity(SQLite::Statement &s, int index, const StoredDocument &d)
+{
+    if (!m_indexKeyMemo || !d.naturalKey) {
+        bindStoredText(s, index, d, d.identity, d.storedIdentity, false);
+        return;
+    }
+    IndexKeyMemo &memo = *m_indexKeyMemo;
+    memo.known = false; // until all three belong to this document
+    bindStoredText(s, index, d, d.identity, d.storedIdentity, false, &memo.storedIdentity);
+    memo.identityText = d.identity;
+    memo.naturalKey = *d.naturalKey;
+    memo.known = true;
 }
 
 void DocumentStore::copyBodyIntoCurrentChange(std::int64_t docKey)

@@ -20,6 +20,7 @@
 namespace steward {
 
 class BodyCodec;
+struct IndexKeyMemo;
 class Model;
 struct ResourceSchema;
 
@@ -47,6 +48,8 @@ struct StoredDocument
     std::uint32_t storedWith = 0;
     // The same for its search terms (engine/model/SearchTerms).
     std::optional<std::string> searchTerms;
+    // And for its natural key, naturalKeyOfIdentityText(identity), which the natural-key index holds.
+    std::optional<std::string> naturalKey;
 };
 
 struct AliasRow
@@ -178,7 +181,7 @@ class DocumentStore
 {
 public:
     // Without a codec, text is stored as it is (a reader needs none: see BodyCodec).
-    explicit DocumentStore(SQLite::Database &db, BodyCodec *codec = nullptr);
+    explicit DocumentStore(SQLite::Database &db, BodyCodec *codec = nullptr, IndexKeyMemo *indexKeyMemo = nullptr);
     ~DocumentStore();
 
     std::optional<StoredDocument> findById(const std::string &id);
@@ -315,12 +318,16 @@ private:
     void writeSearchTerms(std::int64_t docKey, const std::string *before, const std::string *after);
     // Binds a document's text in its stored form: compressed once its resource has a dictionary
     // (sampled and trained here when it has none); `sample` for the body, whose text trains it.
+    // `bound` (when given) receives the bytes bound.
     void bindStoredText(SQLite::Statement &s, int index, const StoredDocument &d, const std::string &text,
-                        const std::optional<std::string> &prepared, bool sample);
+                        const std::optional<std::string> &prepared, bool sample, std::string *bound = nullptr);
+    // The identity, and its natural key for the index expression when a writer worked it out (IndexKeyMemo).
+    void bindStoredIdentity(SQLite::Statement &s, int index, const StoredDocument &d);
     std::string trackedChangesWhere(TrackedChangeKind kind, const CollectionQuery &query, std::vector<Json> &bindings);
 
     SQLite::Database &m_db;
     BodyCodec *m_codec = nullptr;
+    IndexKeyMemo *m_indexKeyMemo = nullptr;
     std::set<std::uint32_t> m_dictionariesStored; // rows known to be there in this transaction
     // Committed rows of resources only (rows are never deleted): a key added by a transaction
     // that may still roll back is looked up again each time.
