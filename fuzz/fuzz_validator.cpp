@@ -3,7 +3,8 @@
 //
 // Findings: a crash or sanitizer report; any exception (validation answers with errors, it never
 // throws); a body that passed stage 1 but fails it again once normalized (the normalized body is
-// what gets stored, and a later PUT of it must pass).
+// what gets stored, and a later PUT of it must pass); a text parseJson reads otherwise than
+// nlohmann's own parser.
 #include "FuzzSupport.h"
 
 #include "Identity.h"
@@ -20,7 +21,19 @@ STEWARD_FUZZ_TARGET(fuzz_validator, data, size)
     static const IdentityCalculator identities(model);
     const ResourceSchema &resource = *resources[data[0] % resources.size()];
 
-    JsonParseResult parsed = parseJson(fuzz::bytesOf(data + 1, size - 1));
+    const std::string_view text = fuzz::bytesOf(data + 1, size - 1);
+    JsonParseResult parsed = parseJson(text);
+    // parseJson reads with simdjson, and with nlohmann what simdjson refuses: it must accept what
+    // nlohmann accepts (within the depth limit) as the same value, and nothing else.
+    std::optional<Json> theirs;
+    try {
+        theirs = Json::parse(text.begin(), text.end());
+    } catch (const Json::exception &) {
+    }
+    if (parsed.value && (!theirs || dumpJson(*parsed.value) != dumpJson(*theirs)))
+        fuzz::fail("parseJson read a text unlike nlohmann: " + dumpJson(*parsed.value));
+    if (!parsed.value && theirs && parsed.error.find("nests deeper") == std::string::npos)
+        fuzz::fail("parseJson refused a text nlohmann reads: " + parsed.error);
     if (!parsed.value) {
         if (parsed.error.empty())
             fuzz::fail("parseJson refused the input without saying why");

@@ -10,6 +10,8 @@ packages=(
   lld ccache
   libsqlite3-dev libsqlitecpp-dev
   nlohmann-json3-dev libvalijson-dev
+  # JSON read on the hot path: simdjson parses, then builds nlohmann's type, the project's one.
+  libsimdjson-dev
   qt6-base-dev qt6-httpserver-dev qt6-websockets-dev libgl-dev
   qtkeychain-qt6-dev
   fonts-dejavu-core

@@ -5,6 +5,9 @@
 
 #include <QTest>
 
+#include <functional>
+#include <optional>
+
 using namespace steward;
 
 class TestJson : public QObject
@@ -114,6 +117,50 @@ private Q_SLOTS:
             QVERIFY2(lone.error.find("surrogate") != std::string::npos, lone.error.c_str());
         }
         QCOMPARE(parseJson(R"(["\ud83d\ude00"])").value->at(0).get<std::string>(), std::string("\xf0\x9f\x98\x80"));
+    }
+    void readsEveryTextAsNlohmannDoes()
+    {
+        // parseJson reads with simdjson and again with nlohmann whatever simdjson refuses: the values,
+        // their number kinds and what is refused must be nlohmann's own.
+        const std::vector<std::string> texts = {
+            "{\"b\":[1,-2,3.5,-0.0,1e2,2.5e-324,true,false,null],\"a\":{\"x\":\"y\"}}",
+            "18446744073709551615", "9223372036854775808", "-9223372036854775808", "100000000000000000000",
+            "-9223372036854775809", "123456789012345678", "0", "1.0", " 5 ", "{\"a\":1,\"a\":2}",
+            "\"\\u0000x\\/\\ud83d\\ude00\"", "\xef\xbb\xbf{}", std::string("{}\0", 3), "[1,]", "[01]", "[1.]",
+            "[.5]", "[+1]", "[NaN]", "[tru]", "\"a\tb\"", "\"\\ud800\"", "\"\xff\"", "{} x", "", "   ",
+            "[\"\x7f\"]", "{\"k\":{\"k\":[[[]]]}}", "1e999", "[-]"};
+        std::function<bool(const Json &, const Json &)> sameKinds = [&](const Json &a, const Json &b) {
+            if (a.type() != b.type() || a.size() != b.size())
+                return false;
+            if (a.is_object())
+                for (auto it = a.begin(), other = b.begin(); it != a.end(); ++it, ++other)
+                    if (it.key() != other.key() || !sameKinds(*it, *other))
+                        return false;
+            if (a.is_array())
+                for (std::size_t i = 0; i < a.size(); ++i)
+                    if (!sameKinds(a[i], b[i]))
+                        return false;
+            return true;
+        };
+        for (const std::string &text : texts) {
+            const JsonParseResult ours = parseJson(text);
+            std::optional<Json> theirs;
+            try {
+                theirs = Json::parse(text);
+            } catch (const Json::exception &) {
+            }
+            QVERIFY2(ours.value.has_value() == theirs.has_value(), text.c_str());
+            if (theirs) {
+                QCOMPARE(ours.value->dump(), theirs->dump());
+                QVERIFY2(sameKinds(*ours.value, *theirs), text.c_str());
+            } else {
+                QVERIFY2(!ours.error.empty(), text.c_str());
+            }
+        }
+        // The one difference: "-0", an integer zero to nlohmann and an unsigned one here, alike in
+        // value and text.
+        QCOMPARE(parseJson("-0").value->dump(), std::string("0"));
+        QVERIFY(*parseJson("-0").value == Json::parse("-0"));
     }
     void errorsAreValidUtf8()
     {
