@@ -18,6 +18,7 @@ namespace steward {
 // A zstd dictionary trained on one resource's documents, kept in body_dictionaries. Its id is the
 // one zstd writes into every frame made with it (derived from its content).
 struct BodyDictionary;
+struct IndexKeyMemo;
 
 // How document text is stored: as it is (TEXT), or, once its resource has a dictionary, as a zstd
 // frame made with it (BLOB). Ed-Fi documents of one resource repeat their property names, descriptor
@@ -28,8 +29,6 @@ struct BodyDictionary;
 // steward_text(x), which gives a TEXT as it is and a BLOB decompressed (dictionaries are read from
 // the connection when first met). Writers hold one codec per database, which knows the dictionaries,
 // samples the texts of resources without one, and trains one when enough are there.
-struct IndexKeyMemo;
-
 class BodyCodec
 {
 public:
