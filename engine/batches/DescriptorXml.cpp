@@ -2,6 +2,7 @@
 
 #include "XmlInterchangeSource.h"
 #include "XmlText.h"
+#include "Text.h"
 
 #include <algorithm>
 #include <map>

@@ -2,6 +2,7 @@
 
 #include "XmlInterchangeSource.h"
 #include "XmlText.h"
+#include "Text.h"
 
 #include <QFile>
 #include <QXmlStreamReader>

@@ -11,9 +11,6 @@ namespace steward {
 // XML whitespace only: QString::trimmed would also strip no-break spaces, which are data.
 QString trimXmlSpace(const QString &text);
 
-// The JSON form of a date (YYYY-MM-DD), a real calendar day.
-bool isIsoDate(const std::string &text);
-
 // A value quoted for a message, cut after 60 characters.
 std::string quoted(const std::string &value);
 

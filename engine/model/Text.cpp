@@ -16,4 +16,34 @@ std::string lowerAscii(std::string_view text)
     return out;
 }
 
+int decimalDigitsAt(std::string_view text, std::size_t at, std::size_t count)
+{
+    int value = 0;
+    for (std::size_t i = at; i < at + count; ++i) {
+        if (text[i] < '0' || text[i] > '9')
+            return -1;
+        value = value * 10 + (text[i] - '0');
+    }
+    return value;
+}
+
+bool isCalendarDay(int year, int month, int day)
+{
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (month < 1 || month > 12 || day < 1)
+        return false;
+    const bool leapYear = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return day <= days[month - 1] + (month == 2 && leapYear ? 1 : 0);
+}
+
+bool isIsoDate(std::string_view text)
+{
+    if (text.size() != 10 || text[4] != '-' || text[7] != '-')
+        return false;
+    const int year = decimalDigitsAt(text, 0, 4);
+    const int month = decimalDigitsAt(text, 5, 2);
+    const int day = decimalDigitsAt(text, 8, 2);
+    return year >= 0 && month >= 0 && day >= 0 && isCalendarDay(year, month, day);
+}
+
 } // namespace steward

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -9,5 +10,12 @@ namespace steward {
 // ids and keys must not change with it, and std::tolower is a library call per character.
 void lowerAsciiInPlace(std::string &text);
 std::string lowerAscii(std::string_view text);
+
+// The number the count ASCII digits at text[at] spell; -1 when one of them is not a digit.
+int decimalDigitsAt(std::string_view text, std::size_t at, std::size_t count);
+// Whether year-month-day is a day of the Gregorian calendar (29 February only in leap years).
+bool isCalendarDay(int year, int month, int day);
+// "YYYY-MM-DD" in ASCII digits naming a real day: JSON Schema's 'date' and xs:date without a zone.
+bool isIsoDate(std::string_view text);
 
 } // namespace steward

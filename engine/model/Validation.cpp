@@ -1,6 +1,7 @@
 #include "Validation.h"
 
 #include "Identity.h"
+#include "Text.h"
 
 #include <QRegularExpression>
 #include <QString>
@@ -52,20 +53,6 @@ void stripKeywordsValijsonCannotHandle(Json &schema)
         if (auto it = schema.find(key); it != schema.end() && it->is_array())
             for (Json &sub : *it)
                 stripKeywordsValijsonCannotHandle(sub);
-}
-
-bool isLeapYear(int year)
-{
-    return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-}
-
-bool validDate(int year, int month, int day)
-{
-    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (month < 1 || month > 12 || day < 1)
-        return false;
-    const int limit = days[month - 1] + (month == 2 && isLeapYear(year) ? 1 : 0);
-    return day <= limit;
 }
 
 std::string lastSegment(const std::string &path)
@@ -375,26 +362,6 @@ std::uint64_t characterCount(const std::string &text)
     return count;
 }
 
-// A date as the 'date' format demands: four, two and two ASCII digits, a real day.
-bool isDate(const std::string &text)
-{
-    auto digits = [&](std::size_t from, std::size_t count) {
-        int value = 0;
-        for (std::size_t i = from; i < from + count; ++i) {
-            if (text[i] < '0' || text[i] > '9')
-                return -1;
-            value = value * 10 + (text[i] - '0');
-        }
-        return value;
-    };
-    if (text.size() != 10 || text[4] != '-' || text[7] != '-')
-        return false;
-    const int year = digits(0, 4);
-    const int month = digits(5, 2);
-    const int day = digits(8, 2);
-    return year >= 0 && month >= 0 && day >= 0 && validDate(year, month, day);
-}
-
 } // namespace
 
 // PCRE2 (QRegularExpression), not std::regex: libstdc++'s matcher recurses once per character of a
@@ -412,7 +379,7 @@ bool matchesFormat(const std::string &format, const std::string &value)
         const QRegularExpression &regex = format == "date" ? date : dateTime;
         const QRegularExpressionMatch match = regex.match(QString::fromStdString(value));
         return match.hasMatch()
-               && validDate(match.captured(1).toInt(), match.captured(2).toInt(), match.captured(3).toInt());
+               && isCalendarDay(match.captured(1).toInt(), match.captured(2).toInt(), match.captured(3).toInt());
     }
     if (format == "time")
         return time.match(QString::fromStdString(value)).hasMatch();
@@ -719,7 +686,7 @@ private:
             if ((node.minLength && length < *node.minLength) || (node.maxLength && length > *node.maxLength))
                 return false;
         }
-        if (node.format && !(*node.format == "date" ? isDate(text) : matchesFormat(*node.format, text)))
+        if (node.format && !(*node.format == "date" ? isIsoDate(text) : matchesFormat(*node.format, text)))
             return false;
         if (!node.pattern)
             return true;

@@ -1,6 +1,7 @@
 #include "StoredForms.h"
 
 #include "Identity.h"
+#include "Text.h"
 
 #include <sqlite3.h>
 
@@ -20,17 +21,6 @@ std::int64_t daysOfDate(std::int64_t year, unsigned month, unsigned day)
     const unsigned dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
     const unsigned dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear;
     return era * 146097 + static_cast<std::int64_t>(dayOfEra) - 719468;
-}
-
-int digitsAt(std::string_view text, std::size_t at, std::size_t count)
-{
-    int value = 0;
-    for (std::size_t i = at; i < at + count; ++i) {
-        if (text[i] < '0' || text[i] > '9')
-            return -1;
-        value = value * 10 + (text[i] - '0');
-    }
-    return value;
 }
 
 void resultStoredOrSame(sqlite3_context *context, sqlite3_value *value, const void *bytes, int size)
@@ -123,12 +113,12 @@ std::optional<std::int64_t> secondsOfUtcText(std::string_view text)
     if (text.size() != 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' || text[16] != ':'
         || text[19] != 'Z')
         return std::nullopt;
-    const int year = digitsAt(text, 0, 4);
-    const int month = digitsAt(text, 5, 2);
-    const int day = digitsAt(text, 8, 2);
-    const int hour = digitsAt(text, 11, 2);
-    const int minute = digitsAt(text, 14, 2);
-    const int second = digitsAt(text, 17, 2);
+    const int year = decimalDigitsAt(text, 0, 4);
+    const int month = decimalDigitsAt(text, 5, 2);
+    const int day = decimalDigitsAt(text, 8, 2);
+    const int hour = decimalDigitsAt(text, 11, 2);
+    const int minute = decimalDigitsAt(text, 14, 2);
+    const int second = decimalDigitsAt(text, 17, 2);
     if (year < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0
         || minute > 59 || second < 0 || second > 59)
         return std::nullopt;
