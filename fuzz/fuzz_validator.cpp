@@ -4,7 +4,8 @@
 // Findings: a crash or sanitizer report; any exception (validation answers with errors, it never
 // throws); a body that passed stage 1 but fails it again once normalized (the normalized body is
 // what gets stored, and a later PUT of it must pass); a text parseJson reads otherwise than
-// nlohmann's own parser; a natural key read off a text unlike the document's.
+// nlohmann's own parser; a natural key read off a text unlike the document's; a document whose
+// text dumpJson writes otherwise than nlohmann's writer.
 #include "FuzzSupport.h"
 
 #include "Identity.h"
@@ -39,6 +40,9 @@ STEWARD_FUZZ_TARGET(fuzz_validator, data, size)
             fuzz::fail("parseJson refused the input without saying why");
         return 0;
     }
+    // Every stored text is dumpJson's: it must be nlohmann's, byte for byte.
+    if (dumpJson(*parsed.value) != parsed.value->dump(-1, ' ', false, Json::error_handler_t::replace))
+        fuzz::fail("dumpJson wrote a text unlike nlohmann: " + dumpJson(*parsed.value));
     // The natural-key index reads the key off a document's stored text; it must be the document's own.
     if (naturalKeyOfIdentityText(dumpJson(*parsed.value)) != naturalKeyText(*parsed.value))
         fuzz::fail("the natural key of the text " + dumpJson(*parsed.value) + " is not the document's");

@@ -4,6 +4,10 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -149,9 +153,147 @@ JsonParseResult parseJson(std::string_view text, const JsonParseLimits &limits)
     return result;
 }
 
+namespace {
+
+// nlohmann's own text of a value, for what the quick writer leaves to it.
+void appendAsNlohmannWrites(const Json &value, std::string &out)
+{
+    out += value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// Bytes written as they are in ASCII text: not a control character, quote, backslash or non-ASCII.
+constexpr std::array<bool, 256> kPlainAscii = [] {
+    std::array<bool, 256> plain{};
+    for (int byte = 0x20; byte < 0x80; ++byte)
+        plain[byte] = byte != '"' && byte != '\\';
+    return plain;
+}();
+
+void appendQuoted(const std::string &text, std::string &out)
+{
+    const auto isPlain = [](char c) { return kPlainAscii[static_cast<unsigned char>(c)]; };
+    const auto firstOther = std::find_if_not(text.begin(), text.end(), isPlain);
+    if (firstOther == text.end()) { // nearly every text
+        out += '"';
+        out += text;
+        out += '"';
+        return;
+    }
+    // Not UTF-8: nlohmann's writer replaces what is invalid, byte run by byte run.
+    const bool ascii =
+        std::all_of(firstOther, text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    if (!ascii && !simdjson::validate_utf8(text.data(), text.size())) {
+        appendAsNlohmannWrites(Json(text), out);
+        return;
+    }
+    static constexpr char kHex[] = "0123456789abcdef";
+    out += '"';
+    out.append(text.begin(), firstOther);
+    const char *run = text.data() + (firstOther - text.begin());
+    const char *const end = text.data() + text.size();
+    for (const char *p = run; p != end; ++p) {
+        const auto byte = static_cast<unsigned char>(*p);
+        if (byte >= 0x20 && byte != '"' && byte != '\\')
+            continue;
+        out.append(run, p);
+        run = p + 1;
+        out += '\\';
+        switch (byte) {
+        case '"':
+            out += '"';
+            break;
+        case '\\':
+            out += '\\';
+            break;
+        case '\b':
+            out += 'b';
+            break;
+        case '\t':
+            out += 't';
+            break;
+        case '\n':
+            out += 'n';
+            break;
+        case '\f':
+            out += 'f';
+            break;
+        case '\r':
+            out += 'r';
+            break;
+        default:
+            out += "u00";
+            out += kHex[byte >> 4];
+            out += kHex[byte & 0xf];
+        }
+    }
+    out.append(run, end);
+    out += '"';
+}
+
+// The text nlohmann's dump(-1) gives, byte for byte (tst_json and fuzz_validator hold the two
+// together), written without its per-byte UTF-8 state machine and output adapter: every stored
+// document is written once this way, and nlohmann's writer was 5% of an import's CPU.
+void appendJson(const Json &value, std::string &out)
+{
+    switch (value.type()) {
+    case Json::value_t::object: {
+        out += '{';
+        bool first = true;
+        for (const auto &[key, member] : value.get_ref<const Json::object_t &>()) {
+            if (!first)
+                out += ',';
+            first = false;
+            appendQuoted(key, out);
+            out += ':';
+            appendJson(member, out);
+        }
+        out += '}';
+        return;
+    }
+    case Json::value_t::array: {
+        out += '[';
+        bool first = true;
+        for (const Json &item : value.get_ref<const Json::array_t &>()) {
+            if (!first)
+                out += ',';
+            first = false;
+            appendJson(item, out);
+        }
+        out += ']';
+        return;
+    }
+    case Json::value_t::string:
+        appendQuoted(value.get_ref<const std::string &>(), out);
+        return;
+    case Json::value_t::boolean:
+        out += value.get<bool>() ? "true" : "false";
+        return;
+    case Json::value_t::null:
+        out += "null";
+        return;
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: {
+        char digits[24];
+        const std::to_chars_result written =
+            value.is_number_unsigned()
+                ? std::to_chars(digits, digits + sizeof digits, value.get<std::uint64_t>())
+                : std::to_chars(digits, digits + sizeof digits, value.get<std::int64_t>());
+        out.append(digits, written.ptr);
+        return;
+    }
+    default: // floating point (its shortest form and ".0"), binary, discarded
+        appendAsNlohmannWrites(value, out);
+    }
+}
+
+} // namespace
+
 std::string dumpJson(const Json &value)
 {
-    return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+    std::string out;
+    out.reserve(256);
+    appendJson(value, out);
+    return out;
 }
 
 namespace {
