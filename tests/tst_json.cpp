@@ -90,6 +90,15 @@ private Q_SLOTS:
         JsonParseResult hidden = parseJson("[" + closers + "," + nested(128) + "]");
         QVERIFY(!hidden.value);
         QVERIFY2(hidden.error.find("deeper than 128") != std::string::npos, hidden.error.c_str());
+        // Around the depth simdjson reads to (deeper goes nlohmann's checked way), and the limits a
+        // caller sets below it: the same values, and the same refusals.
+        for (int depth : {1, 2, 63, 64, 65, 66, 127}) {
+            const JsonParseResult read = parseJson("{\"a\":" + nested(depth) + "}");
+            QVERIFY2(read.value && *read.value == Json::parse("{\"a\":" + nested(depth) + "}"), read.error.c_str());
+        }
+        QVERIFY(parseJson(nested(10), JsonParseLimits{1024, 10}).value);
+        JsonParseResult overLimit = parseJson(nested(11), JsonParseLimits{1024, 10});
+        QVERIFY2(overLimit.error.find("deeper than 10") != std::string::npos, overLimit.error.c_str());
     }
     void sizeLimit()
     {
