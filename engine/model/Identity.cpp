@@ -185,6 +185,27 @@ IdentityCalculator::IdentityCalculator(const Model &model)
                     }
         }
     }
+    // Asked for every identity value of every document and reference: answered once here, not by
+    // looking names up each time.
+    for (const ResourceSchema *resource : resources) {
+        std::vector<bool> &identityLowered = m_identityValuesLowered[resource];
+        for (const JsonPath &path : resource->identityPaths)
+            identityLowered.push_back(carriesDescriptor(resource->projectName(), resource->resourceName, path.text()));
+        for (const ReferenceMapping &reference : resource->references) {
+            std::vector<bool> &referenceLowered = m_referenceValuesLowered[&reference];
+            for (const ReferencePathPair &pair : reference.paths)
+                referenceLowered.push_back(carriesDescriptor(reference.targetProjectName, reference.targetResourceName,
+                                                             pair.identityPath.text()));
+        }
+    }
+}
+
+bool IdentityCalculator::lowersValue(const std::vector<bool> *known, std::size_t index, const std::string &projectName,
+                                     const std::string &resourceName, const std::string &identityPath) const
+{
+    if (known && index < known->size())
+        return (*known)[index];
+    return carriesDescriptor(projectName, resourceName, identityPath);
 }
 
 bool IdentityCalculator::carriesDescriptor(const std::string &projectName, const std::string &resourceName,
@@ -222,7 +243,11 @@ std::optional<DocumentIdentity> IdentityCalculator::documentIdentity(const Resou
                                   ns->get<std::string>() + "#" + code->get<std::string>());
     }
     DocumentIdentity identity{resource.projectName(), resource.resourceName, {}};
-    for (const JsonPath &path : resource.identityPaths) {
+    identity.elements.reserve(resource.identityPaths.size());
+    const auto lowered = m_identityValuesLowered.find(&resource);
+    const std::vector<bool> *known = lowered == m_identityValuesLowered.end() ? nullptr : &lowered->second;
+    for (std::size_t i = 0; i < resource.identityPaths.size(); ++i) {
+        const JsonPath &path = resource.identityPaths[i];
         const Json *value = path.resolve(body, {});
         if (value == nullptr || value->is_null() || value->is_structured()) {
             if (missingPath)
@@ -230,7 +255,7 @@ std::optional<DocumentIdentity> IdentityCalculator::documentIdentity(const Resou
             return std::nullopt;
         }
         std::string text = identityValueText(*value);
-        if (carriesDescriptor(resource.projectName(), resource.resourceName, path.text()))
+        if (lowersValue(known, i, resource.projectName(), resource.resourceName, path.text()))
             text = toLower(text);
         identity.elements.push_back({path.text(), std::move(text)});
     }
@@ -304,12 +329,16 @@ std::optional<DocumentIdentity> IdentityCalculator::referenceIdentity(const Refe
                                                                       const std::vector<std::size_t> &indices) const
 {
     DocumentIdentity identity{reference.targetProjectName, reference.targetResourceName, {}};
-    for (const ReferencePathPair &pair : reference.paths) {
+    identity.elements.reserve(reference.paths.size());
+    const auto lowered = m_referenceValuesLowered.find(&reference);
+    const std::vector<bool> *known = lowered == m_referenceValuesLowered.end() ? nullptr : &lowered->second;
+    for (std::size_t i = 0; i < reference.paths.size(); ++i) {
+        const ReferencePathPair &pair = reference.paths[i];
         const Json *value = pair.referencePath.resolve(body, indices);
         if (value == nullptr || value->is_null() || value->is_structured())
             return std::nullopt;
         std::string text = identityValueText(*value);
-        if (carriesDescriptor(reference.targetProjectName, reference.targetResourceName, pair.identityPath.text()))
+        if (lowersValue(known, i, reference.targetProjectName, reference.targetResourceName, pair.identityPath.text()))
             text = toLower(text);
         identity.elements.push_back({pair.identityPath.text(), std::move(text)});
     }

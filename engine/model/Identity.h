@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace steward {
@@ -109,8 +110,15 @@ public:
                            const std::string &identityPath) const;
 
 private:
+    // carriesDescriptor, worked out ahead for the index-th path when known holds it.
+    bool lowersValue(const std::vector<bool> *known, std::size_t index, const std::string &projectName,
+                     const std::string &resourceName, const std::string &identityPath) const;
+
     const Model &m_model;
     std::map<std::pair<std::string, std::string>, std::set<std::string>> m_descriptorIdentityPaths;
+    // Per resource's identity paths and per reference's path pairs, in their order.
+    std::unordered_map<const ResourceSchema *, std::vector<bool>> m_identityValuesLowered;
+    std::unordered_map<const ReferenceMapping *, std::vector<bool>> m_referenceValuesLowered;
 };
 
 } // namespace steward
