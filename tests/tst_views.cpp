@@ -216,6 +216,16 @@ private Q_SLOTS:
             QVERIFY2(seconds.has_value(), time);
             QCOMPARE(utcTextOfSeconds(*seconds), std::string(time));
         }
+        // Every day of four years (a leap year and a century among them) reads back as itself.
+        for (std::int64_t seconds : {std::int64_t(-86400) * 366, std::int64_t(951696000), std::int64_t(4107456000)})
+            for (int day = 0; day < 4 * 366; ++day) {
+                const std::string text = utcTextOfSeconds(seconds + day * 86400 + 3723);
+                QCOMPARE(secondsOfUtcText(text), std::optional<std::int64_t>(seconds + day * 86400 + 3723));
+            }
+        for (const char *other : {"2023-04-31T00:00:00Z", "1900-02-29T00:00:00Z", "2026-00-10T00:00:00Z",
+                                  "2026-01-00T00:00:00Z", "2026-01-32T00:00:00Z", "2026-01-01T24:00:00Z",
+                                  "2026-01-01T00:60:00Z", "2026-01-01T00:00:60Z"})
+            QVERIFY2(!secondsOfUtcText(other).has_value(), other);
         QCOMPARE(*secondsOfUtcText("1970-01-02T00:00:01Z"), std::int64_t(86401));
         QCOMPARE(*secondsOfUtcText("1969-12-31T23:59:59Z"), std::int64_t(-1));
         for (const char *other : {"2023-02-29T00:00:00Z", "2026-11-27T10:42:53.123Z", "2026-11-27T10:42:53+01:00",

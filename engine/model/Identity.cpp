@@ -47,7 +47,7 @@ int hexDigitValue(char c)
     return -1;
 }
 
-std::optional<Uuid> Uuid::parse(const std::string &text)
+std::optional<Uuid> Uuid::parse(std::string_view text)
 {
     if (text.size() != 36)
         return std::nullopt;
@@ -77,7 +77,7 @@ std::optional<Uuid> Uuid::parseCanonical(std::string_view text)
     for (char c : text)
         if (c >= 'A' && c <= 'F')
             return std::nullopt;
-    return parse(std::string(text));
+    return parse(text);
 }
 
 std::size_t UuidHash::operator()(const Uuid &id) const

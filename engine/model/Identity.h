@@ -22,7 +22,7 @@ struct Uuid
     std::array<std::uint8_t, 16> bytes{};
 
     std::string toString() const;
-    static std::optional<Uuid> parse(const std::string &text);
+    static std::optional<Uuid> parse(std::string_view text);
     // Only the form toString() gives (lower case, with hyphens): its bytes give the same text back.
     static std::optional<Uuid> parseCanonical(std::string_view text);
     static Uuid random();

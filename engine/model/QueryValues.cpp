@@ -145,11 +145,13 @@ std::string queryIndexToken(std::int64_t fieldKey, const Json &value)
     }
     static constexpr char kHex[] = "0123456789abcdef";
     std::string token = std::to_string(fieldKey);
-    token.reserve(token.size() + 1 + 2 * text.size());
-    token += kind;
+    const std::size_t start = token.size() + 1;
+    token.resize(start + 2 * text.size());
+    token[start - 1] = kind;
+    char *out = token.data() + start;
     for (unsigned char c : text) {
-        token += kHex[c >> 4];
-        token += kHex[c & 15];
+        *out++ = kHex[c >> 4];
+        *out++ = kHex[c & 15];
     }
     return token;
 }

@@ -119,15 +119,13 @@ std::optional<std::int64_t> secondsOfUtcText(std::string_view text)
     const int hour = decimalDigitsAt(text, 11, 2);
     const int minute = decimalDigitsAt(text, 14, 2);
     const int second = decimalDigitsAt(text, 17, 2);
-    if (year < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0
-        || minute > 59 || second < 0 || second > 59)
+    // 31 February and the like would come back as another day: kept as text. (Checked here, not
+    // by writing the seconds back as text: that was a formatted print for every document stored.)
+    if (year < 0 || !isCalendarDay(year, month, day) || hour < 0 || hour > 23 || minute < 0 || minute > 59
+        || second < 0 || second > 59)
         return std::nullopt;
-    const std::int64_t seconds = daysOfDate(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400
-                                 + hour * 3600 + minute * 60 + second;
-    // 31 February and the like would come back as another day: kept as text.
-    if (utcTextOfSeconds(seconds) != text)
-        return std::nullopt;
-    return seconds;
+    return daysOfDate(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 + hour * 3600
+           + minute * 60 + second;
 }
 
 std::string utcTextOfSeconds(std::int64_t seconds)
