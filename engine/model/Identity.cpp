@@ -359,29 +359,29 @@ std::vector<BodyReference> IdentityCalculator::referencesIn(const ResourceSchema
 {
     std::vector<BodyReference> out;
     for (const DescriptorMapping &descriptor : resource.descriptors) {
-        for (const JsonPath::Match &match : descriptor.path.select(body)) {
+        for (JsonPath::Match &match : descriptor.path.select(body)) {
             if (!match.value->is_string())
                 continue;
             BodyReference found;
-            found.path = match.concretePath;
+            found.path = std::move(match.concretePath);
             found.descriptor = &descriptor;
             found.value = match.value;
-            found.indices = match.indices;
+            found.indices = std::move(match.indices);
             found.identity = descriptorIdentity(descriptor.descriptorProjectName, descriptor.descriptorResourceName,
                                                 match.value->get<std::string>());
             out.push_back(std::move(found));
         }
     }
     for (const ReferenceMapping &reference : resource.references) {
-        for (const JsonPath::Match &occurrence : reference.objectPath.select(body)) {
+        for (JsonPath::Match &occurrence : reference.objectPath.select(body)) {
             if (!occurrence.value->is_object())
                 continue;
             BodyReference found;
-            found.path = occurrence.concretePath;
+            found.path = std::move(occurrence.concretePath);
             found.reference = &reference;
             found.value = occurrence.value;
-            found.indices = occurrence.indices;
-            found.identity = referenceIdentity(reference, body, occurrence.indices);
+            found.indices = std::move(occurrence.indices);
+            found.identity = referenceIdentity(reference, body, found.indices);
             out.push_back(std::move(found));
         }
     }

@@ -823,10 +823,12 @@ Response Engine::withWriteTransaction(const std::function<Response()> &work)
 
 std::vector<PreparedReference> Engine::prepareReferences(const ResourceSchema &resource, const Json &body) const
 {
+    std::vector<BodyReference> referencesFound = m_identity.referencesIn(resource, body);
     std::vector<PreparedReference> out;
-    for (const BodyReference &found : m_identity.referencesIn(resource, body)) {
+    out.reserve(referencesFound.size());
+    for (BodyReference &found : referencesFound) {
         PreparedReference reference;
-        reference.path = found.path;
+        reference.path = std::move(found.path);
         reference.isDescriptor = found.isDescriptor();
         reference.targetResource = found.targetResource();
         if (reference.isDescriptor && found.value->is_string())
