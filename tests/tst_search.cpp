@@ -57,6 +57,10 @@ private Q_SLOTS:
                           {"electronicMails", Json::array({{{"electronicMailAddress", "lan@example.org"}}})}};
         QCOMPARE(searchTermsOf(person), std::string("lan@example.org Lan Nguyễn 604822"));
         QCOMPARE(searchTermsOf(Json::array()), std::string());
+        // Endings are read in any case; a key shorter than an ending, or one only containing it, is not one.
+        const Json mixed{{"COURSETITLE", "Geometry"}, {"LocalID", "L-7"}, {"d", "short"}, {"identity", "x"},
+                         {"nameNote", "y"}};
+        QCOMPARE(searchTermsOf(mixed), std::string("Geometry L-7"));
     }
 
     void typedTextIsNeverFts5Syntax()

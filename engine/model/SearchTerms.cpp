@@ -1,5 +1,4 @@
 #include "SearchTerms.h"
-#include "Text.h"
 
 #include <array>
 #include <cctype>
@@ -19,13 +18,27 @@ bool endsWith(std::string_view text, std::string_view suffix)
 
 // studentUniqueId, schoolId, sectionIdentifier, courseCode, identificationCode, codeValue, firstName,
 // lastSurname, courseTitle, nameOfInstitution, electronicMailAddress...
+// Whether text ends with a lower-case suffix, in any case: a body's every key is asked, so no
+// lowered copy is made.
+bool endsWithInAnyCase(std::string_view text, std::string_view lowerSuffix)
+{
+    if (text.size() < lowerSuffix.size())
+        return false;
+    const std::string_view tail = text.substr(text.size() - lowerSuffix.size());
+    for (std::size_t i = 0; i < tail.size(); ++i) {
+        const char c = tail[i] >= 'A' && tail[i] <= 'Z' ? static_cast<char>(tail[i] - 'A' + 'a') : tail[i];
+        if (c != lowerSuffix[i])
+            return false;
+    }
+    return true;
+}
+
 bool isNameLike(std::string_view key)
 {
-    const std::string name = lowerAscii(key);
     static constexpr std::array<std::string_view, 9> kEndings = {"id",   "identifier", "code",        "codevalue", "name",
                                                                  "surname", "title", "institution", "mailaddress"};
     for (std::string_view ending : kEndings)
-        if (endsWith(name, ending))
+        if (endsWithInAnyCase(key, ending))
             return true;
     return false;
 }
