@@ -1,4 +1,5 @@
 #include "Identity.h"
+#include "Text.h"
 
 #include <QByteArray>
 #include <QCryptographicHash>
@@ -24,15 +25,18 @@ const QUuid &edfiNamespace()
 
 std::string Uuid::toString() const
 {
-    static const char *hex = "0123456789abcdef";
     std::string out;
     out.reserve(36);
-    for (std::size_t i = 0; i < bytes.size(); ++i) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            out += '-';
-        out += hex[bytes[i] >> 4];
-        out += hex[bytes[i] & 0xf];
-    }
+    // 8-4-4-4-12 hex digits
+    appendLowerHex(out, bytes.data(), 4);
+    out += '-';
+    appendLowerHex(out, bytes.data() + 4, 2);
+    out += '-';
+    appendLowerHex(out, bytes.data() + 6, 2);
+    out += '-';
+    appendLowerHex(out, bytes.data() + 8, 2);
+    out += '-';
+    appendLowerHex(out, bytes.data() + 10, 6);
     return out;
 }
 

@@ -1,4 +1,5 @@
 #include "Json.h"
+#include "Text.h"
 
 #include <QString>
 
@@ -195,7 +196,6 @@ void appendQuoted(const std::string &text, std::string &out)
         appendAsNlohmannWrites(Json(text), out);
         return;
     }
-    static constexpr char kHex[] = "0123456789abcdef";
     out += '"';
     out.append(text.begin(), firstOther);
     const char *run = text.data() + (firstOther - text.begin());
@@ -231,8 +231,7 @@ void appendQuoted(const std::string &text, std::string &out)
             break;
         default:
             out += "u00";
-            out += kHex[byte >> 4];
-            out += kHex[byte & 0xf];
+            appendLowerHex(out, &byte, 1);
         }
     }
     out.append(run, end);

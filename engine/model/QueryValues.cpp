@@ -143,16 +143,10 @@ std::string queryIndexToken(std::int64_t fieldKey, const Json &value)
                        .toStdString();
         }
     }
-    static constexpr char kHex[] = "0123456789abcdef";
     std::string token = std::to_string(fieldKey);
-    const std::size_t start = token.size() + 1;
-    token.resize(start + 2 * text.size());
-    token[start - 1] = kind;
-    char *out = token.data() + start;
-    for (unsigned char c : text) {
-        *out++ = kHex[c >> 4];
-        *out++ = kHex[c & 15];
-    }
+    token.reserve(token.size() + 1 + 2 * text.size());
+    token += kind;
+    appendLowerHex(token, text.data(), text.size());
     return token;
 }
 

@@ -16,6 +16,19 @@ std::string lowerAscii(std::string_view text)
     return out;
 }
 
+void appendLowerHex(std::string &out, const void *bytes, std::size_t size)
+{
+    static constexpr char kHex[] = "0123456789abcdef";
+    const auto *in = static_cast<const unsigned char *>(bytes);
+    const std::size_t start = out.size();
+    out.resize(start + 2 * size);
+    char *next = out.data() + start;
+    for (std::size_t i = 0; i < size; ++i) {
+        *next++ = kHex[in[i] >> 4];
+        *next++ = kHex[in[i] & 0xf];
+    }
+}
+
 int decimalDigitsAt(std::string_view text, std::size_t at, std::size_t count)
 {
     int value = 0;

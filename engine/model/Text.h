@@ -11,6 +11,8 @@ namespace steward {
 void lowerAsciiInPlace(std::string &text);
 std::string lowerAscii(std::string_view text);
 
+// Appends two lower-case hex digits for each byte: ids, etags, query-index words, JSON's \u00XX.
+void appendLowerHex(std::string &out, const void *bytes, std::size_t size);
 // The number the count ASCII digits at text[at] spell; -1 when one of them is not a digit.
 int decimalDigitsAt(std::string_view text, std::size_t at, std::size_t count);
 // Whether year-month-day is a day of the Gregorian calendar (29 February only in leap years).

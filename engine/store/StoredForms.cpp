@@ -93,15 +93,8 @@ void hexText(sqlite3_context *context, int, sqlite3_value **argv)
         sqlite3_result_value(context, argv[0]);
         return;
     }
-    static const char *digits = "0123456789abcdef";
-    const auto *bytes = static_cast<const unsigned char *>(sqlite3_value_blob(argv[0]));
-    const int size = sqlite3_value_bytes(argv[0]);
     std::string text;
-    text.reserve(static_cast<std::size_t>(size) * 2);
-    for (int i = 0; i < size; ++i) {
-        text += digits[bytes[i] >> 4];
-        text += digits[bytes[i] & 0xf];
-    }
+    appendLowerHex(text, sqlite3_value_blob(argv[0]), static_cast<std::size_t>(sqlite3_value_bytes(argv[0])));
     sqlite3_result_text(context, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
 }
 
