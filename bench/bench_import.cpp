@@ -1,12 +1,14 @@
 // Import, save, delete-check and export figures on a generated district, beside a baseline
 // measured in the same run: the same documents' bytes inserted into one plain SQLite table in
-// one transaction. Usage: bench_import [documents]   (default 100000; the large run: 1000000)
+// one transaction; and beside the floor of an import's writer, the rows integrity needs and nothing
+// else (IntegrityFloor.h). Usage: bench_import [documents]   (default 100000; large run: 1000000)
 #include "BenchSupport.h"
 #include "Engine.h"
 #include "Exporter.h"
 #include "Generator.h"
 #include "ImportSource.h"
 #include "Importer.h"
+#include "IntegrityFloor.h"
 #include "PostgresDesign.h"
 
 #include <QCoreApplication>
@@ -167,7 +169,13 @@ double measureImportInOrder(Engine &engine, const Model &model, const std::strin
 // Input in load order with 1 and 2 preparing threads (--jobs), each into a fresh database; CPU per
 // document (user + sys of the whole process); and what 8 and 16 would give on as many cores, modelled
 // as the slower of the writer (CPU per document less the preparing) and the preparing shared out.
-double measureJobs(const QTemporaryDir &dir, const Model &model, const std::string &input, std::int64_t documents)
+struct JobsFigures
+{
+    double oneThreadMicros = 0;
+    double writerMicros = 0;
+};
+
+JobsFigures measureJobs(const QTemporaryDir &dir, const Model &model, const std::string &input, std::int64_t documents)
 {
     double writerMicros = 0;
     double oneThreadMicros = 0;
@@ -197,7 +205,7 @@ double measureJobs(const QTemporaryDir &dir, const Model &model, const std::stri
                     "preparing %.1f us / %d threads)\n",
                     jobs, 1e6 / micros, writerMicros, g_prepareMicros, jobs);
     }
-    return oneThreadMicros;
+    return {oneThreadMicros, writerMicros};
 }
 
 // What the database takes against the document text it holds (current bodies and the older
@@ -226,6 +234,21 @@ void printStorage(const std::string &label, SQLite::Database &db)
                 + std::to_string(static_cast<int>(largest.getColumn(1).getInt64() / 1000000)) + " MB,";
     line.pop_back();
     std::printf("%s\n", line.c_str());
+}
+
+// The imported rows written again with nothing but what referential integrity needs (IntegrityFloor.h):
+// how far below the writer's share SQLite itself lets it go.
+void measureFloor(const QTemporaryDir &dir, double writerMicros)
+{
+    const IntegrityFloorResult floor = measureIntegrityFloor(
+        dir.filePath("steward.db").toStdString(), dir.filePath("floor.db").toStdString(), ImportOptions().chunkSize);
+    std::printf("floor: integrity's rows only   %8.0f docs/s   (%.1f us CPU per document: a document, change, alias and "
+                "reference rows, resolved through the alias index; %lld references, %lld unresolved)\n",
+                floor.docsPerSecond, floor.cpuMicros, floor.references, floor.unresolved);
+    std::printf("  with an API's lookups        %8.1f us CPU per document (and indexes by id, a collection's page and "
+                "referencing documents, built at the end); the writer's share above: %.1f us\n",
+                floor.cpuMicrosWithLookups, writerMicros);
+    QFile::remove(dir.filePath("floor.db"));
 }
 
 // The same generated district under the full DS 5.1 model (when ../shared holds it), one preparing
@@ -377,8 +400,9 @@ int main(int argc, char **argv)
     measurePrepareOnly(engine, *model, input);
     const double importRate = measureImportInOrder(engine, *model, input, documents, baselineRate);
     printStorage("starter model", database->connection());
-    const double starterMicros = measureJobs(dir, *model, input, documents);
-    measureDs51(dir, input, documents, starterMicros);
+    const JobsFigures jobs = measureJobs(dir, *model, input, documents);
+    measureFloor(dir, jobs.writerMicros);
+    measureDs51(dir, input, documents, jobs.oneThreadMicros);
     measurePostgres(dir, *model, engine, input, importRate);
     measureImportOutOfOrder(dir, *model, input, documents, baselineRate);
     measureSaveLatency(engine);
