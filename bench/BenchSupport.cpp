@@ -9,6 +9,30 @@
 #endif
 #include <string>
 
+#include <sys/resource.h>
+
+namespace {
+
+double cpuSecondsOf(int who)
+{
+    rusage usage{};
+    getrusage(who, &usage);
+    return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+           + static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+} // namespace
+
+double processCpuSeconds()
+{
+    return cpuSecondsOf(RUSAGE_SELF);
+}
+
+double threadCpuSeconds()
+{
+    return cpuSecondsOf(RUSAGE_THREAD);
+}
+
 double procStatusMb(const char *field)
 {
     std::ifstream status("/proc/self/status");

@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <string>
 
+// User + system CPU seconds so far: of the whole process, or of the calling thread only.
+double processCpuSeconds();
+double threadCpuSeconds();
+
 // A field of /proc/self/status in MB: "VmHWM:" (peak resident set) or "VmRSS:" (current).
 double procStatusMb(const char *field);
 

@@ -1,35 +1,26 @@
 #include "IntegrityFloor.h"
 
+#include "BenchSupport.h"
+#include "DocumentStore.h"
+#include "Identity.h"
+
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 
-#include <sys/resource.h>
-
-#include <array>
 #include <chrono>
 #include <cstdint>
-#include <cstring>
 #include <unordered_map>
 #include <vector>
+
+using steward::Uuid;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using Key = std::array<unsigned char, 16>;
-
-struct KeyHash
-{
-    std::size_t operator()(const Key &key) const
-    {
-        std::uint64_t word = 0;
-        std::memcpy(&word, key.data(), sizeof word); // SHA-1 or random bytes: any eight will do
-        return static_cast<std::size_t>(word);
-    }
-};
 
 struct FloorAlias
 {
-    Key referentialId{};
+    Uuid referentialId;
     std::int64_t resourceKey = 0;
 };
 
@@ -44,23 +35,14 @@ struct FloorDocument
     std::string etag;
     std::int64_t lastModified = 0;
     std::vector<FloorAlias> aliases;
-    std::vector<Key> references;
+    std::vector<Uuid> references;
 };
 
-double threadCpuSeconds()
+Uuid uuidOf(const SQLite::Column &column)
 {
-    rusage usage{};
-    getrusage(RUSAGE_THREAD, &usage);
-    return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-           + static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
-
-Key keyOf(const SQLite::Column &column)
-{
-    Key key{};
-    if (column.getBytes() == static_cast<int>(key.size()))
-        std::memcpy(key.data(), column.getBlob(), key.size());
-    return key;
+    Uuid id;
+    steward::readUuid(column, id);
+    return id;
 }
 
 std::string bytesOf(const SQLite::Column &column)
@@ -95,7 +77,7 @@ std::vector<FloorDocument> loadChunk(SQLite::Database &imported, std::int64_t fr
     aliases.bind(2, to);
     while (aliases.executeStep())
         if (auto found = at.find(aliases.getColumn(0).getInt64()); found != at.end())
-            chunk[found->second].aliases.push_back({keyOf(aliases.getColumn(1)), aliases.getColumn(2).getInt64()});
+            chunk[found->second].aliases.push_back({uuidOf(aliases.getColumn(1)), aliases.getColumn(2).getInt64()});
     SQLite::Statement references(imported, "SELECT r.from_doc, a.referential_id FROM refs r "
                                            "JOIN alias_rows a ON a.alias_key = r.to_alias "
                                            "WHERE r.from_doc >= ? AND r.from_doc < ?");
@@ -103,7 +85,7 @@ std::vector<FloorDocument> loadChunk(SQLite::Database &imported, std::int64_t fr
     references.bind(2, to);
     while (references.executeStep())
         if (auto found = at.find(references.getColumn(0).getInt64()); found != at.end())
-            chunk[found->second].references.push_back(keyOf(references.getColumn(1)));
+            chunk[found->second].references.push_back(uuidOf(references.getColumn(1)));
     return chunk;
 }
 
@@ -152,11 +134,11 @@ public:
     long long unresolved() const { return m_unresolved; }
 
 private:
-    std::int64_t aliasKeyOf(const Key &referentialId)
+    std::int64_t aliasKeyOf(const Uuid &referentialId)
     {
         if (auto found = m_resolved.find(referentialId); found != m_resolved.end())
             return found->second;
-        m_findAlias.bind(1, referentialId.data(), static_cast<int>(referentialId.size()));
+        m_findAlias.bind(1, referentialId.bytes.data(), static_cast<int>(referentialId.bytes.size()));
         const std::int64_t key = m_findAlias.executeStep() ? m_findAlias.getColumn(0).getInt64() : 0;
         m_findAlias.reset(); // no read left open on the table (an index build would find it locked)
         if (key != 0)
@@ -167,7 +149,7 @@ private:
     void write(const FloorDocument &d)
     {
         std::vector<std::int64_t> targets;
-        for (const Key &reference : d.references) {
+        for (const Uuid &reference : d.references) {
             ++m_references;
             if (const std::int64_t key = aliasKeyOf(reference))
                 targets.push_back(key);
@@ -190,7 +172,7 @@ private:
         const std::int64_t docKey = m_db.getLastInsertRowid();
         for (const FloorAlias &alias : d.aliases) {
             m_addAlias.reset();
-            m_addAlias.bindNoCopy(1, alias.referentialId.data(), static_cast<int>(alias.referentialId.size()));
+            m_addAlias.bindNoCopy(1, alias.referentialId.bytes.data(), static_cast<int>(alias.referentialId.bytes.size()));
             m_addAlias.bind(2, docKey);
             m_addAlias.bind(3, alias.resourceKey);
             m_addAlias.exec();
@@ -209,7 +191,7 @@ private:
     SQLite::Statement m_addDocument;
     SQLite::Statement m_addAlias;
     SQLite::Statement m_addReference;
-    std::unordered_map<Key, std::int64_t, KeyHash> m_resolved;
+    std::unordered_map<Uuid, std::int64_t, steward::UuidHash> m_resolved;
     long long m_references = 0;
     long long m_unresolved = 0;
 };

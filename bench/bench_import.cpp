@@ -25,8 +25,6 @@
 #include <random>
 #include <thread>
 
-#include <sys/resource.h>
-
 using namespace steward;
 using Clock = std::chrono::steady_clock;
 
@@ -90,14 +88,6 @@ double measureBaseline(const QTemporaryDir &dir, const std::string &input, std::
 
 // The work an import does per document before SQLite sees it, on one thread with nothing to
 // wait for: what one preparing core can feed a writer at most.
-double cpuSeconds()
-{
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-           + static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
-
 double g_prepareMicros = 0; // measurePrepareOnly's cost per document, for the model of more threads
 
 void measurePrepareOnly(const Engine &engine, const Model &model, const std::string &input)
@@ -187,11 +177,11 @@ JobsFigures measureJobs(const QTemporaryDir &dir, const Model &model, const std:
         ImportOptions options;
         options.paths = {input};
         options.jobs = jobs;
-        const double cpu0 = cpuSeconds();
+        const double cpu0 = processCpuSeconds();
         const Clock::time_point t0 = Clock::now();
         const ImportReport report = importFiles(engine, model, options);
         const double wall = seconds(t0, Clock::now());
-        const double cpuMicros = (cpuSeconds() - cpu0) * 1e6 / static_cast<double>(documents);
+        const double cpuMicros = (processCpuSeconds() - cpu0) * 1e6 / static_cast<double>(documents);
         if (jobs == 1) {
             oneThreadMicros = cpuMicros;
             writerMicros = std::max(1.0, cpuMicros - g_prepareMicros);
@@ -268,11 +258,11 @@ void measureDs51(const QTemporaryDir &dir, const std::string &input, std::int64_
     ImportOptions options;
     options.paths = {input};
     options.jobs = 1;
-    const double cpu0 = cpuSeconds();
+    const double cpu0 = processCpuSeconds();
     const Clock::time_point t0 = Clock::now();
     const ImportReport report = importFiles(engine, *model, options);
     const double wall = seconds(t0, Clock::now());
-    const double cpuMicros = (cpuSeconds() - cpu0) * 1e6 / static_cast<double>(documents);
+    const double cpuMicros = (processCpuSeconds() - cpu0) * 1e6 / static_cast<double>(documents);
     std::printf("import, full DS 5.1, --jobs 1  %8.0f docs/s   (%.1f us CPU per document, %.2fx the starter model's; "
                 "%lld created, %lld drafts)\n",
                 static_cast<double>(documents) / wall, cpuMicros, cpuMicros / starterMicros,

@@ -16,8 +16,6 @@ bool endsWith(std::string_view text, std::string_view suffix)
     return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-// studentUniqueId, schoolId, sectionIdentifier, courseCode, identificationCode, codeValue, firstName,
-// lastSurname, courseTitle, nameOfInstitution, electronicMailAddress...
 // Whether text ends with a lower-case suffix, in any case: a body's every key is asked, so no
 // lowered copy is made.
 bool endsWithInAnyCase(std::string_view text, std::string_view lowerSuffix)
@@ -33,6 +31,8 @@ bool endsWithInAnyCase(std::string_view text, std::string_view lowerSuffix)
     return true;
 }
 
+// studentUniqueId, schoolId, sectionIdentifier, courseCode, identificationCode, codeValue, firstName,
+// lastSurname, courseTitle, nameOfInstitution, electronicMailAddress...
 bool isNameLike(std::string_view key)
 {
     static constexpr std::array<std::string_view, 9> kEndings = {"id",   "identifier", "code",        "codevalue", "name",
