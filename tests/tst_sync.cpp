@@ -1,5 +1,7 @@
 // Sync bookkeeping without a network: push plans (order, folding, what is left out), the cursor
-// rule, natural-key queries, remote ids, failures, and the change feed.
+// rule, natural-key queries, remote ids, failures, the change feed, and the three-way merge of
+// documents that sync does when both sides changed one.
+#include "JsonMerge.h"
 #include "Sync.h"
 #include "TestSupport.h"
 
@@ -20,6 +22,23 @@ std::vector<std::string> describe(const PushPlan &plan)
     return out;
 }
 
+Json address(const std::string &type, const std::string &street, const std::string &city)
+{
+    return Json{{"addressTypeDescriptor", "uri://ed-fi.org/AddressTypeDescriptor#" + type},
+                {"streetNumberName", street},
+                {"city", city},
+                {"stateAbbreviationDescriptor", "uri://ed-fi.org/StateAbbreviationDescriptor#TX"},
+                {"postalCode", "78701"}};
+}
+
+std::vector<std::string> conflictPaths(const MergeResult &result)
+{
+    std::vector<std::string> out;
+    for (const MergeConflict &conflict : result.conflicts)
+        out.push_back(conflict.path);
+    return out;
+}
+
 std::int64_t lastSeq(Fixture &f)
 {
     return f.database().connection().execAndGet("SELECT max(seq) FROM changes").getInt64();
@@ -32,6 +51,163 @@ class TestSync : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // Three-way merge: what one side changed merges, different changes to one value conflict.
+    void mergeTakesEachSidesOwnChanges()
+    {
+        const Json base{{"studentUniqueId", "S1"}, {"firstName", "Ann"}, {"lastSurname", "Lee"}, {"middleName", "Q"}};
+        Json mine = base;
+        mine["lastSurname"] = "Leigh";
+        mine.erase("middleName");
+        Json theirs = base;
+        theirs["firstName"] = "Anne";
+        theirs["birthCity"] = "Austin";
+        const MergeResult result = DocumentMerger(nullptr).merge(&base, mine, theirs);
+        QVERIFY(result.clean());
+        JSON_COMPARE(result.merged, (Json{{"studentUniqueId", "S1"}, {"firstName", "Anne"}, {"lastSurname", "Leigh"},
+                                          {"birthCity", "Austin"}}));
+
+        // The same change on both sides is no conflict.
+        Json both = base;
+        both["firstName"] = "Anne";
+        QVERIFY(DocumentMerger(nullptr).merge(&base, both, theirs).clean());
+    }
+
+    void mergeKeepsMineWhereBothChangedOneValue()
+    {
+        const Json base{{"studentUniqueId", "S1"}, {"middleName", "Q"}, {"birthCity", "Austin"}};
+        Json mine = base;
+        mine["middleName"] = "Y";
+        mine.erase("birthCity");
+        Json theirs = base;
+        theirs["middleName"] = "X";
+        theirs["birthCity"] = "Dallas";
+        const MergeResult result = DocumentMerger(nullptr).merge(&base, mine, theirs);
+        QCOMPARE(conflictPaths(result), (std::vector<std::string>{"$.middleName", "$.birthCity"}));
+        const MergeConflict &middle = result.conflicts[0];
+        JSON_COMPARE(*middle.base, "Q");
+        JSON_COMPARE(*middle.mine, "Y");
+        JSON_COMPARE(*middle.theirs, "X");
+        // Removed here, changed there: a conflict too, with mine absent.
+        QVERIFY(!result.conflicts[1].mine.has_value());
+        JSON_COMPARE(*result.conflicts[1].theirs, "Dallas");
+        // Undecided, mine stands.
+        JSON_COMPARE(result.merged, (Json{{"studentUniqueId", "S1"}, {"middleName", "Y"}}));
+
+        // Decided per path, or all one way.
+        const std::map<std::string, MergeChoice> choices{{"$.middleName", MergeChoice::theirs()},
+                                                         {"$.birthCity", {MergeChoice::Kind::Value, "Houston"}}};
+        const MergeResult decided = DocumentMerger(nullptr).merge(&base, mine, theirs, choices);
+        QVERIFY(decided.clean());
+        JSON_COMPARE(decided.merged, (Json{{"studentUniqueId", "S1"}, {"middleName", "X"}, {"birthCity", "Houston"}}));
+        const MergeResult allTheirs = DocumentMerger(nullptr).merge(&base, mine, theirs, {}, MergeChoice::theirs());
+        QVERIFY(allTheirs.clean());
+        JSON_COMPARE(allTheirs.merged, theirs);
+    }
+
+    void mergeWithoutABaseConflictsOnlyWhereTheSidesDiffer()
+    {
+        const Json mine{{"schoolId", 1}, {"nameOfInstitution", "North"}, {"shortNameOfInstitution", "N"}};
+        const Json theirs{{"schoolId", 1}, {"nameOfInstitution", "North High"}, {"webSite", "http://n.example"}};
+        const MergeResult result = DocumentMerger(nullptr).merge(nullptr, mine, theirs);
+        QCOMPARE(conflictPaths(result), (std::vector<std::string>{"$.nameOfInstitution"}));
+        QVERIFY(!result.conflicts[0].base.has_value());
+        // What only one side holds is kept: nothing is dropped for lack of a base.
+        QCOMPARE(result.merged["shortNameOfInstitution"].get<std::string>(), std::string("N"));
+        QCOMPARE(result.merged["webSite"].get<std::string>(), std::string("http://n.example"));
+    }
+
+    void mergePairsCollectionItemsByTheirKeyNotTheirPlace()
+    {
+        Fixture f;
+        const ResourceSchema *school = f.model().findByEndpoint("ed-fi", "schools");
+        const DocumentMerger merger(school);
+        // The School's address items are identified by the descriptors they require.
+        QCOMPARE(merger.itemKeyFields("$.addresses[*]"),
+                 (std::vector<std::string>{"stateAbbreviationDescriptor", "addressTypeDescriptor"}));
+        QCOMPARE(merger.itemKeyFields("$.gradeLevels[*]"), (std::vector<std::string>{"gradeLevelDescriptor"}));
+
+        Json base = Fixture::school(1);
+        base["addresses"] = Json::array({address("Physical", "1 Main St", "Austin"), address("Mailing", "PO Box 9", "Austin")});
+        // Mine inserts a grade level before the existing one; theirs changes the second address.
+        Json mine = base;
+        mine["gradeLevels"].insert(mine["gradeLevels"].begin(),
+                                   Json{{"gradeLevelDescriptor", "uri://ed-fi.org/GradeLevelDescriptor#Tenth grade"}});
+        Json theirs = base;
+        theirs["addresses"][1]["city"] = "Round Rock";
+        MergeResult result = merger.merge(&base, mine, theirs);
+        QVERIFY2(result.clean(), result.clean() ? "" : result.conflicts[0].toJson().dump().c_str());
+        QCOMPARE(result.merged["gradeLevels"].size(), std::size_t(2));
+        QCOMPARE(result.merged["addresses"][1]["city"].get<std::string>(), std::string("Round Rock"));
+
+        // Items in another order on one side: still the same items, nothing changed.
+        Json reordered = base;
+        std::swap(reordered["addresses"][0], reordered["addresses"][1]);
+        result = merger.merge(&base, reordered, theirs);
+        QVERIFY(result.clean());
+        QCOMPARE(result.merged["addresses"][0]["city"].get<std::string>(), std::string("Round Rock"));
+
+        // A key change of an item on one side, an edit of its other fields on the other: merged.
+        Json rekeyed = base;
+        rekeyed["addresses"][0]["addressTypeDescriptor"] = "uri://ed-fi.org/AddressTypeDescriptor#Home";
+        Json edited = base;
+        edited["addresses"][0]["streetNumberName"] = "3 Main St";
+        result = merger.merge(&base, rekeyed, edited);
+        QVERIFY(result.clean());
+        QCOMPARE(result.merged["addresses"].size(), std::size_t(2));
+        QCOMPARE(result.merged["addresses"][0]["addressTypeDescriptor"].get<std::string>(),
+                 std::string("uri://ed-fi.org/AddressTypeDescriptor#Home"));
+        QCOMPARE(result.merged["addresses"][0]["streetNumberName"].get<std::string>(), std::string("3 Main St"));
+
+        // The same field of one item changed both ways: one conflict at that item's field.
+        Json other = base;
+        other["addresses"][0]["streetNumberName"] = "5 Main St";
+        result = merger.merge(&base, edited, other);
+        QCOMPARE(conflictPaths(result), (std::vector<std::string>{"$.addresses[0].streetNumberName"}));
+
+        // Removed here, edited there: a conflict over the whole item; mine (removed) stands.
+        Json removed = base;
+        removed["addresses"].erase(0);
+        result = merger.merge(&base, removed, edited);
+        QCOMPARE(conflictPaths(result), (std::vector<std::string>{"$.addresses[1]"}));
+        QVERIFY(!result.conflicts[0].mine.has_value());
+        QCOMPARE(result.merged["addresses"].size(), std::size_t(1));
+        // Removed here, untouched there: removed.
+        result = merger.merge(&base, removed, theirs);
+        QVERIFY(result.clean());
+        QCOMPARE(result.merged["addresses"].size(), std::size_t(1));
+        QCOMPARE(result.merged["addresses"][0]["city"].get<std::string>(), std::string("Round Rock"));
+
+        // The same item added on both sides is one item; added with different values, a conflict.
+        Json addedHere = base;
+        addedHere["addresses"].push_back(address("Temporary", "7 Elm St", "Austin"));
+        Json addedThere = base;
+        addedThere["addresses"].push_back(address("Temporary", "7 Elm St", "Austin"));
+        result = merger.merge(&base, addedHere, addedThere);
+        QVERIFY(result.clean());
+        QCOMPARE(result.merged["addresses"].size(), std::size_t(3));
+        addedThere["addresses"][2]["streetNumberName"] = "9 Elm St";
+        result = merger.merge(&base, addedHere, addedThere);
+        QCOMPARE(conflictPaths(result), (std::vector<std::string>{"$.addresses[2].streetNumberName"}));
+        QVERIFY(!result.conflicts[0].base.has_value());
+    }
+
+    void mergeFollowsArrayUniquenessConstraintsWhereTheSchemaGivesThem()
+    {
+        ResourceSchema resource;
+        resource.arrayUniquenessConstraints = {{JsonPath("$.periods[*].beginDate")}};
+        const DocumentMerger merger(&resource);
+        QCOMPARE(merger.itemKeyFields("$.periods[*]"), (std::vector<std::string>{"beginDate"}));
+        const Json base{{"periods", Json::array({{{"beginDate", "2024-01-01"}, {"endDate", "2024-02-01"}},
+                                                  {{"beginDate", "2024-03-01"}, {"endDate", "2024-04-01"}}})}};
+        Json mine = base;
+        mine["periods"][1]["endDate"] = "2024-05-01";
+        Json theirs = base;
+        theirs["periods"].erase(0);
+        const MergeResult result = merger.merge(&base, mine, theirs);
+        QVERIFY(result.clean());
+        JSON_COMPARE(result.merged, (Json{{"periods", Json::array({{{"beginDate", "2024-03-01"}, {"endDate", "2024-05-01"}}})}}));
+    }
+
     void planPutsUpsertsInLoadOrder()
     {
         Fixture f;
