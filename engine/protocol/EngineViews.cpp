@@ -1,8 +1,8 @@
 // The typed views the desktop app reads: counts, references both ways, history, drafts, lookups.
+#include "DocumentJournal.h"
 #include "Engine.h"
 
 #include <QCryptographicHash>
-#include <QDateTime>
 
 #include <SQLiteCpp/Statement.h>
 
@@ -11,11 +11,6 @@
 namespace steward {
 
 namespace {
-
-std::string nowUtc()
-{
-    return QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
-}
 
 Draft readDraft(SQLite::Statement &s)
 {
@@ -270,7 +265,7 @@ std::int64_t Engine::keepDraft(const std::string &project, const std::string &re
     std::optional<ImmediateTransaction> transaction;
     if (!m_inBatch)
         transaction.emplace(db);
-    const std::string now = nowUtc();
+    const std::string now = nowUtcText();
     SQLite::Statement update(db, "UPDATE drafts SET problem = ?, updated_at = ? WHERE project = ? AND resource = ? "
                                  "AND text_hash = ? AND target_id IS NULL");
     // dumpJson, not dump(): problems quote input (values, file names) that need not be valid UTF-8,
@@ -312,7 +307,7 @@ std::int64_t Engine::saveDraft(const ResourceSchema &resource, const std::string
                                std::int64_t draftId, const std::string &actor)
 {
     const Json problemBody = draftProblem(resource, text, targetId);
-    const std::string now = nowUtc();
+    const std::string now = nowUtcText();
     ImmediateTransaction transaction(m_database.connection());
     SQLite::Database &db = m_database.connection();
     if (draftId > 0) {
@@ -424,7 +419,7 @@ bool Engine::updateDraft(std::int64_t draftId, const std::string &text, const Js
                                  "WHERE draft_id = ?");
     update.bind(1, text);
     update.bind(2, dumpJson(problemBody));
-    update.bind(3, updatedAt.empty() ? nowUtc() : updatedAt);
+    update.bind(3, updatedAt.empty() ? nowUtcText() : updatedAt);
     bindTextHash(update, 4, text, targetId);
     update.bind(5, draftId);
     update.exec();

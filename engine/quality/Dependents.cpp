@@ -14,7 +14,7 @@ namespace {
 
 constexpr int kReferrerPage = 500;
 
-const char *const kCascadeDeleteKind = "cascade-delete";
+const char *const kCascadeDeleteKind = "cascade-delete"; // DocumentJournal.cpp names it too
 
 // Finds everything that depends on a document, orders the deletes, and sends them.
 class CascadeRun
@@ -231,35 +231,6 @@ CascadeDeleteResult cascadeDelete(Engine &engine, const std::string &id, bool ap
     result.ok = true;
     result.applied = true;
     return result;
-}
-
-bool isDocumentOperation(const std::string &kind)
-{
-    return kind == kCascadeDeleteKind || kind == "repoint" || kind == "merge" || kind == "change-identity";
-}
-
-std::int64_t journalDocumentChanges(Engine &engine, std::int64_t since, const std::string &kind,
-                                    const std::string &summary, const Json &detail, const std::string &actor)
-{
-    const std::vector<DocumentChange> changes = engine.documentsChangedSince(since);
-    if (changes.empty())
-        return 0;
-    EditJournal journal(engine.database().connection());
-    const std::int64_t opId = journal.beginOperation(kind, summary, detail, actor, nowUtcText());
-    std::int64_t position = 0;
-    for (const DocumentChange &change : changes) {
-        EditItem item;
-        item.item = ++position;
-        item.target = EditTarget::Document;
-        item.targetKey = change.id;
-        item.project = change.project;
-        item.resource = change.resource;
-        item.beforeText = change.before.value_or(std::string());
-        item.afterText = change.after.value_or(std::string());
-        item.afterEtag = change.afterEtag;
-        journal.addItem(opId, item);
-    }
-    return opId;
 }
 
 int putDocumentsBack(Engine &engine, std::int64_t opId, const std::vector<EditItem> &items, const std::string &actor)

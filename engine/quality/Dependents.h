@@ -1,5 +1,6 @@
 #pragma once
 
+#include "DocumentJournal.h"
 #include "EditJournal.h"
 #include "Engine.h"
 
@@ -50,15 +51,6 @@ constexpr std::size_t kCascadeLimit = 100000;
 // Applied, it is journaled (kind "cascade-delete") and undone like any journaled edit.
 CascadeDeleteResult cascadeDelete(Engine &engine, const std::string &id, bool apply,
                                   const std::vector<DependentNode> *expected = nullptr, const std::string &actor = {});
-
-// Journal kinds whose items are whole documents before and after (deletes, creates and updates
-// read back from the change log), undone by putDocumentsBack.
-bool isDocumentOperation(const std::string &kind);
-
-// Records every document written after the change-log entry `since` (inside the caller's batch, before
-// it commits) as one journal operation; returns its id (0 when nothing was written).
-std::int64_t journalDocumentChanges(Engine &engine, std::int64_t since, const std::string &kind,
-                                    const std::string &summary, const Json &detail, const std::string &actor);
 
 // Puts every document of a document operation back as it was before, inside the caller's batch:
 // deleted ones come back under their own id with their stored text, updated ones are PUT back, created

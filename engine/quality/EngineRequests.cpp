@@ -3,8 +3,6 @@
 #include "Database.h"
 #include "Engine.h"
 
-#include <QDateTime>
-
 namespace steward {
 
 bool succeeded(const Response &response)
@@ -30,11 +28,6 @@ std::string problemSummary(const Json &problem)
     if (!fields.empty())
         text += " (" + fields + ")";
     return text;
-}
-
-std::string nowUtcText()
-{
-    return QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
 }
 
 std::string beginOperationBatch(Engine &engine)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ApiSchema.h"
+#include "DocumentJournal.h"
 #include "Protocol.h"
 
 #include <string>
@@ -11,8 +12,6 @@ namespace steward {
 bool succeeded(const Response &response);
 // "detail ($.a: message; $.b: message)": a problem as one line for tables and refusals.
 std::string problemSummary(const Json &problem);
-// Now in UTC, as the journal records times.
-std::string nowUtcText();
 
 class Engine;
 
