@@ -50,6 +50,29 @@ std::string idFromLocation(const std::string &location)
     return slash == std::string::npos ? location : location.substr(slash + 1);
 }
 
+std::string etagFromHeader(std::string value)
+{
+    if (value.rfind("W/", 0) == 0)
+        value.erase(0, 2);
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+        value = value.substr(1, value.size() - 2);
+    return value;
+}
+
+bool apiModeNeedsRoute(const std::string &apiMode)
+{
+    // ODS/API spells its modes with and without spaces ("Year Specific", "YearSpecific"); only the
+    // shared instance and the sandbox serve their data at /data/v3 itself.
+    std::string mode;
+    for (char c : apiMode)
+        if (c != ' ' && c != '_' && c != '-')
+            mode += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (mode.empty() || mode == "sharedinstance" || mode == "sandbox")
+        return false;
+    return mode.find("specific") != std::string::npos || mode.find("instance") != std::string::npos
+           || mode.find("district") != std::string::npos || mode.find("year") != std::string::npos;
+}
+
 RemoteApi::RemoteApi(RemoteOptions options)
     : m_options(std::move(options))
     , m_sleep([](int ms) { QThread::msleep(static_cast<unsigned long>(ms)); })
@@ -90,14 +113,15 @@ bool RemoteApi::connect(std::string *error)
         return false;
     }
     // Ed-Fi APIs describe themselves at their root; use the addresses they give when they do.
-    const RemoteResponse discovery = sendWithRetries("GET", m_root, {}, {}, false);
+    QUrl root;
+    const RemoteResponse discovery = discover(m_root, &root);
     if (discovery.status == 0) {
         *error = m_options.url + ": " + discovery.describe();
         return false;
     }
-    const Json root = discovery.json();
-    if (discovery.status == 200 && root.is_object() && root.contains("urls") && root["urls"].is_object()) {
-        const Json &urls = root["urls"];
+    const Json document = discovery.json();
+    if (discovery.status == 200 && document.is_object() && document.contains("urls") && document["urls"].is_object()) {
+        const Json &urls = document["urls"];
         auto url = [&urls](const char *name) {
             return urls.contains(name) && urls[name].is_string()
                        ? withoutTrailingSlash(QString::fromStdString(urls[name].get<std::string>()))
@@ -105,21 +129,52 @@ bool RemoteApi::connect(std::string *error)
         };
         if (!url("oauth").isEmpty())
             m_tokenUrl = QUrl(url("oauth"));
-        const std::string mode = root.value("apiMode", std::string());
+        const std::string mode = document.value("apiMode", std::string());
         if (!m_dataAddressGiven && !url("dataManagementApi").isEmpty()) {
-            // Year-specific and instance APIs put their data under a route the address must name.
-            if (mode.find("Year") != std::string::npos || mode.find("Instance") != std::string::npos
-                || mode.find("District") != std::string::npos) {
+            if (root != m_root) {
+                // The address given is below the API's root: a data address of its own (Meadowlark's
+                // "/local/v3.3b"), taken as given, with the token address the root names.
+                m_dataAddressGiven = true;
+            } else if (apiModeNeedsRoute(mode)) {
                 *error = m_options.url + " is an Ed-Fi API in '" + mode + "' mode: give its data address with "
                          + "the route, e.g. " + url("dataManagementApi").toStdString() + "/2026";
                 return false;
+            } else {
+                m_dataBase = QUrl(url("dataManagementApi"));
             }
-            m_dataBase = QUrl(url("dataManagementApi"));
         }
         if (!url("changeQueries").isEmpty())
             m_changeQueries = QUrl(url("changeQueries") + m_route);
     }
     return fetchToken(error);
+}
+
+RemoteResponse RemoteApi::discover(const QUrl &address, QUrl *root)
+{
+    RemoteResponse first = sendWithRetries("GET", address, {}, {}, false);
+    *root = address;
+    auto describesItself = [](const RemoteResponse &answer) {
+        if (answer.status != 200)
+            return false;
+        const Json document = answer.json();
+        return document.is_object() && document.contains("urls") && document["urls"].is_object();
+    };
+    if (first.status == 0 || describesItself(first) || m_dataAddressGiven)
+        return first;
+    // A data address that is not under /data/v3 (Meadowlark, a proxy): its API may describe itself
+    // further up. The nearest address above it that does is taken; the given one otherwise.
+    QString path = withoutTrailingSlash(address.path());
+    while (!path.isEmpty()) {
+        path = path.left(std::max<qsizetype>(path.lastIndexOf(QLatin1Char('/')), 0));
+        QUrl parent = address;
+        parent.setPath(path.isEmpty() ? QStringLiteral("/") : path);
+        const RemoteResponse answer = sendWithRetries("GET", parent, {}, {}, false);
+        if (describesItself(answer)) {
+            *root = parent;
+            return answer;
+        }
+    }
+    return first;
 }
 
 bool RemoteApi::fetchToken(std::string *error)
@@ -163,9 +218,10 @@ RemoteResponse RemoteApi::sendWithRetries(const std::string &method, const QUrl 
     }
 }
 
-RemoteResponse RemoteApi::send(const std::string &method, const std::string &pathAndQuery, const QByteArray &body)
+RemoteResponse RemoteApi::send(const std::string &method, const std::string &pathAndQuery, const QByteArray &body,
+                               const std::string &ifMatch)
 {
-    return sendAuthorized(method, QUrl(m_dataBase.toString() + QString::fromStdString(pathAndQuery)), body);
+    return sendAuthorized(method, QUrl(m_dataBase.toString() + QString::fromStdString(pathAndQuery)), body, ifMatch);
 }
 
 RemoteResponse RemoteApi::sendChangeQueries(const std::string &pathAndQuery)
@@ -173,13 +229,14 @@ RemoteResponse RemoteApi::sendChangeQueries(const std::string &pathAndQuery)
     return sendAuthorized("GET", QUrl(m_changeQueries.toString() + QString::fromStdString(pathAndQuery)), {});
 }
 
-RemoteResponse RemoteApi::sendAuthorized(const std::string &method, const QUrl &url, const QByteArray &body)
+RemoteResponse RemoteApi::sendAuthorized(const std::string &method, const QUrl &url, const QByteArray &body,
+                                         const std::string &ifMatch)
 {
     const QByteArray contentType = body.isEmpty() ? QByteArray() : QByteArray("application/json");
     bool refreshed = false;
     int delay = m_options.firstBackoffMs;
     for (int attempt = 0;; ++attempt) {
-        RemoteResponse response = sendOnce(method, url, body, contentType, true);
+        RemoteResponse response = sendOnce(method, url, body, contentType, true, {}, ifMatch);
         if (response.status == 401 && !refreshed) {
             refreshed = true;
             std::string ignored;
@@ -200,7 +257,8 @@ RemoteResponse RemoteApi::sendAuthorized(const std::string &method, const QUrl &
 }
 
 RemoteResponse RemoteApi::sendOnce(const std::string &method, const QUrl &url, const QByteArray &body,
-                                   const QByteArray &contentType, bool withToken, const QByteArray &authorization)
+                                   const QByteArray &contentType, bool withToken, const QByteArray &authorization,
+                                   const std::string &ifMatch)
 {
     QNetworkRequest request(url);
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::NoLessSafeRedirectPolicy);
@@ -211,6 +269,8 @@ RemoteResponse RemoteApi::sendOnce(const std::string &method, const QUrl &url, c
         request.setRawHeader("Authorization", "Bearer " + m_token);
     else if (!authorization.isEmpty())
         request.setRawHeader("Authorization", authorization);
+    if (!ifMatch.empty())
+        request.setRawHeader("If-Match", "\"" + QByteArray::fromStdString(ifMatch) + "\"");
     QNetworkReply *reply = m_network.sendCustomRequest(request, QByteArray::fromStdString(method), body);
 
     QEventLoop wait;

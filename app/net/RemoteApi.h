@@ -48,8 +48,10 @@ public:
     // Reads the discovery document (for the token and data addresses) and gets a token.
     bool connect(std::string *error);
     // pathAndQuery is relative to the data API ("/ed-fi/schools?limit=500"). Transient failures
-    // are retried with backoff; a 401 gets one new token and one more try.
-    RemoteResponse send(const std::string &method, const std::string &pathAndQuery, const QByteArray &body = {});
+    // are retried with backoff; a 401 gets one new token and one more try. ifMatch, when given, is
+    // sent as the If-Match header, quoted (an etag as a document's _etag spells it).
+    RemoteResponse send(const std::string &method, const std::string &pathAndQuery, const QByteArray &body = {},
+                        const std::string &ifMatch = {});
     // Whether the discovery document named Change Queries; then pathAndQuery relative to them
     // ("/availableChangeVersions"), with the data address's year or instance route applied.
     bool hasChangeQueries() const { return !m_changeQueries.isEmpty(); }
@@ -62,14 +64,18 @@ public:
 private:
     // authorization: sent as the Authorization header when there is no token to send.
     RemoteResponse sendOnce(const std::string &method, const QUrl &url, const QByteArray &body,
-                            const QByteArray &contentType, bool withToken, const QByteArray &authorization = {});
+                            const QByteArray &contentType, bool withToken, const QByteArray &authorization = {},
+                            const std::string &ifMatch = {});
     // sendOnce, again with backoff while the answer is transient (discovery and token requests).
     RemoteResponse sendWithRetries(const std::string &method, const QUrl &url, const QByteArray &body,
                                    const QByteArray &contentType, bool withToken,
                                    const QByteArray &authorization = {});
     bool fetchToken(std::string *error);
     // A data-API call: the token, one renewal on 401, waits on 429, retries while transient.
-    RemoteResponse sendAuthorized(const std::string &method, const QUrl &url, const QByteArray &body);
+    RemoteResponse sendAuthorized(const std::string &method, const QUrl &url, const QByteArray &body,
+                                  const std::string &ifMatch = {});
+    // The discovery document at the address or, when it answers none, at the nearest address above it.
+    RemoteResponse discover(const QUrl &address, QUrl *root);
 
     RemoteOptions m_options;
     QNetworkAccessManager m_network;
@@ -85,5 +91,12 @@ private:
 
 // The last path segment of a Location header: the id the API gave the document.
 std::string idFromLocation(const std::string &location);
+
+// An ETag header's value as a document's _etag spells it: without a weak marker and quotes.
+std::string etagFromHeader(std::string value);
+
+// Whether an ODS/API in this apiMode ("SharedInstance", "Year Specific", "DistrictSpecific", ...)
+// puts its data under a route that its data address must name.
+bool apiModeNeedsRoute(const std::string &apiMode);
 
 } // namespace steward
