@@ -302,6 +302,17 @@ void TestProtocol::ifMatch()
     QCOMPARE(ok.status, 204);
     QCOMPARE(f.call("DELETE", location, nullptr, {{"If-Match", etag}}).status, 412);
     QCOMPARE(f.call("DELETE", location, nullptr, {{"If-Match", ok.header("ETag")}}).status, 204);
+
+    // A POST (ODS/API's upsert) honours If-Match when it would update, and inserts whatever it says.
+    Response inserted = f.call("POST", "/ed-fi/schools", Fixture::school(6), {{"If-Match", "\"new-document\""}});
+    QCOMPARE(inserted.status, 201);
+    Response refused = f.call("POST", "/ed-fi/schools", Fixture::school(6, "Y"), {{"If-Match", "\"new-document\""}});
+    QCOMPARE(refused.status, 412);
+    QCOMPARE(refused.body["type"].get<std::string>(), std::string(problem::kOptimisticLockFailed));
+    QCOMPARE(f.call("GET", inserted.header("Location")).body["nameOfInstitution"].get<std::string>(),
+             std::string("Grand Bend High School"));
+    QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(6, "Y"), {{"If-Match", inserted.header("ETag")}}).status, 200);
+    QCOMPARE(f.call("GET", inserted.header("Location")).body["nameOfInstitution"].get<std::string>(), std::string("Y"));
 }
 
 void TestProtocol::collectionPagingAndFilters()

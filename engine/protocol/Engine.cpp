@@ -994,10 +994,10 @@ Response Engine::post(const Target &target, const Request &request)
     if (!request.body)
         return dataValidationFailed({{"$", {"A JSON object body is required."}}});
     return postPrepared(preparePost(*target.resource, *request.body),
-                        request.actor.empty() ? currentOsUser() : request.actor);
+                        request.actor.empty() ? currentOsUser() : request.actor, request.header("if-match"));
 }
 
-Response Engine::postPrepared(const PreparedBody &prepared, const std::string &actor)
+Response Engine::postPrepared(const PreparedBody &prepared, const std::string &actor, const std::string &ifMatch)
 {
     if (prepared.refusal)
         return *prepared.refusal;
@@ -1024,6 +1024,10 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
                 return identityConflict(resource.resourceName, "A " + existing->resource + " with this identity ("
                                                                    + naturalKeyText(Json::parse(existing->identity)) + ") is stored again, as "
                                                                    + existing->id + ".");
+            // ODS/API's upsert honours If-Match when it would update: a client that last saw another
+            // version (or, with a tag that matches nothing, none) must not overwrite this one.
+            if (!ifMatchHolds(ifMatch, existing->etag))
+                return preconditionFailed();
             response.status = 200;
             if (m_dryRun) {
                 response.headers.emplace_back("Location", resource.requestPath(existing->id));

@@ -280,7 +280,8 @@ private:
     Response availableChangeVersions();
     Response changeFeed(const Target &target, TrackedChangeKind kind);
     Response post(const Target &target, const Request &request);
-    Response postPrepared(const PreparedBody &prepared, const std::string &actor);
+    // ifMatch: a POST's If-Match header, checked when the POST would update a stored document.
+    Response postPrepared(const PreparedBody &prepared, const std::string &actor, const std::string &ifMatch = {});
     PreparedBody prepareBody(const ResourceSchema &resource, Json body) const;
     std::vector<PreparedReference> prepareReferences(const ResourceSchema &resource, const Json &body) const;
     Response guarded(const std::function<Response()> &work);
