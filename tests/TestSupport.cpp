@@ -350,6 +350,10 @@ int compareCompiledSchemaWithFullWay(const Model &model, const ResourceSchema &r
 }
 
 const char *const kBackBeforeResourceKeys =
+    // Version 25's merge bases and conflicts.
+    "DROP VIEW open_sync_conflicts; DROP TABLE sync_conflicts;"
+    "ALTER TABLE sync_remote_ids DROP COLUMN base_etag; ALTER TABLE sync_remote_ids DROP COLUMN base_seq;"
+    "ALTER TABLE sync_remote_ids DROP COLUMN base_text;"
     "DROP VIEW documents; DROP VIEW aliases; DROP VIEW changes;"
     "CREATE TABLE documents (doc_key INTEGER PRIMARY KEY, id TEXT NOT NULL, project TEXT NOT NULL, "
     "resource TEXT NOT NULL, referential_id BLOB NOT NULL, identity TEXT NOT NULL, body TEXT NOT NULL, "

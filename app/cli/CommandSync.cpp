@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "Conflicts.h"
 #include "Credentials.h"
 #include "Engine.h"
 #include "SyncJobs.h"
@@ -27,19 +28,35 @@ const char *const kHelp =
     "       steward-cli [--db PATH] [--schema PATH]... sync push --to URL --client ID [--dry-run|--plan-only] [--strict] [OPTIONS]\n"
     "       steward-cli [--db PATH] sync remember --url URL --client ID [--secret-env NAME]\n"
     "       steward-cli [--db PATH] sync status\n"
+    "       steward-cli [--db PATH] [--schema PATH]... sync conflicts [--url URL] [--json]\n"
+    "       steward-cli [--db PATH] [--schema PATH]... sync resolve ID [--url URL] [--take mine|theirs [--whole]]\n"
+    "                   [--field PATH=mine|theirs|JSON]...\n"
     "\n"
     "pull     fetches every resource of the model from an Ed-Fi API in load order (paged GETs) and stores\n"
     "         each with full validation (refused ones become drafts); records the API's id of each so\n"
-    "         later pushes update the same records. Running it again adds no duplicates.\n"
+    "         later pushes update the same records. Running it again adds no duplicates. A document\n"
+    "         changed here since the last sync is not overwritten: the two versions are merged field\n"
+    "         by field, or kept as a conflict when both changed the same field (see conflicts).\n"
     "push     sends the changes made here since the last successful push to that API: identity changes\n"
     "         first, then creates/updates in load order, then deletes in reverse load order, matched by\n"
     "         natural key. The position in the change log moves only past what the API accepted; what it\n"
-    "         refused is listed with its answer. Connection failures and 5xx answers are retried with\n"
+    "         refused is listed with its answer. A document the API has is sent with If-Match (the\n"
+    "         version both sides last agreed on); when someone changed it there since, the two are\n"
+    "         merged and the merge is sent, or it is kept as a conflict and not sent, with what\n"
+    "         references it. Connection failures and 5xx answers are retried with\n"
     "         backoff; an interrupted push continues when run again. --dry-run asks the API first and\n"
     "         sends nothing: per document new / changed (with the fields) / unchanged there, and those it\n"
     "         would refuse (a descriptor value or a referenced document it does not have).\n"
     "remember stores the client secret (from --secret-env's variable) in the system keychain.\n"
-    "status   lists the APIs this database syncs with, their push position and refused documents.\n"
+    "status   lists the APIs this database syncs with, their push position, refused documents and\n"
+    "         open conflicts.\n"
+    "conflicts lists the documents changed on both sides in ways that do not merge: per field, the\n"
+    "         version both last agreed on (base), this database's (mine) and the API's (theirs).\n"
+    "resolve  decides a conflict: --take mine|theirs for every field, --field PATH=mine|theirs|JSON\n"
+    "         for one (JSON: a value of your own; null leaves the field out). --whole takes one version as\n"
+    "         it is. A delete against an edit, and a merge refused here (a required list left empty), are\n"
+    "         decided with --take for the whole document. The decision is stored here and journaled (steward-cli fix undo\n"
+    "         OP_ID opens the conflict again); the next push sends it with the API's current etag.\n"
     "\n"
     "Options:\n"
     "  --from URL, --to URL, --url URL   the Ed-Fi API's base URL (its discovery document's address)\n"
@@ -51,6 +68,7 @@ const char *const kHelp =
     "  --secret-env NAME   the environment variable holding the client secret (default\n"
     "                      STEWARD_CLIENT_SECRET); when it is not set, the system keychain is asked.\n"
     "  --report FILE       write what happened as JSON.\n"
+    "  --json              (conflicts) the list as JSON.\n"
     "  --progress bar|json|none   progress on stderr (default: bar on a terminal).\n"
     "Exit code 0 when everything was pulled/pushed (drafts and refusals are outcomes), 1 when the run\n"
     "was cut off, 2 on usage errors or a missing secret.\n"
@@ -68,6 +86,11 @@ struct SyncArgs
     bool dryRun = false;   // push: preview against the target
     bool planOnly = false; // push: the plan, offline
     bool strict = false;   // push: refuse when not ready to submit
+    bool json = false;     // conflicts: as JSON
+    std::string id;        // resolve: the document
+    std::optional<MergeChoice> take;           // resolve --take
+    std::map<std::string, MergeChoice> fields; // resolve --field
+    bool wholeDocument = false;                // resolve --whole
 };
 
 bool showProgress(const std::string &mode, const SyncProgress &p)
@@ -171,6 +194,10 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
                   << t.drafts << " kept as drafts";
         if (report.incremental)
             std::cerr << ", " << report.deleted << " deleted";
+        if (report.merged > 0 || report.keptHere > 0 || report.conflicts > 0)
+            std::cerr << "; changed here too: " << report.merged << " merged, " << report.keptHere
+                      << " kept for the push, " << report.conflicts
+                      << " conflicts kept for you (steward-cli sync conflicts)";
         for (const Json &refused : report.deletesRefused)
             std::cerr << "\nsteward-cli: the target deleted " << refused["resource"].get<std::string>() << " "
                       << refused["id"].get<std::string>() << ", but it stays here: "
@@ -198,18 +225,26 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
         }
         return kExitOk;
     }
-    const PushReport report = runPush(*database, *model, remote, args.client, progress);
+    Engine engine(*model, *database);
+    const PushReport report = runPush(engine, *database, remote, args.client, progress);
     if (mode == "bar")
         std::fprintf(stderr, "\n");
     if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.toJson()))
         return kExitFailed;
-    for (const PushOutcome &outcome : report.outcomes)
-        if (!outcome.accepted)
-            std::cout << "refused  " << operationName(outcome.operation) << " " << outcome.resource << " "
-                      << outcome.id << " " << dumpJson(outcome.identity) << "  HTTP " << outcome.status << " "
-                      << dumpJson(outcome.problem) << "\n";
+    for (const PushOutcome &outcome : report.outcomes) {
+        if (outcome.accepted)
+            continue;
+        const char *what = outcome.conflict ? "conflict" : !outcome.waitingFor.empty() ? "waiting" : "refused";
+        std::cout << what << "  " << operationName(outcome.operation) << " " << outcome.resource << " " << outcome.id
+                  << " " << dumpJson(outcome.identity);
+        if (!outcome.conflict && outcome.waitingFor.empty())
+            std::cout << "  HTTP " << outcome.status;
+        std::cout << " " << dumpJson(outcome.problem) << "\n";
+    }
     std::cerr << "steward-cli: pushed " << report.accepted << " of " << report.plan.items.size()
-              << " documents; " << report.refused << " refused; change log position " << report.cursorBefore
+              << " documents (" << report.merged << " merged with the target's changes); " << report.refused
+              << " refused; " << report.conflicts << " conflicts and " << report.waiting
+              << " waiting for them (steward-cli sync conflicts); change log position " << report.cursorBefore
               << " -> " << report.cursorAfter;
     if (report.cancelled)
         std::cerr << "; stopped: run it again to continue";
@@ -234,12 +269,92 @@ int status(const CliContext &context)
         std::cout << target.url << "  client " << target.client << "  pushed up to change " << target.pushCursor
                   << " of " << lastSeq << "  last pull " << (target.lastPullAt.empty() ? "never" : target.lastPullAt)
                   << "  last push " << (target.lastPushAt.empty() ? "never" : target.lastPushAt) << "  refused "
-                  << failures.size() << "\n";
+                  << failures.size() << "  conflicts " << state.openConflictCount(target.targetId) << "\n";
         for (const SyncFailure &failure : failures)
             std::cout << "  refused " << failure.operation << " " << failure.resource << " " << failure.id << "  HTTP "
                       << failure.status << " " << dumpJson(failure.problem) << "\n";
     }
     return kExitOk;
+}
+
+std::string sideText(const std::optional<Json> &side)
+{
+    return side ? dumpJson(*side) : std::string("(none)");
+}
+
+int conflicts(const CliContext &context, const SyncArgs &args)
+{
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Database> database;
+    if (!context.openModelAndDatabase(model, database))
+        return kExitUsage;
+    Engine engine(*model, *database);
+    std::vector<ConflictView> views = listConflicts(engine);
+    if (!args.url.empty())
+        std::erase_if(views, [&args](const ConflictView &view) { return view.url != args.url; });
+    if (args.json) {
+        Json list = Json::array();
+        for (const ConflictView &view : views)
+            list.push_back(view.toJson());
+        std::cout << list.dump(2) << "\n";
+        return kExitOk;
+    }
+    if (views.empty())
+        std::cout << "No open sync conflicts.\n";
+    for (const ConflictView &view : views) {
+        std::cout << conflictKindName(view.conflict.kind) << "  " << view.conflict.resource << " " << view.naturalKey
+                  << " (" << view.conflict.id << ")  with " << view.url << "  since " << view.conflict.foundAt << "\n"
+                  << "    " << view.conflict.reason << "\n";
+        if (!view.mine || !view.theirs || view.conflict.kind == SyncConflict::Kind::Refused) {
+            std::cout << "    mine: " << (view.mine ? "changed" : "deleted") << "; theirs: "
+                      << (view.theirs ? "changed" : "deleted")
+                      << " (decided for the whole document: --take mine|theirs)\n";
+            continue;
+        }
+        for (const MergeConflict &field : view.fields)
+            std::cout << "    " << field.path << "  base " << sideText(field.base) << "  mine " << sideText(field.mine)
+                      << "  theirs " << sideText(field.theirs) << "\n";
+    }
+    if (!views.empty())
+        std::cout << views.size() << " open conflict(s); decide each with: steward-cli sync resolve ID --take "
+                                     "mine|theirs [--field PATH=mine|theirs|JSON]...\n";
+    return kExitOk;
+}
+
+int resolve(const CliContext &context, const SyncArgs &args)
+{
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Database> database;
+    if (!context.openModelAndDatabase(model, database))
+        return kExitUsage;
+    Engine engine(*model, *database);
+    ConflictDecision decision;
+    decision.id = args.id;
+    decision.url = args.url;
+    decision.take = args.take;
+    decision.fields = args.fields;
+    decision.wholeDocument = args.wholeDocument;
+    try {
+        const ConflictResolution resolved = resolveConflict(engine, decision);
+        std::cout << "Resolved: " << resolved.summary << " (operation " << resolved.opId
+                  << "; steward-cli fix undo " << resolved.opId
+                  << " opens the conflict again). The next push sends it to the target.\n";
+    } catch (const ConflictRefused &e) {
+        std::cerr << "steward-cli: " << e.what() << " Nothing was changed.\n";
+        return kExitFailed;
+    }
+    return kExitOk;
+}
+
+// "mine", "theirs", or a JSON value (text that is not JSON is taken as a string).
+MergeChoice choiceFrom(const std::string &text)
+{
+    if (text == "mine")
+        return MergeChoice::mine();
+    if (text == "theirs")
+        return MergeChoice::theirs();
+    Json value = Json::parse(text, nullptr, false);
+    return {MergeChoice::Kind::Value, value.is_discarded() ? Json(text) : value};
 }
 
 int remember(const SyncArgs &args)
@@ -268,8 +383,10 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
     }
     SyncArgs args;
     args.action = argv[0];
-    if (args.action != "pull" && args.action != "push" && args.action != "remember" && args.action != "status")
-        return usageError("sync", "unknown sync action '" + args.action + "' (pull, push, remember, status)");
+    if (args.action != "pull" && args.action != "push" && args.action != "remember" && args.action != "status"
+        && args.action != "conflicts" && args.action != "resolve")
+        return usageError("sync", "unknown sync action '" + args.action
+                                      + "' (pull, push, remember, status, conflicts, resolve)");
     const std::map<std::string, std::string SyncArgs::*> valued{{"--from", &SyncArgs::url},
                                                                  {"--to", &SyncArgs::url},
                                                                  {"--url", &SyncArgs::url},
@@ -285,6 +402,27 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
             args.dryRun = true;
         } else if (arg == "--strict" && args.action == "push") {
             args.strict = true;
+        } else if (arg == "--json" && args.action == "conflicts") {
+            args.json = true;
+        } else if (arg == "--whole" && args.action == "resolve") {
+            args.wholeDocument = true;
+        } else if ((arg == "--take" || arg == "--field") && args.action == "resolve") {
+            if (i + 1 >= argv.size())
+                return usageError("sync", arg + " needs a value");
+            const std::string value = argv[++i];
+            if (arg == "--take") {
+                if (value != "mine" && value != "theirs")
+                    return usageError("sync", "--take takes mine or theirs, not '" + value + "'");
+                args.take = choiceFrom(value);
+            } else {
+                const std::size_t equals = value.find('=');
+                if (equals == std::string::npos || value.rfind("$", 0) != 0)
+                    return usageError("sync", "--field takes PATH=mine|theirs|JSON ($.middleName=theirs), not '"
+                                                  + value + "'");
+                args.fields[value.substr(0, equals)] = choiceFrom(value.substr(equals + 1));
+            }
+        } else if (args.action == "resolve" && args.id.empty() && !arg.empty() && arg[0] != '-') {
+            args.id = arg;
         } else if (auto it = valued.find(arg); it != valued.end()) {
             if (i + 1 >= argv.size())
                 return usageError("sync", arg + " needs a value");
@@ -297,6 +435,15 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
         return usageError("sync", "--progress takes bar, json or none");
     if (args.action == "status")
         return status(context);
+    if (args.action == "conflicts")
+        return conflicts(context, args);
+    if (args.action == "resolve") {
+        if (args.id.empty())
+            return usageError("sync", "sync resolve needs the document's id (steward-cli sync conflicts lists them)");
+        if (!args.take && args.fields.empty())
+            return usageError("sync", "sync resolve needs --take mine|theirs or --field PATH=mine|theirs|JSON");
+        return resolve(context, args);
+    }
     if (args.url.empty())
         return usageError("sync", std::string("sync ") + args.action + " needs "
                                       + (args.action == "pull" ? "--from URL" : args.action == "push" ? "--to URL" : "--url URL"));

@@ -211,12 +211,11 @@ void SyncDialog::push()
     connect(&confirm, &PushPreviewDialog::documentActivated, this, &SyncDialog::documentActivated);
     if (confirm.exec() != QDialog::Accepted)
         return;
-    const steward::Model *model = &m_session.model();
     std::string connectError;
     const steward::PushReport report = runAgainstTarget<steward::PushReport>(
         this, tr("Pushing to %1…").arg(QString::fromStdString(url)), {url, client, secret}, connectError,
         [&](steward::RemoteApi &remote, const steward::SyncProgressFn &progress) {
-            return steward::runPush(*database, *model, remote, client, progress);
+            return steward::runPush(*engine, *database, remote, client, progress);
         });
     if (!connectError.empty()) {
         m_status->setText(QString::fromStdString(connectError));

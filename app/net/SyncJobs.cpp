@@ -17,6 +17,7 @@ struct Pending
 {
     const ResourceSchema *resource = nullptr;
     std::string remoteId;
+    std::string etag; // the target's, of this version
     Json body;
     std::string origin;
     std::int64_t position = 0;
@@ -33,14 +34,26 @@ std::optional<std::int64_t> newestChangeVersion(const Json &body)
     return std::nullopt;
 }
 
+// A document's etag as the target gave it: the body's _etag, else the ETag header.
+std::string etagOf(const Json &body, const RemoteResponse *response = nullptr)
+{
+    if (body.is_object())
+        if (auto etag = body.find("_etag"); etag != body.end() && etag->is_string())
+            return etag->get<std::string>();
+    return response != nullptr ? etagFromHeader(response->header("etag")) : std::string();
+}
+
 class Puller
 {
 public:
-    Puller(Engine &engine, Database &database, RemoteApi &remote, const std::string &client)
+    Puller(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
+           const SyncSafeguards &safeguards)
         : m_engine(engine)
         , m_state(database.connection())
         , m_remote(remote)
         , m_target(m_state.ensureTarget(remote.url(), client))
+        , m_reconciler(engine, m_state, m_target)
+        , m_safeguards(safeguards)
     {
     }
 
@@ -180,9 +193,16 @@ private:
             if (auto value = entry[keys].find(leaf); value != entry[keys].end())
                 path.assign(body, {}, *value);
         }
-        if (std::optional<StoredDocument> found = m_engine.documentByIdentity(resource, body))
-            return found->id;
-        return std::nullopt;
+        std::optional<StoredDocument> found = m_engine.documentByIdentity(resource, body);
+        if (!found)
+            return std::nullopt;
+        // The same identity under another id of the target is another document: one created there
+        // again after this entry's was deleted (or moved there by a key change).
+        if (entry.contains("id") && entry["id"].is_string())
+            if (std::optional<SyncBase> base = m_state.base(m_target.targetId, found->id);
+                base && !base->remoteId.empty() && base->remoteId != entry["id"].get<std::string>())
+                return std::nullopt;
+        return found->id;
     }
 
     // A key change is pulled as the changed document under the target's id: remember which local
@@ -211,19 +231,25 @@ private:
         if (entries->empty())
             return true;
         const std::string resourceKey = resource.resourceKey();
-        std::vector<std::string> gone;
         m_engine.beginBatch();
         for (const Json &entry : *entries) {
             std::optional<std::string> local = localDocumentFor(resource, entry, "keyValues");
             if (!local)
                 continue; // never pulled, or gone already
+            if (m_safeguards.mergeOnPull) {
+                // Deleted there and changed here is a conflict, not a delete.
+                TargetCopy gone;
+                gone.remoteId = entry.value("id", std::string());
+                if (!takesTheirs(resource, *local, gone))
+                    continue;
+            }
             const Response response =
                 m_engine.handle(Request::make("DELETE", resource.requestPath(*local), pullActor(m_remote.url())));
             if (m_engine.batchBroken())
                 throw std::runtime_error(response.body.value("detail", std::string("a write failed")));
             if (response.status == 204) {
                 ++m_report.deleted;
-                gone.push_back(*local);
+                m_state.forgetRemoteId(m_target.targetId, *local);
             } else if (response.status != 404) {
                 // Something here still references it: the steward decides, nothing is lost.
                 m_report.deletesRefused.push_back(Json{{"resource", resourceKey},
@@ -233,10 +259,37 @@ private:
             }
         }
         m_engine.commitBatch();
-        // Sync bookkeeping has transactions of its own, so it waits for the batch to end.
-        for (const std::string &id : gone)
-            m_state.forgetRemoteId(m_target.targetId, id);
         return true;
+    }
+
+    // Whether the target's copy (or its delete) is to be stored over the local document as it is;
+    // otherwise the reconciler kept, merged or recorded a conflict, and counted it here.
+    bool takesTheirs(const ResourceSchema &resource, const std::string &localId, const TargetCopy &theirs,
+                     ImportCounts *counts = nullptr)
+    {
+        const Reconciliation outcome = m_reconciler.reconcile(resource, localId, theirs);
+        switch (outcome.outcome) {
+        case Reconciliation::Outcome::TakeTheirs:
+            return true;
+        case Reconciliation::Outcome::Unchanged:
+        case Reconciliation::Outcome::InStep:
+            if (counts != nullptr) {
+                ++counts->unchanged;
+                ++m_report.outcome.totals.unchanged;
+            }
+            break;
+        case Reconciliation::Outcome::KeepMine:
+        case Reconciliation::Outcome::DeleteThere:
+            ++m_report.keptHere;
+            break;
+        case Reconciliation::Outcome::Merged:
+            ++m_report.merged;
+            break;
+        case Reconciliation::Outcome::Conflict:
+            ++m_report.conflicts;
+            break;
+        }
+        return false;
     }
 
     bool stop(const std::string &page, const RemoteResponse &response)
@@ -252,20 +305,11 @@ private:
         pending.resource = &resource;
         pending.origin = m_remote.url() + page;
         pending.position = position;
-        pending.body = item;
-        if (item.is_object()) {
-            if (item.contains("id") && item["id"].is_string())
-                pending.remoteId = item["id"].get<std::string>();
-            // Server fields of the target's copy, not part of the document.
-            for (const char *field : {"id", "_etag", "_lastModifiedDate", "link"})
-                pending.body.erase(field);
-            // ODS/API gives each descriptor its own integer id beside the document's.
-            if (resource.isDescriptor) {
-                std::string idField = resource.resourceName + "Id";
-                idField[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(idField[0])));
-                pending.body.erase(idField);
-            }
-        }
+        if (item.is_object() && item.contains("id") && item["id"].is_string())
+            pending.remoteId = item["id"].get<std::string>();
+        pending.etag = etagOf(item);
+        // Server fields of the target's copy, not part of the document.
+        pending.body = withoutApiFields(resource, item);
         return pending;
     }
 
@@ -273,16 +317,25 @@ private:
     {
         if (pending.empty())
             return;
-        std::vector<std::pair<std::string, std::string>> remoteIds;
         m_engine.beginBatch();
         for (const Pending &item : pending) {
             const std::string resourceKey = item.resource->resourceKey();
+            ImportCounts &counts = m_report.outcome.byResource[resourceKey];
+            ImportCounts &totals = m_report.outcome.totals;
             Request request =
                 Request::make("POST", item.resource->requestPath(), pullActor(m_remote.url()), item.body);
             // A document pulled before is updated where it is, so a change of its identity on the
             // target moves it here too instead of leaving the old one behind.
             std::optional<std::string> known =
                 item.remoteId.empty() ? std::nullopt : m_state.localId(m_target.targetId, item.remoteId);
+            if (m_safeguards.mergeOnPull) {
+                // One made here with the same identity is the same document: merged, not overwritten.
+                if (!known && item.body.is_object())
+                    if (std::optional<StoredDocument> same = m_engine.documentByIdentity(*item.resource, item.body))
+                        known = same->id;
+                if (known && !takesTheirs(*item.resource, *known, {item.remoteId, item.etag, item.body}, &counts))
+                    continue;
+            }
             Response response;
             if (known) {
                 request.method = "PUT";
@@ -298,16 +351,18 @@ private:
                 response = m_engine.handle(request);
             if (m_engine.batchBroken())
                 throw std::runtime_error(response.body.value("detail", std::string("a write failed")));
-            ImportCounts &counts = m_report.outcome.byResource[resourceKey];
-            ImportCounts &totals = m_report.outcome.totals;
             if (response.status == 201 || response.status == 200 || response.status == 204) {
                 std::int64_t ImportCounts::*field = response.status == 201 ? &ImportCounts::created
                                                     : m_engine.lastWriteChanged() ? &ImportCounts::updated
                                                                                    : &ImportCounts::unchanged;
                 ++(counts.*field);
                 ++(totals.*field);
-                if (!item.remoteId.empty() && !known)
-                    remoteIds.emplace_back(idFromLocation(response.header("Location")), item.remoteId);
+                const std::string localId = known ? *known : idFromLocation(response.header("Location"));
+                // What was stored is the version both sides agree on now.
+                if (!item.remoteId.empty())
+                    if (std::optional<StoredDocument> stored = m_engine.document(localId))
+                        m_state.setBase(m_target.targetId, localId,
+                                        SyncBase{item.remoteId, item.etag, stored->changeSeq, std::nullopt});
             } else if (response.status == 409 && !lastChance
                        && response.body.value("type", std::string()) == problem::kUnresolvedReference) {
                 m_unresolved.push_back(item);
@@ -320,14 +375,14 @@ private:
             }
         }
         m_engine.commitBatch();
-        if (!remoteIds.empty())
-            m_state.setRemoteIds(m_target.targetId, remoteIds);
     }
 
     Engine &m_engine;
     SyncState m_state;
     RemoteApi &m_remote;
     SyncTarget m_target;
+    Reconciler m_reconciler;
+    SyncSafeguards m_safeguards;
     PullReport m_report;
     std::string m_window; // "&minChangeVersion=..&maxChangeVersion=.." when the target has Change Queries
     std::vector<Pending> m_unresolved;
@@ -353,24 +408,6 @@ std::optional<std::string> findRemoteId(RemoteApi &remote, SyncState &state, std
             return items[0]["id"].get<std::string>();
     }
     return std::nullopt;
-}
-
-// The target's copy as a client sees it, without what the API adds: its id, etag, time stamp and
-// the links inside references.
-Json withoutApiFields(Json body)
-{
-    if (body.is_object()) {
-        for (const char *key : {"id", "_etag", "_lastModifiedDate"})
-            body.erase(key);
-        if (auto link = body.find("link"); link != body.end() && link->is_object() && link->contains("href"))
-            body.erase(link);
-        for (auto &[key, value] : body.items())
-            value = withoutApiFields(std::move(value));
-    } else if (body.is_array()) {
-        for (Json &item : body)
-            item = withoutApiFields(std::move(item));
-    }
-    return body;
 }
 
 // Looks documents up on the target for a push preview, each once.
@@ -442,9 +479,9 @@ private:
 } // namespace
 
 PullReport runPull(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
-                   const SyncProgressFn &progress)
+                   const SyncProgressFn &progress, const SyncSafeguards &safeguards)
 {
-    Puller puller(engine, database, remote, client);
+    Puller puller(engine, database, remote, client, safeguards);
     return puller.run(progress);
 }
 
@@ -488,6 +525,8 @@ const char *previewStateName(PushPreviewItem::State state)
         return "delete";
     case PushPreviewItem::State::Absent:
         return "absent";
+    case PushPreviewItem::State::Conflict:
+        return "conflict";
     }
     return "";
 }
@@ -511,12 +550,14 @@ Json PushPreview::toJson() const
                         {"id", item.id},
                         {"naturalKey", item.naturalKey},
                         {"changes", changes},
-                        {"reasons", item.reasons}});
+                        {"reasons", item.reasons},
+                        {"changedOnTarget", item.changedOnTarget}});
     }
     Json counts = Json::object();
     for (PushPreviewItem::State state : {PushPreviewItem::State::New, PushPreviewItem::State::Changed,
                                          PushPreviewItem::State::Unchanged, PushPreviewItem::State::Refused,
-                                         PushPreviewItem::State::Delete, PushPreviewItem::State::Absent})
+                                         PushPreviewItem::State::Delete, PushPreviewItem::State::Absent,
+                                         PushPreviewItem::State::Conflict})
         counts[previewStateName(state)] = count(state);
     Json out{{"plan", plan.toJson()}, {"documents", list}, {"counts", counts}, {"requests", requests},
              {"cancelled", cancelled}};
@@ -531,7 +572,7 @@ PushPreview previewPush(Engine &engine, Database &database, RemoteApi &remote, c
     SyncState state(database.connection());
     const SyncTarget target = state.ensureTarget(remote.url(), client);
     PushPreview preview;
-    preview.plan = planPush(database.connection(), engine.model(), target.pushCursor, remote.url());
+    preview.plan = planPush(database.connection(), engine.model(), target.pushCursor, remote.url(), target.targetId);
     // What the push sends itself reaches the target before what needs it (load order).
     std::set<std::string> sent;
     for (const PushItem &item : preview.plan.items)
@@ -554,10 +595,22 @@ PushPreview previewPush(Engine &engine, Database &database, RemoteApi &remote, c
             out.id = item.id;
             out.resource = status.resource;
             out.naturalKey = naturalKeyText(item.identity);
+            if (std::optional<SyncConflict> open = state.conflict(target.targetId, item.id); open && state.isOpen(*open)) {
+                out.state = PushPreviewItem::State::Conflict;
+                out.reasons.push_back("a sync conflict holds it back: " + open->reason
+                                      + " (steward-cli sync conflicts; the app's Sync dialog)");
+                preview.items.push_back(std::move(out));
+                continue;
+            }
             const Json &targetIdentity = item.targetIdentity.is_null() ? item.identity : item.targetIdentity;
+            std::optional<Json> copy = lookup.copyOf(item.id, *item.resource, targetIdentity);
+            if (copy) {
+                const std::optional<SyncBase> base = state.base(target.targetId, item.id);
+                const std::string etag = copy->is_object() ? copy->value("_etag", std::string()) : std::string();
+                out.changedOnTarget = base && base->known() && !etag.empty() && etag != base->etag;
+            }
             if (item.operation == PushItem::Operation::Delete) {
-                out.state = lookup.copyOf(item.id, *item.resource, targetIdentity) ? PushPreviewItem::State::Delete
-                                                                                   : PushPreviewItem::State::Absent;
+                out.state = copy ? PushPreviewItem::State::Delete : PushPreviewItem::State::Absent;
                 preview.items.push_back(std::move(out));
                 continue;
             }
@@ -570,13 +623,12 @@ PushPreview previewPush(Engine &engine, Database &database, RemoteApi &remote, c
                                           : "reference to " + reference.storedResource + " " + reference.naturalKey
                                                 + " (" + reference.path.substr(2) + "): the target does not have it");
             }
-            std::optional<Json> copy = lookup.copyOf(item.id, *item.resource, targetIdentity);
             if (!out.reasons.empty())
                 out.state = PushPreviewItem::State::Refused;
             else if (!copy)
                 out.state = PushPreviewItem::State::New;
             else {
-                out.changes = diffJson(withoutApiFields(*copy), item.body);
+                out.changes = diffJson(withoutApiFields(*item.resource, *copy), item.body);
                 out.state = out.changes.empty() ? PushPreviewItem::State::Unchanged : PushPreviewItem::State::Changed;
             }
             preview.items.push_back(std::move(out));
@@ -594,104 +646,355 @@ PushReport planOnly(Database &database, const Model &model, const std::string &u
     PushReport report;
     report.dryRun = true;
     report.cursorBefore = report.cursorAfter = target.pushCursor;
-    report.plan = planPush(database.connection(), model, target.pushCursor, url);
+    report.plan = planPush(database.connection(), model, target.pushCursor, url, target.targetId);
     report.completed = true;
     return report;
 }
 
-PushReport runPush(Database &database, const Model &model, RemoteApi &remote, const std::string &client,
-                   const SyncProgressFn &progress)
-{
-    SyncState state(database.connection());
-    const SyncTarget target = state.ensureTarget(remote.url(), client);
-    PushReport report;
-    report.cursorBefore = target.pushCursor;
-    report.plan = planPush(database.connection(), model, target.pushCursor, remote.url());
-    std::vector<bool> accepted(report.plan.items.size(), false);
+namespace {
 
-    SyncProgress status;
-    status.phase = "pushing";
-    status.total = static_cast<std::int64_t>(report.plan.items.size());
-    for (std::size_t i = 0; i < report.plan.items.size(); ++i) {
-        const PushItem &item = report.plan.items[i];
-        status.resource = item.resource->resourceKey();
-        status.done = static_cast<std::int64_t>(i);
-        if (progress && !progress(status)) {
-            report.cancelled = true;
-            break;
+bool isSuccess(int status)
+{
+    return status >= 200 && status < 300;
+}
+
+// One push: each planned document sent the way that cannot overwrite what the target changed since
+// both sides last agreed (If-Match), and merged when the target did change it.
+class Pusher
+{
+public:
+    Pusher(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
+           const SyncSafeguards &safeguards)
+        : m_engine(engine)
+        , m_state(database.connection())
+        , m_remote(remote)
+        , m_target(m_state.ensureTarget(remote.url(), client))
+        , m_reconciler(engine, m_state, m_target)
+        , m_safeguards(safeguards)
+    {
+        m_report.cursorBefore = m_target.pushCursor;
+        m_report.plan = planPush(database.connection(), engine.model(), m_target.pushCursor, remote.url(),
+                                 m_target.targetId);
+    }
+
+    PushReport run(const SyncProgressFn &progress)
+    {
+        std::vector<bool> accepted(m_report.plan.items.size(), false);
+        SyncProgress status;
+        status.phase = "pushing";
+        status.total = static_cast<std::int64_t>(m_report.plan.items.size());
+        for (std::size_t i = 0; i < m_report.plan.items.size(); ++i) {
+            const PushItem &item = m_report.plan.items[i];
+            status.resource = item.resource->resourceKey();
+            status.done = static_cast<std::int64_t>(i);
+            if (progress && !progress(status)) {
+                m_report.cancelled = true;
+                break;
+            }
+            PushOutcome outcome;
+            outcome.operation = item.operation;
+            outcome.id = item.id;
+            outcome.resource = status.resource;
+            outcome.identity = item.identity;
+            RemoteResponse answer;
+            try {
+                answer = send(item, outcome);
+            } catch (const std::exception &e) {
+                m_report.error = std::string("the push stopped at ") + item.resource->resourceName + " " + item.id
+                                 + ": " + e.what();
+                break;
+            }
+            if (!outcome.accepted && !outcome.conflict && outcome.waitingFor.empty() && answer.transient()) {
+                m_report.error = "the push stopped: " + m_remote.url() + " did not answer (" + answer.describe()
+                                 + ") after retries; run it again to continue";
+                break;
+            }
+            accepted[i] = outcome.accepted;
+            if (outcome.accepted) {
+                ++m_report.accepted;
+                m_report.merged += outcome.merged ? 1 : 0;
+                m_state.clearFailure(m_target.targetId, item.id);
+            } else if (outcome.conflict || !outcome.waitingFor.empty()) {
+                ++(outcome.conflict ? m_report.conflicts : m_report.waiting);
+                m_held.insert(item.id);
+            } else {
+                ++m_report.refused;
+                outcome.status = answer.status;
+                outcome.problem = answer.json();
+                m_state.recordFailure(m_target.targetId, {item.id, item.firstSeq, item.resource->projectName(),
+                                                          item.resource->resourceName, operationName(item.operation),
+                                                          answer.status, outcome.problem, {}});
+            }
+            m_report.outcomes.push_back(std::move(outcome));
+        }
+        m_report.completed = m_report.error.empty() && !m_report.cancelled;
+        m_report.cursorAfter = cursorAfter(m_report.plan, accepted);
+        m_state.setPushCursor(m_target.targetId, m_report.cursorAfter);
+        return m_report;
+    }
+
+private:
+    RemoteResponse request(const std::string &method, const std::string &path, const QByteArray &body = {},
+                           const std::string &ifMatch = {})
+    {
+        ++m_report.requests;
+        return m_remote.send(method, path, body, m_safeguards.ifMatch ? ifMatch : std::string());
+    }
+
+    // The target's copy of a document by its id there; a copy without a body when it is gone there.
+    // Throws when the target does not answer.
+    TargetCopy fetch(const ResourceSchema &resource, const std::string &remoteId)
+    {
+        const RemoteResponse found = request("GET", resource.requestPath(remoteId));
+        TargetCopy copy;
+        copy.remoteId = remoteId;
+        if (found.status == 404)
+            return copy;
+        if (found.status != 200)
+            throw std::runtime_error("the target answered " + found.describe() + " to GET " + resource.requestPath(remoteId));
+        const Json body = found.json();
+        copy.etag = etagOf(body, &found);
+        copy.body = withoutApiFields(resource, body);
+        return copy;
+    }
+
+    // The target's copy of a document by its natural key (none when it has no such document).
+    std::optional<TargetCopy> findByIdentity(const ResourceSchema &resource, const Json &identity)
+    {
+        const std::string query = identityQuery(resource, identity);
+        if (query.empty())
+            return std::nullopt;
+        const RemoteResponse found = request("GET", resource.requestPath() + "?" + query + "&limit=2");
+        if (found.status != 200)
+            throw std::runtime_error("the target answered " + found.describe() + " to a look-up of "
+                                     + resource.resourceName + " " + naturalKeyText(identity));
+        const Json items = found.json();
+        if (!items.is_array() || items.empty() || !items[0].is_object() || !items[0].contains("id"))
+            return std::nullopt;
+        TargetCopy copy;
+        copy.remoteId = items[0]["id"].get<std::string>();
+        copy.etag = etagOf(items[0]);
+        copy.body = withoutApiFields(resource, items[0]);
+        return copy;
+    }
+
+    // The target took what this database holds now: that is the version both agree on. For a delete,
+    // the row stays as a record that the delete is agreed (its base is the delete's entry), so that a
+    // push that plans it again (the cursor held back by a conflict before it) does not send it again,
+    // to a document of that identity made there since.
+    void agreed(const PushItem &item, const std::string &remoteId, const RemoteResponse &answer, PushOutcome &outcome)
+    {
+        outcome.accepted = true;
+        if (item.operation == PushItem::Operation::Delete)
+            m_state.setBase(m_target.targetId, item.id, SyncBase{remoteId, {}, item.lastSeq, std::nullopt});
+        else if (std::optional<StoredDocument> stored = m_engine.document(item.id))
+            m_state.setBase(m_target.targetId, item.id,
+                            SyncBase{remoteId, etagFromHeader(answer.header("etag")), stored->changeSeq, std::nullopt});
+        m_state.dropConflict(m_target.targetId, item.id); // a resolution the target has taken now
+    }
+
+    // The reference that holds this document back: one to a document a conflict holds back.
+    std::optional<std::string> waitsFor(const PushItem &item)
+    {
+        if (m_held.empty() || item.operation == PushItem::Operation::Delete)
+            return std::nullopt;
+        for (const OutgoingReference &reference : m_engine.outgoingReferences(item.id))
+            if (!reference.targetId.empty() && m_held.count(reference.targetId) > 0)
+                return reference.targetId;
+        return std::nullopt;
+    }
+
+    RemoteResponse send(const PushItem &item, PushOutcome &outcome)
+    {
+        if (std::optional<SyncConflict> open = m_state.conflict(m_target.targetId, item.id);
+            open && m_state.isOpen(*open)) {
+            outcome.conflict = true;
+            outcome.problem = Json{{"detail", "held back by a sync conflict: " + open->reason}};
+            return {};
+        }
+        if (std::optional<std::string> held = waitsFor(item)) {
+            outcome.waitingFor = *held;
+            outcome.problem = Json{{"detail", "waits for " + *held + ", which a sync conflict holds back"}};
+            return {};
+        }
+        const std::optional<SyncBase> base = m_state.base(m_target.targetId, item.id);
+        if (item.operation == PushItem::Operation::Delete)
+            return sendDelete(item, base, outcome);
+        // Agreed already: the target took this version, or gave it (a push run again after a cut).
+        if (base && base->known() && (base->seq == item.bodySeq || (base->text && Json::parse(*base->text, nullptr, false) == item.body))) {
+            outcome.accepted = true;
+            return {};
         }
         const std::string path = item.resource->requestPath();
         const QByteArray body = QByteArray::fromStdString(dumpJson(item.body));
-        // An upsert by natural key; the target's id for the document is kept for later PUTs and DELETEs.
-        auto postAndRemember = [&](RemoteResponse &answer) {
-            answer = remote.send("POST", path, body);
-            const bool accepted = answer.status == 200 || answer.status == 201;
-            if (accepted && !answer.header("location").empty())
-                state.setRemoteId(target.targetId, item.id, idFromLocation(answer.header("location")));
-            return accepted;
-        };
-        RemoteResponse answer;
-        bool done = false;
-        switch (item.operation) {
-        case PushItem::Operation::Upsert:
-            done = postAndRemember(answer);
-            break;
-        case PushItem::Operation::KeyChange: {
-            RemoteResponse lookupFailure;
-            if (std::optional<std::string> remoteId = findRemoteId(remote, state, target.targetId, item, &lookupFailure)) {
-                answer = remote.send("PUT", path + "/" + *remoteId, body);
-                done = answer.status == 204 || answer.status == 200;
-            } else if (lookupFailure.status != 0 || !lookupFailure.networkError.empty()) {
-                answer = lookupFailure;
-            } else {
-                // The target never had it under its old key: create it under the new one.
-                done = postAndRemember(answer);
+        if (base && !base->remoteId.empty()) {
+            if (base->known() && !base->etag.empty() && m_safeguards.ifMatch) {
+                RemoteResponse answer = request("PUT", path + "/" + base->remoteId, body, base->etag);
+                if (isSuccess(answer.status)) {
+                    agreed(item, base->remoteId, answer, outcome);
+                    return answer;
+                }
+                if (answer.status != 412 && answer.status != 404)
+                    return answer;
+            } else if (!m_safeguards.ifMatch) {
+                RemoteResponse answer = request("PUT", path + "/" + base->remoteId, body);
+                if (isSuccess(answer.status))
+                    agreed(item, base->remoteId, answer, outcome);
+                if (answer.status != 404)
+                    return answer;
             }
-            break;
+            // Changed or deleted there since (or no etag to tell): read it and merge.
+            return sendReconciled(item, fetch(*item.resource, base->remoteId), outcome);
         }
-        case PushItem::Operation::Delete: {
-            RemoteResponse lookupFailure;
-            if (std::optional<std::string> remoteId = findRemoteId(remote, state, target.targetId, item, &lookupFailure)) {
-                answer = remote.send("DELETE", path + "/" + *remoteId);
-                done = answer.status == 204 || answer.status == 200 || answer.status == 404; // 404: already gone
-            } else {
-                answer = lookupFailure;
-                done = lookupFailure.status == 0 && lookupFailure.networkError.empty(); // nothing there to delete
-            }
-            if (done)
-                state.forgetRemoteId(target.targetId, item.id);
-            break;
+        if (!m_safeguards.ifMatch) {
+            RemoteResponse answer = request("POST", path, body);
+            if (isSuccess(answer.status))
+                agreed(item, idFromLocation(answer.header("location")), answer, outcome);
+            return answer;
         }
+        if (item.operation == PushItem::Operation::KeyChange)
+            if (std::optional<TargetCopy> there = findByIdentity(*item.resource, item.targetIdentity))
+                return sendReconciled(item, *there, outcome);
+        // New to the target as far as this database knows: an If-Match that matches nothing keeps
+        // the POST from replacing a document of the same identity someone else put there.
+        RemoteResponse answer = request("POST", path, body, kNewDocumentTag);
+        if (isSuccess(answer.status)) {
+            agreed(item, idFromLocation(answer.header("location")), answer, outcome);
+            return answer;
         }
-        if (!done && answer.transient()) {
-            report.error = "the push stopped: " + remote.url() + " did not answer (" + answer.describe()
-                           + ") after retries; run it again to continue";
-            break;
+        if (answer.status != 412)
+            return answer;
+        std::optional<TargetCopy> there = findByIdentity(*item.resource, item.identity);
+        if (!there) {
+            // A target that answers 412 to any POST with If-Match (the Data Management Service on an
+            // insert): it has no such document, so the plain POST creates it.
+            answer = request("POST", path, body);
+            if (isSuccess(answer.status))
+                agreed(item, idFromLocation(answer.header("location")), answer, outcome);
+            return answer;
         }
-        PushOutcome outcome;
-        outcome.operation = item.operation;
-        outcome.id = item.id;
-        outcome.resource = status.resource;
-        outcome.identity = item.identity;
-        outcome.accepted = done;
-        outcome.status = answer.status;
-        accepted[i] = done;
-        if (done) {
-            ++report.accepted;
-            state.clearFailure(target.targetId, item.id);
-        } else {
-            ++report.refused;
-            outcome.problem = answer.json();
-            state.recordFailure(target.targetId, {item.id, item.firstSeq, item.resource->projectName(),
-                                                  item.resource->resourceName, operationName(item.operation),
-                                                  answer.status, outcome.problem, {}});
-        }
-        report.outcomes.push_back(std::move(outcome));
+        return sendReconciled(item, *there, outcome);
     }
-    report.completed = report.error.empty() && !report.cancelled;
-    report.cursorAfter = cursorAfter(report.plan, accepted);
-    state.setPushCursor(target.targetId, report.cursorAfter);
-    return report;
+
+    // Merges with the target's copy, then sends what the merge leaves to send; a target that changes
+    // it again meanwhile is read again, a few times.
+    RemoteResponse sendReconciled(const PushItem &item, TargetCopy theirs, PushOutcome &outcome)
+    {
+        const ResourceSchema &resource = *item.resource;
+        RemoteResponse answer;
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            const Reconciliation decided = m_reconciler.reconcile(resource, item.id, theirs);
+            switch (decided.outcome) {
+            case Reconciliation::Outcome::InStep:
+                outcome.accepted = true;
+                m_state.dropConflict(m_target.targetId, item.id);
+                return answer;
+            case Reconciliation::Outcome::TakeTheirs:
+                // Nothing of this side's is left to send: the target's copy is stored here (when the
+                // engine refuses it here, the next pull keeps it as a draft).
+                m_reconciler.storeTheirs(resource, item.id, theirs);
+                outcome.accepted = true;
+                return answer;
+            case Reconciliation::Outcome::Conflict:
+                outcome.conflict = true;
+                outcome.problem = Json{{"detail", decided.reason}};
+                return answer;
+            case Reconciliation::Outcome::DeleteThere:
+                answer = request("DELETE", resource.requestPath(theirs.remoteId), {}, decided.etag);
+                if (isSuccess(answer.status) || answer.status == 404) {
+                    agreed(item, theirs.remoteId, answer, outcome);
+                    return answer;
+                }
+                break;
+            case Reconciliation::Outcome::Unchanged:
+            case Reconciliation::Outcome::KeepMine:
+            case Reconciliation::Outcome::Merged: {
+                const std::optional<StoredDocument> now = m_engine.document(item.id);
+                if (!now) {
+                    outcome.accepted = true; // deleted here since the plan: the next push sends that
+                    return answer;
+                }
+                outcome.merged = decided.outcome == Reconciliation::Outcome::Merged;
+                answer = request("PUT", resource.requestPath(theirs.remoteId), QByteArray::fromStdString(now->body),
+                                 decided.etag);
+                if (isSuccess(answer.status)) {
+                    agreed(item, theirs.remoteId, answer, outcome);
+                    return answer;
+                }
+                break;
+            }
+            }
+            if (answer.status != 412 && answer.status != 404)
+                return answer; // refused for another reason: reported as the target's answer
+            theirs = fetch(resource, theirs.remoteId);
+        }
+        return answer;
+    }
+
+    RemoteResponse sendDelete(const PushItem &item, const std::optional<SyncBase> &base, PushOutcome &outcome)
+    {
+        const std::string path = item.resource->requestPath();
+        if (!m_safeguards.ifMatch) {
+            RemoteResponse lookupFailure;
+            std::optional<std::string> remoteId =
+                findRemoteId(m_remote, m_state, m_target.targetId, item, &lookupFailure);
+            if (!remoteId) {
+                if (lookupFailure.status == 0 && lookupFailure.networkError.empty())
+                    agreed(item, {}, lookupFailure, outcome);
+                return lookupFailure;
+            }
+            RemoteResponse answer = request("DELETE", path + "/" + *remoteId);
+            if (isSuccess(answer.status) || answer.status == 404)
+                agreed(item, *remoteId, answer, outcome);
+            return answer;
+        }
+        if (base && base->seq == item.lastSeq) {
+            outcome.accepted = true; // this very delete was agreed already
+            return {};
+        }
+        if (base && !base->remoteId.empty()) {
+            if (base->known() && !base->etag.empty()) {
+                RemoteResponse answer = request("DELETE", path + "/" + base->remoteId, {}, base->etag);
+                if (isSuccess(answer.status) || answer.status == 404) {
+                    agreed(item, base->remoteId, answer, outcome);
+                    return answer;
+                }
+                if (answer.status != 412)
+                    return answer;
+            }
+            // Changed there since both agreed (or no etag to tell): a delete of it would lose that.
+            return sendReconciled(item, fetch(*item.resource, base->remoteId), outcome);
+        }
+        // Never synced with this target as far as this database knows: the target's document of that
+        // identity, if any, is deleted only when it is the version this database last had.
+        std::optional<TargetCopy> there = findByIdentity(*item.resource, item.targetIdentity);
+        if (!there) {
+            outcome.accepted = true;
+            m_state.setBase(m_target.targetId, item.id, SyncBase{{}, {}, item.lastSeq, std::nullopt});
+            return {};
+        }
+        return sendReconciled(item, *there, outcome);
+    }
+
+    Engine &m_engine;
+    SyncState m_state;
+    RemoteApi &m_remote;
+    SyncTarget m_target;
+    Reconciler m_reconciler;
+    SyncSafeguards m_safeguards;
+    PushReport m_report;
+    std::set<std::string> m_held; // documents not sent for a conflict, and those waiting for them
+};
+
+} // namespace
+
+const char *const kNewDocumentTag = "steward-new-document";
+
+PushReport runPush(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
+                   const SyncProgressFn &progress, const SyncSafeguards &safeguards)
+{
+    Pusher pusher(engine, database, remote, client, safeguards);
+    return pusher.run(progress);
 }
 
 } // namespace steward

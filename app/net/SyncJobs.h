@@ -3,6 +3,7 @@
 #include "Engine.h"
 #include "Importer.h"
 #include "JsonDiff.h"
+#include "Reconcile.h"
 #include "RemoteApi.h"
 #include "Sync.h"
 
@@ -22,6 +23,14 @@ struct SyncProgress
 // Return false to stop after the current document (pull: after the current page).
 using SyncProgressFn = std::function<bool(const SyncProgress &)>;
 
+// What keeps a sync from overwriting what the other side changed. Both are always on; a test turns
+// one off to show that it then loses edits (a mutation check of the tests themselves).
+struct SyncSafeguards
+{
+    bool ifMatch = true;     // push: updates and deletes carry If-Match with the base's etag
+    bool mergeOnPull = true; // pull: a document changed here too is merged, not overwritten
+};
+
 struct PullReport
 {
     ImportReport outcome; // created / updated / unchanged / drafts, per resource, as an import reports them
@@ -32,14 +41,19 @@ struct PullReport
     int keyChanges = 0;
     int deleted = 0;              // local documents deleted because the target deleted them
     std::vector<Json> deletesRefused; // deletes the local database refused (still referenced here)
+    int merged = 0;     // changed on both sides without overlap: merged here, to be pushed
+    int keptHere = 0;   // changed here only (or deleted here): left for the push
+    int conflicts = 0;  // changed on both sides in ways that do not merge: kept for a person
 };
 
 // Every resource of the model in load order, paged from the target, stored with full validation
 // (refused documents become drafts with their reasons); the target's id of each is recorded so a
 // later push updates the same record. A target with Change Queries is pulled incrementally after
 // the first time: the documents changed since the last pull, its key changes and its deletes.
+// A document this database changed since the version both sides last agreed on is not overwritten:
+// the two are merged field by field, or kept as a conflict (steward-cli sync conflicts).
 PullReport runPull(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
-                   const SyncProgressFn &progress = {});
+                   const SyncProgressFn &progress = {}, const SyncSafeguards &safeguards = {});
 
 struct PushOutcome
 {
@@ -48,8 +62,11 @@ struct PushOutcome
     std::string resource; // "ed-fi/schools"
     Json identity;
     bool accepted = false;
+    bool conflict = false;  // kept for a person, not sent (steward-cli sync conflicts)
+    std::string waitingFor; // not sent: it references a document held back by a conflict (that one's id)
+    bool merged = false;    // the target had changed it too: the merge of both was sent
     int status = 0;
-    Json problem; // the target's answer when it refused
+    Json problem; // the target's answer when it refused; why it was held back otherwise
 };
 
 struct PushReport
@@ -58,6 +75,10 @@ struct PushReport
     std::vector<PushOutcome> outcomes; // one per attempted plan item, in plan order
     int accepted = 0;
     int refused = 0;
+    int conflicts = 0; // held back: changed on both sides in ways that do not merge
+    int waiting = 0;   // held back: they reference a document held back
+    int merged = 0;    // changed on both sides, merged and sent
+    int requests = 0;  // made to the target
     std::int64_t cursorBefore = 0;
     std::int64_t cursorAfter = 0;
     bool dryRun = false;
@@ -82,6 +103,7 @@ struct PushPreviewItem
         Refused,   // the target would refuse it (reasons)
         Delete,    // a delete of a document the target has
         Absent,    // a delete of a document the target does not have (nothing to send)
+        Conflict,  // held back by a conflict a person has to resolve first
     };
     PushItem::Operation operation = PushItem::Operation::Upsert;
     State state = State::New;
@@ -90,6 +112,9 @@ struct PushPreviewItem
     std::string naturalKey;
     std::vector<FieldChange> changes;
     std::vector<std::string> reasons; // "descriptor uri://...#X: the target does not have it"
+    // The target's copy is not the version both sides last agreed on: someone changed it there since
+    // this database last pulled or pushed it, and the push will merge the two.
+    bool changedOnTarget = false;
 };
 
 const char *previewStateName(PushPreviewItem::State state); // "new", "changed", ...
@@ -114,8 +139,16 @@ struct PushPreview
 PushPreview previewPush(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
                         const SyncProgressFn &progress = {});
 
-// Sends the local changes since the last successful push; see engine/sync/Sync.h for the order.
-PushReport runPush(Database &database, const Model &model, RemoteApi &remote, const std::string &client,
-                   const SyncProgressFn &progress = {});
+// Sends the local changes since the last successful push; see engine/sync/Sync.h for the order. A
+// document the target has is sent to its id with If-Match: the etag of the version both sides last
+// agreed on; when the target changed it since (412), its copy is read and the two are merged three
+// ways (engine/sync/Reconcile), and the merge sent, or kept as a conflict together with what
+// references it. A new document is sent with an If-Match that matches nothing, so that a target that
+// has one with its identity already answers 412 instead of taking this one over it.
+PushReport runPush(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
+                   const SyncProgressFn &progress = {}, const SyncSafeguards &safeguards = {});
+
+// The If-Match a push sends with a new document: no stored etag is this.
+extern const char *const kNewDocumentTag;
 
 } // namespace steward

@@ -98,6 +98,56 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
                                          "its change-log entry " + bodiless.getColumn(2).getString() + " has lost the "
                                              + (bodiless.getColumn(3).getInt() ? "body" : "etag or time")
                                              + " it was written with"});
+        // Sync bookkeeping: every merge base (and every conflict's) is a body the log still holds for
+        // that document, or a text of its own that is JSON; a conflict keeps the target's copy it is about.
+        auto checkBase = [&report](const std::string &id, const std::string &what, const SQLite::Statement &row,
+                                   int column) {
+            const bool hasSeq = !row.getColumn(column).isNull();
+            const bool hasText = !row.getColumn(column + 1).isNull();
+            if (hasSeq && hasText)
+                report.violations.push_back({id, {}, what + " has both a change-log entry and a text of its own"});
+            else if (hasSeq && row.getColumn(column + 2).isNull())
+                report.violations.push_back({id, {}, what + " points at change-log entry "
+                                                         + row.getColumn(column).getString() + ", which is missing"});
+            else if (hasSeq && row.getColumn(column + 2).getString() == "delete" && row.getColumn(column + 5).getInt() != 0)
+                report.violations.push_back({id, {}, what + " points at change-log entry "
+                                                         + row.getColumn(column).getString()
+                                                         + ", a delete, yet the document is here"});
+            else if (hasSeq && row.getColumn(column + 3).getInt() == 0)
+                report.violations.push_back({id, {}, what + " points at change-log entry "
+                                                         + row.getColumn(column).getString()
+                                                         + " of another document"});
+            else if (hasText && row.getColumn(column + 4).getInt() == 0)
+                report.violations.push_back({id, {}, what + " is not JSON"});
+        };
+        const std::string baseColumns =
+            "base_seq, base_text, (SELECT c.op FROM changes c WHERE c.seq = s.base_seq), "
+            "coalesce((SELECT c.id_key = steward_id_key(s.id) FROM changes c WHERE c.seq = s.base_seq), 0), "
+            "coalesce(json_valid(base_text), 0), "
+            "EXISTS (SELECT 1 FROM document_rows d WHERE d.id = steward_id_key(s.id))";
+        SQLite::Statement bases(db, "SELECT s.id, t.url, " + baseColumns
+                                        + " FROM sync_remote_ids s JOIN sync_targets t ON t.target_id = s.target_id "
+                                          "WHERE s.base_seq IS NOT NULL OR s.base_text IS NOT NULL");
+        while (bases.executeStep())
+            checkBase(bases.getColumn(0).getString(), "its merge base with " + bases.getColumn(1).getString(), bases, 2);
+        SQLite::Statement conflicts(db, "SELECT s.id, t.url, " + baseColumns
+                                            + ", s.kind, s.theirs_text IS NULL, coalesce(json_valid(s.theirs_text), 0), "
+                                              "s.resolved_op IS NULL OR EXISTS (SELECT 1 FROM edit_operations o "
+                                              "WHERE o.op_id = s.resolved_op AND o.kind = 'resolve-conflict') "
+                                              "FROM sync_conflicts s JOIN sync_targets t ON t.target_id = s.target_id");
+        while (conflicts.executeStep()) {
+            const std::string id = conflicts.getColumn(0).getString();
+            const std::string what = "its sync conflict with " + conflicts.getColumn(1).getString();
+            checkBase(id, what + ": the base", conflicts, 2);
+            const std::string kind = conflicts.getColumn(8).getString();
+            const bool theirsMissing = conflicts.getColumn(9).getInt() != 0;
+            if (theirsMissing && kind != "deleted-there")
+                report.violations.push_back({id, {}, what + " (" + kind + ") has lost the target's copy"});
+            else if (!theirsMissing && conflicts.getColumn(10).getInt() == 0)
+                report.violations.push_back({id, {}, what + ": the target's copy is not JSON"});
+            if (conflicts.getColumn(11).getInt() == 0)
+                report.violations.push_back({id, {}, what + " was resolved by an operation the journal does not have"});
+        }
     }
 
     const std::int64_t total = db.execAndGet("SELECT count(*) FROM documents").getInt64();

@@ -61,11 +61,12 @@ Json ReadinessReport::toJson() const
                         {"warning", r.warning},
                         {"info", r.info},
                         {"changesNotExported", r.changesNotExported},
-                        {"changesNotSynced", synced}});
+                        {"changesNotSynced", synced},
+                        {"conflicts", r.conflicts}});
     }
     Json targetList = Json::array();
     for (const ReadinessTarget &t : targets)
-        targetList.push_back({{"url", t.url}, {"client", t.client}, {"pushCursor", t.pushCursor}});
+        targetList.push_back({{"url", t.url}, {"client", t.client}, {"pushCursor", t.pushCursor}, {"conflicts", t.conflicts}});
     return {{"ready", ready},
             {"verdict", verdictText()},
             {"reasons", reasons},
@@ -166,6 +167,19 @@ ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const R
                               });
     }
 
+    {
+        SQLite::Statement query(db, "SELECT target_id, project, resource, count(*) FROM open_sync_conflicts "
+                                    "GROUP BY target_id, project, resource");
+        while (query.executeStep()) {
+            ResourceReadiness *r = row({query.getColumn(1).getString(), query.getColumn(2).getString()});
+            if (r == nullptr)
+                continue;
+            r->conflicts += query.getColumn(3).getInt64();
+            for (ReadinessTarget &target : report.targets)
+                if (target.targetId == query.getColumn(0).getInt64())
+                    target.conflicts += query.getColumn(3).getInt64();
+        }
+    }
     for (auto &[name, r] : rows) {
         r.changesNotSynced.resize(report.targets.size(), 0);
         report.resources.push_back(r);
@@ -176,6 +190,10 @@ ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const R
     for (const ResourceReadiness &r : report.resources)
         if (r.fatal > 0)
             report.reasons.push_back(plural(r.fatal, "fatal result", "fatal results") + " in " + r.resource);
+    for (const ReadinessTarget &target : report.targets)
+        if (target.conflicts > 0)
+            report.reasons.push_back(plural(target.conflicts, "unresolved sync conflict", "unresolved sync conflicts")
+                                     + " with " + target.url);
     report.ready = report.reasons.empty();
     return report;
 }

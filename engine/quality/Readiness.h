@@ -18,6 +18,7 @@ struct ReadinessTarget
     std::string url;
     std::string client;
     std::int64_t pushCursor = 0;
+    std::int64_t conflicts = 0; // open sync conflicts with this target, in the scope
 };
 
 struct ResourceReadiness
@@ -34,6 +35,8 @@ struct ResourceReadiness
     // Per ReadinessReport::targets, in the same order: documents changed after that target's
     // push cursor (what a pull from the target wrote is not counted, as a push leaves it out).
     std::vector<std::int64_t> changesNotSynced;
+    // Open sync conflicts (with any target): documents changed on both sides that wait for a person.
+    std::int64_t conflicts = 0;
 };
 
 struct ReadinessReport
@@ -43,7 +46,7 @@ struct ReadinessReport
     bool exported = false;        // whether any batch was ever exported
     std::int64_t exportedUpTo = 0; // the newest batch's seq_to
     std::vector<std::string> scope; // "Project/Resource" names given; empty: everything
-    // Ready to submit: no drafts and no fatal rule results in the scope.
+    // Ready to submit: no drafts, no fatal rule results and no open sync conflicts in the scope.
     bool ready = true;
     std::vector<std::string> reasons; // "12 drafts in Student", "3 fatal results in StudentSchoolAssociation"
 

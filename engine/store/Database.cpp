@@ -683,11 +683,65 @@ CREATE VIEW changes AS
     FROM change_rows c JOIN resources r ON r.resource_key = c.resource_key
     JOIN change_origins o ON o.origin_key = c.origin_key;
 )SQL",
+    // Version 25: sync that loses nothing. Per document and target, the version both sides last
+    // agreed on (its merge base): the target's etag of it ('' when the target gives none) and the
+    // change-log entry whose body it is, or its text where the log holds no such body (a merge at
+    // sync stores the merged document, not the target's copy). Conflicts a person resolves: the
+    // local document stays as it is, the target's copy and the base are kept beside it until a
+    // resolution (a journaled operation, so undoing it opens the conflict again). The journal
+    // takes that kind; SQLite cannot change a CHECK in place, so edit_operations is rebuilt with
+    // its AUTOINCREMENT counter (foreign keys off, see migrate()).
+    R"SQL(
+ALTER TABLE sync_remote_ids ADD COLUMN base_etag TEXT;
+ALTER TABLE sync_remote_ids ADD COLUMN base_seq INTEGER;
+ALTER TABLE sync_remote_ids ADD COLUMN base_text TEXT;
+
+CREATE TABLE sync_conflicts (
+    target_id   INTEGER NOT NULL REFERENCES sync_targets(target_id) ON DELETE CASCADE,
+    id          TEXT NOT NULL,
+    project     TEXT NOT NULL,
+    resource    TEXT NOT NULL,
+    kind        TEXT NOT NULL CHECK (kind IN ('edited-both', 'deleted-there', 'deleted-here', 'refused')),
+    remote_id   TEXT,
+    base_etag   TEXT,
+    base_seq    INTEGER,
+    base_text   TEXT,
+    theirs_text TEXT,
+    theirs_etag TEXT,
+    reason      TEXT NOT NULL,
+    found_at    TEXT NOT NULL,
+    resolved_op INTEGER,
+    PRIMARY KEY (target_id, id)
+) WITHOUT ROWID;
+
+CREATE TABLE edit_operations_v25 (
+    op_id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind       TEXT NOT NULL CHECK (kind IN ('bulk-edit', 'map-descriptor', 'cascade-delete', 'repoint', 'merge',
+                                             'change-identity', 'resolve-conflict')),
+    summary    TEXT NOT NULL,
+    detail     TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    actor      TEXT NOT NULL,
+    undone_at  TEXT,
+    undone_by  TEXT
+);
+INSERT INTO edit_operations_v25 SELECT op_id, kind, summary, detail, created_at, actor, undone_at, undone_by
+    FROM edit_operations;
+DELETE FROM sqlite_sequence WHERE name = 'edit_operations_v25';
+INSERT INTO sqlite_sequence (name, seq) SELECT 'edit_operations_v25', seq FROM sqlite_sequence
+    WHERE name = 'edit_operations';
+DROP TABLE edit_operations;
+ALTER TABLE edit_operations_v25 RENAME TO edit_operations;
+-- Open: unresolved, or resolved by an operation undone since (undoing a resolution reopens it).
+CREATE VIEW open_sync_conflicts AS
+    SELECT * FROM sync_conflicts s WHERE s.resolved_op IS NULL
+        OR EXISTS (SELECT 1 FROM edit_operations o WHERE o.op_id = s.resolved_op AND o.undone_at IS NOT NULL);
+)SQL",
 };
 
 // The last migration that rebuilds a table other tables point at: foreign keys must be off while
 // it runs, or dropping the old table would cascade into the tables that point at it.
-constexpr int kLastRebuildingMigration = 23;
+constexpr int kLastRebuildingMigration = 25;
 
 // Random-key indexes nothing in an import reads: the document id, the change log by document and
 // references by target. An import of many documents drops them and builds them again at the end

@@ -7,6 +7,7 @@
 #include <QByteArray>
 
 #include <SQLiteCpp/Statement.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <unordered_map>
@@ -22,7 +23,85 @@ std::string optionalText(const SQLite::Column &column)
     return column.isNull() ? std::string() : column.getString();
 }
 
+// A write of sync bookkeeping: a BEGIN IMMEDIATE of its own, or part of the caller's write
+// transaction when one is open, so that a document and what sync knows of it commit together.
+class BookkeepingWrite
+{
+public:
+    explicit BookkeepingWrite(SQLite::Database &db)
+    {
+        if (sqlite3_get_autocommit(db.getHandle()) != 0)
+            m_own.emplace(db);
+    }
+    void commit()
+    {
+        if (m_own)
+            m_own->commit();
+    }
+
+private:
+    std::optional<ImmediateTransaction> m_own;
+};
+
+const char *const kConflictColumns = "target_id, id, project, resource, kind, coalesce(remote_id, ''), "
+                                     "coalesce(base_etag, ''), coalesce(base_seq, 0), base_text, theirs_text, "
+                                     "coalesce(theirs_etag, ''), reason, found_at, coalesce(resolved_op, 0)";
+
+SyncConflict::Kind conflictKindFrom(const std::string &name)
+{
+    for (SyncConflict::Kind kind : {SyncConflict::Kind::EditedBoth, SyncConflict::Kind::DeletedThere,
+                                    SyncConflict::Kind::DeletedHere, SyncConflict::Kind::Refused})
+        if (name == conflictKindName(kind))
+            return kind;
+    return SyncConflict::Kind::EditedBoth;
+}
+
+SyncConflict readConflict(SQLite::Statement &query)
+{
+    SyncConflict c;
+    c.targetId = query.getColumn(0).getInt64();
+    c.id = query.getColumn(1).getString();
+    c.project = query.getColumn(2).getString();
+    c.resource = query.getColumn(3).getString();
+    c.kind = conflictKindFrom(query.getColumn(4).getString());
+    c.base.remoteId = query.getColumn(5).getString();
+    c.base.etag = query.getColumn(6).getString();
+    c.base.seq = query.getColumn(7).getInt64();
+    if (!query.getColumn(8).isNull())
+        c.base.text = query.getColumn(8).getString();
+    if (!query.getColumn(9).isNull())
+        c.theirsText = query.getColumn(9).getString();
+    c.theirsEtag = query.getColumn(10).getString();
+    c.reason = query.getColumn(11).getString();
+    c.foundAt = query.getColumn(12).getString();
+    c.resolvedOp = query.getColumn(13).getInt64();
+    return c;
+}
+
+void bindOptionalText(SQLite::Statement &s, int index, const std::optional<std::string> &text)
+{
+    if (text)
+        s.bind(index, *text);
+    else
+        s.bind(index);
+}
+
 } // namespace
+
+const char *conflictKindName(SyncConflict::Kind kind)
+{
+    switch (kind) {
+    case SyncConflict::Kind::EditedBoth:
+        return "edited-both";
+    case SyncConflict::Kind::DeletedThere:
+        return "deleted-there";
+    case SyncConflict::Kind::DeletedHere:
+        return "deleted-here";
+    case SyncConflict::Kind::Refused:
+        return "refused";
+    }
+    return "edited-both";
+}
 
 std::string pullActor(const std::string &url)
 {
@@ -64,7 +143,7 @@ std::vector<SyncTarget> SyncState::targets()
 
 void SyncState::setPushCursor(std::int64_t targetId, std::int64_t seq)
 {
-    ImmediateTransaction transaction(m_db);
+    BookkeepingWrite transaction(m_db);
     SQLite::Statement update(m_db, std::string("UPDATE sync_targets SET push_cursor = max(push_cursor, ?), "
                                                "last_push_at = ")
                                        + kNow + " WHERE target_id = ?");
@@ -76,7 +155,7 @@ void SyncState::setPushCursor(std::int64_t targetId, std::int64_t seq)
 
 void SyncState::markPulled(std::int64_t targetId, std::optional<std::int64_t> changeVersion)
 {
-    ImmediateTransaction transaction(m_db);
+    BookkeepingWrite transaction(m_db);
     SQLite::Statement update(m_db, std::string("UPDATE sync_targets SET last_pull_at = ") + kNow
                                        + ", pull_change_version = ? WHERE target_id = ?");
     if (changeVersion)
@@ -116,7 +195,7 @@ void SyncState::setRemoteId(std::int64_t targetId, const std::string &localId, c
 void SyncState::setRemoteIds(std::int64_t targetId,
                              const std::vector<std::pair<std::string, std::string>> &localToRemote)
 {
-    ImmediateTransaction transaction(m_db);
+    BookkeepingWrite transaction(m_db);
     SQLite::Statement upsert(m_db, "INSERT INTO sync_remote_ids (target_id, id, remote_id) VALUES (?, ?, ?) "
                                    "ON CONFLICT (target_id, id) DO UPDATE SET remote_id = excluded.remote_id");
     for (const auto &[localId, remoteId] : localToRemote) {
@@ -129,9 +208,169 @@ void SyncState::setRemoteIds(std::int64_t targetId,
     transaction.commit();
 }
 
+std::optional<SyncBase> SyncState::base(std::int64_t targetId, const std::string &localId)
+{
+    SQLite::Statement query(m_db, "SELECT remote_id, coalesce(base_etag, ''), coalesce(base_seq, 0), base_text "
+                                  "FROM sync_remote_ids WHERE target_id = ? AND id = ?");
+    query.bind(1, targetId);
+    query.bind(2, localId);
+    if (!query.executeStep())
+        return std::nullopt;
+    SyncBase base;
+    base.remoteId = query.getColumn(0).getString();
+    base.etag = query.getColumn(1).getString();
+    base.seq = query.getColumn(2).getInt64();
+    if (!query.getColumn(3).isNull())
+        base.text = query.getColumn(3).getString();
+    return base;
+}
+
+void SyncState::setBase(std::int64_t targetId, const std::string &localId, const SyncBase &base)
+{
+    BookkeepingWrite transaction(m_db);
+    SQLite::Statement upsert(m_db, "INSERT INTO sync_remote_ids (target_id, id, remote_id, base_etag, base_seq, base_text) "
+                                   "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (target_id, id) DO UPDATE SET "
+                                   "remote_id = excluded.remote_id, base_etag = excluded.base_etag, "
+                                   "base_seq = excluded.base_seq, base_text = excluded.base_text");
+    upsert.bind(1, targetId);
+    upsert.bind(2, localId);
+    upsert.bind(3, base.remoteId);
+    upsert.bind(4, base.etag);
+    if (base.seq > 0)
+        upsert.bind(5, base.seq);
+    else
+        upsert.bind(5);
+    bindOptionalText(upsert, 6, base.seq > 0 ? std::nullopt : base.text);
+    upsert.exec();
+    transaction.commit();
+}
+
+std::optional<Json> SyncState::baseBody(const SyncBase &base)
+{
+    if (base.seq <= 0) {
+        if (!base.text)
+            return std::nullopt;
+        Json body = Json::parse(*base.text, nullptr, false);
+        return body.is_discarded() ? std::nullopt : std::optional<Json>(std::move(body));
+    }
+    SQLite::Statement query(m_db, std::string("SELECT ") + kChangeBody + " FROM " + kChangesWithBodies
+                                      + " WHERE c.seq = ? AND c.op <> 'delete'");
+    query.bind(1, base.seq);
+    if (!query.executeStep() || query.getColumn(0).isNull())
+        return std::nullopt;
+    Json body = Json::parse(query.getColumn(0).getString(), nullptr, false);
+    return body.is_discarded() ? std::nullopt : std::optional<Json>(std::move(body));
+}
+
+void SyncState::recordConflict(const SyncConflict &conflict)
+{
+    BookkeepingWrite transaction(m_db);
+    SQLite::Statement upsert(m_db, std::string("INSERT OR REPLACE INTO sync_conflicts (target_id, id, project, resource, "
+                                               "kind, remote_id, base_etag, base_seq, base_text, theirs_text, "
+                                               "theirs_etag, reason, found_at, resolved_op) VALUES "
+                                               "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ")
+                                       + kNow + ", NULL)");
+    upsert.bind(1, conflict.targetId);
+    upsert.bind(2, conflict.id);
+    upsert.bind(3, conflict.project);
+    upsert.bind(4, conflict.resource);
+    upsert.bind(5, conflictKindName(conflict.kind));
+    upsert.bind(6, conflict.base.remoteId);
+    upsert.bind(7, conflict.base.etag);
+    if (conflict.base.seq > 0)
+        upsert.bind(8, conflict.base.seq);
+    else
+        upsert.bind(8);
+    bindOptionalText(upsert, 9, conflict.base.seq > 0 ? std::nullopt : conflict.base.text);
+    bindOptionalText(upsert, 10, conflict.theirsText);
+    upsert.bind(11, conflict.theirsEtag);
+    upsert.bind(12, conflict.reason);
+    upsert.exec();
+    transaction.commit();
+}
+
+std::optional<SyncConflict> SyncState::conflict(std::int64_t targetId, const std::string &localId)
+{
+    SQLite::Statement query(m_db, std::string("SELECT ") + kConflictColumns
+                                      + " FROM sync_conflicts WHERE target_id = ? AND id = ?");
+    query.bind(1, targetId);
+    query.bind(2, localId);
+    if (!query.executeStep())
+        return std::nullopt;
+    return readConflict(query);
+}
+
+bool SyncState::isOpen(const SyncConflict &conflict)
+{
+    if (conflict.resolvedOp == 0)
+        return true;
+    SQLite::Statement query(m_db, "SELECT 1 FROM open_sync_conflicts WHERE target_id = ? AND id = ?");
+    query.bind(1, conflict.targetId);
+    query.bind(2, conflict.id);
+    return query.executeStep();
+}
+
+std::vector<SyncConflict> SyncState::openConflicts(std::int64_t targetId)
+{
+    SQLite::Statement query(m_db, std::string("SELECT ") + kConflictColumns
+                                      + " FROM open_sync_conflicts WHERE ?1 = 0 OR target_id = ?1 ORDER BY found_at, id");
+    query.bind(1, targetId);
+    std::vector<SyncConflict> out;
+    while (query.executeStep())
+        out.push_back(readConflict(query));
+    return out;
+}
+
+std::int64_t SyncState::openConflictCount(std::int64_t targetId)
+{
+    SQLite::Statement query(m_db, "SELECT count(*) FROM open_sync_conflicts WHERE ?1 = 0 OR target_id = ?1");
+    query.bind(1, targetId);
+    query.executeStep();
+    return query.getColumn(0).getInt64();
+}
+
+void SyncState::updateTheirs(std::int64_t targetId, const std::string &localId, const std::string &remoteId,
+                             const std::optional<std::string> &theirsText, const std::string &theirsEtag)
+{
+    BookkeepingWrite transaction(m_db);
+    SQLite::Statement update(m_db, "UPDATE sync_conflicts SET theirs_text = ?1, theirs_etag = ?2, "
+                                   "remote_id = CASE WHEN ?3 = '' THEN remote_id ELSE ?3 END, "
+                                   "kind = CASE WHEN ?1 IS NULL AND kind <> 'deleted-here' THEN 'deleted-there' "
+                                   "WHEN ?1 IS NOT NULL AND kind = 'deleted-there' THEN 'edited-both' ELSE kind END "
+                                   "WHERE target_id = ?4 AND id = ?5");
+    bindOptionalText(update, 1, theirsText);
+    update.bind(2, theirsEtag);
+    update.bind(3, remoteId);
+    update.bind(4, targetId);
+    update.bind(5, localId);
+    update.exec();
+    transaction.commit();
+}
+
+void SyncState::markResolved(std::int64_t targetId, const std::string &localId, std::int64_t opId)
+{
+    BookkeepingWrite transaction(m_db);
+    SQLite::Statement update(m_db, "UPDATE sync_conflicts SET resolved_op = ? WHERE target_id = ? AND id = ?");
+    update.bind(1, opId);
+    update.bind(2, targetId);
+    update.bind(3, localId);
+    update.exec();
+    transaction.commit();
+}
+
+void SyncState::dropConflict(std::int64_t targetId, const std::string &localId)
+{
+    BookkeepingWrite transaction(m_db);
+    SQLite::Statement remove(m_db, "DELETE FROM sync_conflicts WHERE target_id = ? AND id = ?");
+    remove.bind(1, targetId);
+    remove.bind(2, localId);
+    remove.exec();
+    transaction.commit();
+}
+
 void SyncState::forgetRemoteId(std::int64_t targetId, const std::string &localId)
 {
-    ImmediateTransaction transaction(m_db);
+    BookkeepingWrite transaction(m_db);
     SQLite::Statement remove(m_db, "DELETE FROM sync_remote_ids WHERE target_id = ? AND id = ?");
     remove.bind(1, targetId);
     remove.bind(2, localId);
@@ -141,7 +380,7 @@ void SyncState::forgetRemoteId(std::int64_t targetId, const std::string &localId
 
 void SyncState::recordFailure(std::int64_t targetId, const SyncFailure &failure)
 {
-    ImmediateTransaction transaction(m_db);
+    BookkeepingWrite transaction(m_db);
     SQLite::Statement upsert(
         m_db, std::string("INSERT OR REPLACE INTO sync_failures (target_id, id, seq, project, resource, operation, "
                           "status, problem, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ")
@@ -160,7 +399,7 @@ void SyncState::recordFailure(std::int64_t targetId, const SyncFailure &failure)
 
 void SyncState::clearFailure(std::int64_t targetId, const std::string &localId)
 {
-    ImmediateTransaction transaction(m_db);
+    BookkeepingWrite transaction(m_db);
     SQLite::Statement remove(m_db, "DELETE FROM sync_failures WHERE target_id = ? AND id = ?");
     remove.bind(1, targetId);
     remove.bind(2, localId);
@@ -219,7 +458,8 @@ Json PushPlan::toJson() const
     return Json{{"fromSeq", fromSeq}, {"toSeq", toSeq}, {"documents", items.size()}, {"byResource", byResource}};
 }
 
-PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor, const std::string &url)
+PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor, const std::string &url,
+                  std::int64_t targetId)
 {
     PushPlan plan;
     plan.fromSeq = cursor;
@@ -266,10 +506,12 @@ PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor,
         }
     }
 
-    SQLite::Statement current(db, "SELECT steward_text(body), steward_text(identity) FROM documents "
-                                  "WHERE id_key = steward_id_key(?)");
+    SQLite::Statement current(db, "SELECT steward_text(body), steward_text(identity), coalesce(change_seq, 0) "
+                                  "FROM documents WHERE id_key = steward_id_key(?)");
     SQLite::Statement before(db, std::string("SELECT ") + kChangeIdentity + " FROM " + kChangesWithBodies
                                      + " WHERE " + kEntryOfDocument + " AND c.seq < ?2 ORDER BY c.seq DESC LIMIT 1");
+    // A push the cursor stayed behind (a conflict before it) may have delivered it already.
+    SQLite::Statement known(db, "SELECT 1 FROM sync_remote_ids WHERE target_id = ? AND id = ?");
     for (const std::string &id : arrival) {
         const Folded &folded = byDocument[id];
         const ResourceSchema *resource = model.findByName(folded.project, folded.resource);
@@ -287,7 +529,10 @@ PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor,
         if (targetMayKnowIt)
             item.targetIdentity = Json::parse(before.getColumn(0).getString(), nullptr, false);
         if (folded.lastOp == "delete") {
-            if (folded.firstOp == "insert" && !targetMayKnowIt)
+            known.reset();
+            known.bind(1, targetId);
+            known.bind(2, id);
+            if (folded.firstOp == "insert" && !targetMayKnowIt && !known.executeStep())
                 continue; // created and deleted since the last push: the target never saw it
             item.operation = PushItem::Operation::Delete;
             item.identity = Json::parse(folded.lastIdentity, nullptr, false);
@@ -300,6 +545,7 @@ PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor,
                 continue;
             item.body = Json::parse(current.getColumn(0).getString(), nullptr, false);
             item.identity = Json::parse(current.getColumn(1).getString(), nullptr, false);
+            item.bodySeq = current.getColumn(2).getInt64();
             if (!targetMayKnowIt)
                 item.targetIdentity = item.identity;
             item.operation = folded.keyChanged && targetMayKnowIt ? PushItem::Operation::KeyChange
@@ -357,6 +603,39 @@ std::string identityQuery(const ResourceSchema &resource, const Json &identity)
                  + QByteArray::fromStdString(text).toPercentEncoding().toStdString();
     }
     return query;
+}
+
+namespace {
+
+Json withoutLinks(Json value)
+{
+    if (value.is_object()) {
+        if (auto link = value.find("link"); link != value.end() && link->is_object() && link->contains("href"))
+            value.erase(link);
+        for (auto &[key, member] : value.items())
+            member = withoutLinks(std::move(member));
+    } else if (value.is_array()) {
+        for (Json &item : value)
+            item = withoutLinks(std::move(item));
+    }
+    return value;
+}
+
+} // namespace
+
+Json withoutApiFields(const ResourceSchema &resource, Json body)
+{
+    if (!body.is_object())
+        return body;
+    for (const char *field : {"id", "_etag", "_lastModifiedDate"})
+        body.erase(field);
+    // ODS/API gives each descriptor its own integer id beside the document's.
+    if (resource.isDescriptor && !resource.resourceName.empty()) {
+        std::string idField = resource.resourceName + "Id";
+        idField[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(idField[0])));
+        body.erase(idField);
+    }
+    return withoutLinks(std::move(body));
 }
 
 Json ChangeEntry::toJson() const

@@ -39,10 +39,49 @@ struct SyncFailure
     std::string at;
 };
 
+// The version of a document that this database and a target last agreed on (a pull stored it, or
+// the target accepted it from a push): the merge base when both sides have changed it since.
+struct SyncBase
+{
+    std::string remoteId; // the target's id of the document
+    std::string etag;     // the target's etag of that version; empty when the target gives none
+    std::int64_t seq = 0; // the change-log entry whose body it is; 0 when `text` holds it
+    std::optional<std::string> text; // its body, where no entry of the log holds it (after a merge)
+
+    bool known() const { return seq > 0 || text.has_value(); }
+};
+
+// A document both sides changed in ways that do not merge. The local document stays as it is and
+// is not pushed; the target's copy and the base are kept here until a person resolves it.
+struct SyncConflict
+{
+    enum class Kind
+    {
+        EditedBoth,   // the same value changed differently on each side
+        DeletedThere, // deleted on the target, edited here
+        DeletedHere,  // deleted here, edited on the target
+        Refused,      // the merge of both sides is a document the engine refuses (reason)
+    };
+    std::int64_t targetId = 0;
+    std::string id; // the local document (gone for DeletedHere)
+    std::string project;
+    std::string resource;
+    Kind kind = Kind::EditedBoth;
+    SyncBase base;                         // base.remoteId: the target's id
+    std::optional<std::string> theirsText; // the target's copy; none when the target deleted it
+    std::string theirsEtag;
+    std::string reason; // what made it a conflict, in words
+    std::string foundAt;
+    std::int64_t resolvedOp = 0; // the journal operation that resolved it; 0 while open
+};
+
+const char *conflictKindName(SyncConflict::Kind kind); // "edited-both", "deleted-there", ...
+
 // The actor that pulled changes are recorded under; push leaves them out (the target has them).
 std::string pullActor(const std::string &url);
 
-// Sync bookkeeping on a writer connection; each call is its own short transaction.
+// Sync bookkeeping on a writer connection; each write is its own short transaction, or part of the
+// caller's write transaction when one is open (a pull's page, a merge with the document it writes).
 class SyncState
 {
 public:
@@ -65,6 +104,30 @@ public:
     void clearFailure(std::int64_t targetId, const std::string &localId);
     std::vector<SyncFailure> failures(std::int64_t targetId);
 
+    // The target's id of a local document and the base they agreed on (base.known() is false when
+    // only the id is remembered: a database from before bases, or a key change read from the feed).
+    std::optional<SyncBase> base(std::int64_t targetId, const std::string &localId);
+    void setBase(std::int64_t targetId, const std::string &localId, const SyncBase &base);
+    // The body of a base: its text, or the change-log entry's body; none when neither can be read.
+    std::optional<Json> baseBody(const SyncBase &base);
+
+    // Records a conflict (open), replacing what was recorded for the document and target before.
+    void recordConflict(const SyncConflict &conflict);
+    // The conflict recorded for the document, open or resolved; open() tells which.
+    std::optional<SyncConflict> conflict(std::int64_t targetId, const std::string &localId);
+    // Open: not resolved, or resolved by an operation that was undone since.
+    bool isOpen(const SyncConflict &conflict);
+    std::vector<SyncConflict> openConflicts(std::int64_t targetId = 0); // 0: of every target
+    std::int64_t openConflictCount(std::int64_t targetId = 0);
+    // The target's copy as a sync found it again, for a conflict that stays open: under the id the
+    // target has it now (it may have been made there again), or gone. A copy that is back turns a
+    // delete against an edit into an edit against an edit.
+    void updateTheirs(std::int64_t targetId, const std::string &localId, const std::string &remoteId,
+                      const std::optional<std::string> &theirsText, const std::string &theirsEtag);
+    void markResolved(std::int64_t targetId, const std::string &localId, std::int64_t opId);
+    // The target took the resolution: the conflict is over.
+    void dropConflict(std::int64_t targetId, const std::string &localId);
+
 private:
     SQLite::Database &m_db;
 };
@@ -78,6 +141,7 @@ struct PushItem
     std::string id; // the local document id
     const ResourceSchema *resource = nullptr;
     Json body;           // the document as it is now (key change, upsert)
+    std::int64_t bodySeq = 0; // the change-log entry of that body (the document's current one)
     Json identity;       // its natural key now, or at deletion
     Json targetIdentity; // the natural key the target last saw (to find the target's id)
     std::int64_t firstSeq = 0;
@@ -97,8 +161,11 @@ struct PushPlan
 
 const char *operationName(PushItem::Operation operation);
 
-// The changes after `cursor` (except those a pull from `url` made), folded per document.
-PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor, const std::string &url);
+// The changes after `cursor` (except those a pull from `url` made), folded per document. targetId,
+// when given, tells which documents the target has taken already (sync_remote_ids): one created and
+// deleted since the cursor is then left out only when the target never took it.
+PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor, const std::string &url,
+                  std::int64_t targetId = 0);
 
 // Where the cursor may move after a push: past every change, or to just before the first change
 // of the earliest document the target did not accept (accepted[i] is items[i]'s outcome; items
@@ -108,6 +175,10 @@ std::int64_t cursorAfter(const PushPlan &plan, const std::vector<bool> &accepted
 // The query string that finds a document by its natural key on an Ed-Fi API ("schoolId=255901"),
 // from the resource's query fields; empty when its identity cannot be expressed that way.
 std::string identityQuery(const ResourceSchema &resource, const Json &identity);
+
+// A document as an Ed-Fi API serves it, without what the API adds: its id, etag and time stamp,
+// the links inside references, and a descriptor's own integer id (ODS/API's "gradeLevelDescriptorId").
+Json withoutApiFields(const ResourceSchema &resource, Json body);
 
 // The change log as a feed, for `steward-cli changes` and downstream tools.
 struct ChangeEntry

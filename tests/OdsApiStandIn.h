@@ -1,0 +1,117 @@
+#pragma once
+
+// A server that behaves like an Ed-Fi ODS/API 7.x for sync tests, not like a second Steward: its URL
+// layout under a path base (/api), a discovery document, a token endpoint that wants HTTP Basic, ids
+// as 32 hex digits, 500-item pages, Change Queries with deletes and key changes, ETags (the body's
+// _etag, quoted in the ETag header) and If-Match on PUT, POST (when it would update) and DELETE,
+// answered with 412 urn:ed-fi:api:optimistic-lock-failed, and ODS/API's problem-details bodies.
+
+#include "ApiSchema.h"
+#include "Identity.h"
+#include "Json.h"
+#include "RemoteApi.h"
+
+#include <QByteArray>
+#include <QObject>
+#include <QStringList>
+#include <QTcpServer>
+#include <QUrlQuery>
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+class QTcpSocket;
+
+namespace steward::test {
+
+// One stored record of the stand-in: what ODS/API keeps per resource item for these clients.
+struct OdsRecord
+{
+    std::string id; // 32 hex digits, as ODS/API writes ids
+    std::string endpoint;
+    Json body;
+    Uuid referentialId;
+    std::int64_t changeVersion = 0; // also its etag
+};
+
+class OdsApiStandIn : public QObject
+{
+public:
+    // route: "/2026" for a year-specific API. apiMode: what the discovery document says (none by default).
+    explicit OdsApiStandIn(const Model &model, std::string route = {}, std::string apiMode = {});
+
+    std::string base() const;
+    // Requests to the data API and Change Queries since the last reset.
+    int dataRequests() const { return m_dataRequests; }
+    void resetCounts() { m_dataRequests = 0; }
+    const std::map<std::string, OdsRecord> &records() const { return m_records; }
+    std::vector<const OdsRecord *> recordsOf(const std::string &endpoint) const;
+    // The record of that endpoint with this identity (the identity's values in a body), or null.
+    const OdsRecord *find(const std::string &endpoint, const Json &identityBody) const;
+
+    // A target that gives no ETags and ignores If-Match, as some older APIs do.
+    void setGivesEtags(bool gives) { m_givesEtags = gives; }
+    // A target that answers 412 to a POST with If-Match that would insert (the Data Management Service,
+    // 2026).
+    void setRefusesIfMatchOnInsert(bool refuses) { m_ifMatchInsertRefused = refuses; }
+
+    // What the district changes on the server side between pulls: an upsert by natural key.
+    std::string upsert(const std::string &endpoint, const Json &body);
+    bool remove(const std::string &id);
+    // A key change the way ODS/API records one: same id, new identity, a keyChanges entry.
+    void changeKey(const std::string &id, const Json &newBody);
+
+private:
+    struct Answer
+    {
+        int status = 200;
+        Json body;
+        std::vector<std::pair<std::string, std::string>> headers;
+    };
+
+    const ResourceSchema *resourceOf(const std::string &endpoint) const;
+    Json keyValues(const OdsRecord &record) const;
+    static Answer problemBody(int status, const std::string &type, const std::string &detail,
+                              const Json &validationErrors = Json::object());
+    static Answer lockFailed();
+    // Creates or updates by natural key (id: the record a PUT names); returns (created, id).
+    std::pair<bool, std::string> store(const std::string &endpoint, Json body, const std::string &id);
+    bool referencesResolve(const ResourceSchema &resource, const Json &body, Json &errors) const;
+    Answer page(const std::vector<Json> &items, const QUrlQuery &query);
+    bool inWindow(std::int64_t version, const QUrlQuery &query) const;
+    Answer feed(const std::vector<std::pair<std::string, Json>> &entries, const std::string &endpoint,
+                const QUrlQuery &query);
+    Json served(const OdsRecord &record) const;
+    // Whether If-Match (when sent) names the record's current version, as ODS/API compares it.
+    bool ifMatchHolds(const QByteArray &ifMatch, const OdsRecord &record) const;
+    Answer data(const std::string &method, const QStringList &segments, const QUrlQuery &query,
+                const QByteArray &body, const QByteArray &ifMatch);
+    Answer answer(const std::string &method, const QUrl &url, const QByteArray &authorization,
+                  const QByteArray &body, const QByteArray &ifMatch);
+    void readFrom(QTcpSocket *socket);
+
+    const Model &m_model;
+    IdentityCalculator m_identity;
+    std::string m_route;
+    std::string m_apiMode;
+    QTcpServer m_server;
+    std::map<QTcpSocket *, QByteArray> m_buffers;
+    std::map<std::string, OdsRecord> m_records;
+    std::vector<std::pair<std::string, Json>> m_deletes;
+    std::vector<std::pair<std::string, Json>> m_keyChanges;
+    std::int64_t m_version = 0;
+    int m_dataRequests = 0;
+    bool m_givesEtags = true;
+    bool m_ifMatchInsertRefused = false;
+};
+
+class Fixture;
+
+// A client of the stand-in: its credentials, no retries.
+RemoteOptions standInOptions(const std::string &url);
+// The descriptors a fixture stores (Fixture::seedDescriptors), on the server.
+void seedServerDescriptors(OdsApiStandIn &server, Fixture &local);
+
+} // namespace steward::test
