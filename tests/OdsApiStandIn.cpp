@@ -283,7 +283,7 @@ OdsApiStandIn::Answer OdsApiStandIn::data(const std::string &method, const QStri
         answer.status = method == "PUT" ? 204 : created ? 201 : 200;
         answer.body = nullptr;
         answer.headers.emplace_back("Location",
-                                    base() + "/data/v3" + m_route + "/ed-fi/" + endpoint + "/" + storedId);
+                                    base() + m_dataPath + m_route + "/ed-fi/" + endpoint + "/" + storedId);
         return withEtag(answer, m_records.at(storedId));
     }
     if (method == "DELETE" && !id.empty()) {
@@ -311,11 +311,13 @@ OdsApiStandIn::Answer OdsApiStandIn::answer(const std::string &method, const QUr
                         {{"dependencies", base() + "/metadata/data/v3/dependencies"},
                          {"openApiMetadata", base() + "/metadata/"},
                          {"oauth", base() + "/oauth/token"},
-                         {"dataManagementApi", base() + "/data/v3/"},
+                         {"dataManagementApi", base() + m_dataPath + "/"},
                          {"xsdMetadata", base() + "/metadata/xsd"},
                          {"changeQueries", base() + "/changeQueries/v1/"}}}};
         if (!m_apiMode.empty())
             discovery["apiMode"] = m_apiMode;
+        if (m_dataPath != "/data/v3")
+            discovery["urls"].erase("changeQueries");
         return {200, discovery, {}};
     }
     if (path == QLatin1String("/api/oauth/token")) {
@@ -333,7 +335,7 @@ OdsApiStandIn::Answer OdsApiStandIn::answer(const std::string &method, const QUr
     if (path == changeQueries + "/availableChangeVersions")
         return {
             200, Json{{"OldestChangeVersion", 0}, {"NewestChangeVersion", m_version}}, {}}; // older spelling
-    const QString data = QStringLiteral("/api/data/v3") + QString::fromStdString(m_route) + "/";
+    const QString data = QStringLiteral("/api") + QString::fromStdString(m_dataPath + m_route) + "/";
     if (path.startsWith(data))
         return this->data(method, path.mid(data.size()).split('/', Qt::SkipEmptyParts), query, body, ifMatch);
     return problemBody(404, "urn:ed-fi:api:not-found", "The specified data could not be found.");

@@ -56,6 +56,8 @@ public:
     // A target that answers 412 to a POST with If-Match that would insert (the Data Management Service,
     // 2026).
     void setRefusesIfMatchOnInsert(bool refuses) { m_ifMatchInsertRefused = refuses; }
+    // Data under another path than /data/v3 and no Change Queries, as Meadowlark serves it ("/v3.3b").
+    void setDataPath(std::string path) { m_dataPath = std::move(path); }
 
     // What the district changes on the server side between pulls: an upsert by natural key.
     std::string upsert(const std::string &endpoint, const Json &body);
@@ -104,6 +106,7 @@ private:
     std::int64_t m_version = 0;
     int m_dataRequests = 0;
     bool m_givesEtags = true;
+    std::string m_dataPath = "/data/v3";
     bool m_ifMatchInsertRefused = false;
 };
 

@@ -144,6 +144,52 @@ private Q_SLOTS:
         QCOMPARE(countOf(local, "schools"), std::int64_t(1));
         QVERIFY(pulled.changeVersion.has_value()); // Change Queries were found under the year's route
     }
+
+    // The usual production mode serves its data at /data/v3 with no route: its root address will do.
+    void sharedInstanceNeedsNoRoute()
+    {
+        Fixture seed;
+        seed.seedDescriptors();
+        OdsApiStandIn server(seed.model(), {}, "SharedInstance");
+        seedServerDescriptors(server, seed);
+        server.upsert("schools", Fixture::school(410));
+        Fixture local;
+        RemoteApi remote(standInOptions(server.base()));
+        std::string error;
+        QVERIFY2(remote.connect(&error), error.c_str());
+        PullReport pulled = runPull(local.engine(), local.database(), remote, "district");
+        QVERIFY2(pulled.outcome.completed, pulled.outcome.error.c_str());
+        QCOMPARE(countOf(local, "schools"), std::int64_t(1));
+        // The modes that do need one still say so.
+        for (const char *mode : {"YearSpecific", "Year Specific", "InstanceYearSpecific", "DistrictSpecific"})
+            QVERIFY2(apiModeNeedsRoute(mode), mode);
+        for (const char *mode : {"SharedInstance", "Sandbox", ""})
+            QVERIFY2(!apiModeNeedsRoute(mode), mode);
+    }
+
+    // A data address not under /data/v3 (Meadowlark's /v3.3b): the discovery document above it names
+    // the token address, which is not beside the data.
+    void aDataAddressFindsTheDiscoveryDocumentAboveIt()
+    {
+        Fixture seed;
+        seed.seedDescriptors();
+        OdsApiStandIn server(seed.model());
+        server.setDataPath("/v3.3b");
+        seedServerDescriptors(server, seed);
+        server.upsert("schools", Fixture::school(420));
+        Fixture local;
+        RemoteApi remote(standInOptions(server.base() + "/v3.3b"));
+        std::string error;
+        QVERIFY2(remote.connect(&error), error.c_str());
+        QVERIFY(!remote.hasChangeQueries());
+        PullReport pulled = runPull(local.engine(), local.database(), remote, "district");
+        QVERIFY2(pulled.outcome.completed, pulled.outcome.error.c_str());
+        QCOMPARE(countOf(local, "schools"), std::int64_t(1));
+        local.create("/ed-fi/courses", Fixture::course("ALG-2", 420));
+        PushReport pushed = runPush(local.engine(), local.database(), remote, "district");
+        QVERIFY2(pushed.completed && pushed.refused == 0, pushed.toJson().dump().c_str());
+        QCOMPARE(server.recordsOf("courses").size(), std::size_t(1));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestOdsApi)
