@@ -1,6 +1,9 @@
 // The desktop app end to end through real widgets, offscreen.
 #include "AppSession.h"
 #include "BlockedDeleteDialog.h"
+#include "ConflictDialog.h"
+#include "ResultsGrid.h"
+#include "ResultsGridModel.h"
 #include "DocumentEditor.h"
 #include "DocumentTableModel.h"
 #include "FindDialog.h"
@@ -789,6 +792,103 @@ private Q_SLOTS:
         QImage shot = dialog.grab().toImage();
         QVERIFY(!shot.isNull());
         shot.save(QDir::temp().filePath(QStringLiteral("steward-sync-dialog.png"))); // for a look by eye
+    }
+
+    void syncConflictDecidedInItsDialogThenUndone()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("conflict.db"), {}, &error);
+        AppSession *raw = session.get();
+        const Json base{{"studentUniqueId", "S1"}, {"firstName", "Ann"}, {"lastSurname", "Lee"},
+                        {"middleName", "Q"}, {"birthDate", "2010-05-04"}};
+        Json mine = base;
+        mine["middleName"] = "Y";
+        Json theirs = base;
+        theirs["middleName"] = "X";
+        theirs["birthCity"] = "Austin";
+        post(*raw, "/ed-fi/students", mine);
+        const std::string id = idOf(*raw, "/ed-fi/students?studentUniqueId=S1");
+        // What a sync left behind: the target changed middleName too, to something else.
+        SyncState state(raw->database().connection());
+        const SyncTarget target = state.ensureTarget("http://127.0.0.1:9/api", "district");
+        SyncConflict conflict;
+        conflict.targetId = target.targetId;
+        conflict.id = id;
+        conflict.project = "Ed-Fi";
+        conflict.resource = "Student";
+        conflict.base = SyncBase{"8f0c", "5", 0, dumpJson(base)};
+        conflict.theirsText = dumpJson(theirs);
+        conflict.theirsEtag = "6";
+        conflict.reason = "changed on both sides: $.middleName";
+        state.recordConflict(conflict);
+        MainWindow window(std::move(session));
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+        // The Data quality tab lists it; opening it shows base, mine and theirs by the form's labels.
+        ResultsGrid *grid = window.resultsGrid();
+        QTRY_VERIFY(grid->model()->rowCount() > 0);
+        int row = -1;
+        for (int r = 0; r < grid->model()->rowCount(); ++r)
+            if (grid->model()->rowAt(r).kind == QualityRow::Kind::Conflict)
+                row = r;
+        QVERIFY(row >= 0);
+        QCOMPARE(grid->model()->rowAt(row).docId, id);
+        bool applied = false;
+        whenModalDialogOpens([&](QWidget *modal) {
+            auto *dialog = qobject_cast<ConflictDialog *>(modal);
+            QVERIFY(dialog);
+            int controls = 0;
+            const QStringList nameless = namelessControls(dialog, controls);
+            QVERIFY2(nameless.isEmpty(), qPrintable("nameless in the conflict dialog: " + nameless.join("; ")));
+            QTableWidget *fields = dialog->fields();
+            QCOMPARE(fields->rowCount(), 1);
+            QCOMPARE(fields->item(0, 0)->text(), QStringLiteral("Middle name"));
+            QCOMPARE(fields->item(0, 1)->text(), QStringLiteral("Q"));
+            QCOMPARE(fields->item(0, 2)->text(), QStringLiteral("Y"));
+            QCOMPARE(fields->item(0, 3)->text(), QStringLiteral("X"));
+            auto *decision = dialog->findChild<QComboBox *>(QStringLiteral("conflictDecision0"));
+            QVERIFY(decision);
+            decision->setCurrentIndex(static_cast<int>(ConflictDialog::Decision::Theirs));
+            QCOMPARE(dialog->findChild<QLineEdit *>(QStringLiteral("conflictValue0"))->text(), QStringLiteral("X"));
+            saveScreenshot(dialog, "conflict-dialog.png");
+            QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("conflictApply")), Qt::LeftButton);
+            applied = true;
+        });
+        const QModelIndex cell = grid->model()->index(row, 0);
+        grid->view()->scrollTo(cell);
+        const QRect rect = grid->view()->visualRect(cell);
+        QTest::mouseClick(grid->view()->viewport(), Qt::LeftButton, {}, rect.center());
+        QTest::mouseDClick(grid->view()->viewport(), Qt::LeftButton, {}, rect.center());
+        QTRY_VERIFY(applied);
+        QTRY_VERIFY(listConflicts(raw->engine()).empty());
+        Json stored = raw->request("GET", "/ed-fi/students/" + id).body;
+        QCOMPARE(stored["middleName"].get<std::string>(), std::string("X"));
+        QCOMPARE(stored["birthCity"].get<std::string>(), std::string("Austin")); // their other change merged
+
+        // Edit > Undo last operation: mine again, and the conflict open again.
+        QAction *undoAction = nullptr;
+        for (QAction *action : window.menuBar()->findChildren<QAction *>())
+            if (action->text() == QStringLiteral("&Undo last operation"))
+                undoAction = action;
+        QVERIFY(undoAction);
+        Prompt::setNextAnswer(QMessageBox::Yes);
+        undoAction->trigger();
+        QTRY_COMPARE(raw->request("GET", "/ed-fi/students/" + id).body["middleName"].get<std::string>(), std::string("Y"));
+        QCOMPARE(listConflicts(raw->engine()).size(), std::size_t(1));
+        QVERIFY(raw->engine().check().clean());
+
+        // The sync dialog lists it too, by the document and the field.
+        SyncDialog dialog(*raw, &window);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto *conflicts = child<QTableWidget>(dialog, "syncConflicts");
+        QCOMPARE(conflicts->rowCount(), 1);
+        QVERIFY2(conflicts->item(0, 0)->text().contains("S1"), qPrintable(conflicts->item(0, 0)->text()));
+        QCOMPARE(conflicts->item(0, 2)->text(), QStringLiteral("Middle name"));
+        saveScreenshot(&dialog, "sync-dialog-conflicts.png");
     }
 
     void checkDatabaseFromTheToolsMenu()

@@ -15,6 +15,7 @@
 #include "ResourceTreeModel.h"
 #include "Rules.h"
 #include "SampleDistrict.h"
+#include "ConflictDialog.h"
 #include "SyncDialog.h"
 #include "SpreadsheetImportDialog.h"
 #include "ReadinessPanel.h"
@@ -389,13 +390,19 @@ void MainWindow::buildDraftsTab()
     connect(m_drafts, &QListWidget::itemActivated, this, [this] { openDraftItem(); });
 }
 
-// Data quality: drafts and rule results across resources, bulk fixes, export.
+// Data quality: drafts, rule results and sync conflicts across resources, bulk fixes, export.
 void MainWindow::buildDataQualityTab()
 {
     m_resultsGrid = new ResultsGrid(m_session.get(), m_centerTabs);
     m_resultsGrid->setObjectName(QStringLiteral("resultsGrid"));
     m_centerTabs->addTab(m_resultsGrid, tr("Data quality"));
     connect(m_resultsGrid, &ResultsGrid::openDocument, this, [this](const QString &id) { navigateTo(id); });
+    connect(m_resultsGrid, &ResultsGrid::openConflict, this, [this](const QString &id) {
+        if (openConflictDialog(*m_session, id.toStdString(), {}, this))
+            statusBar()->showMessage(tr("Decided. The next push sends it; Edit > Undo last operation opens the "
+                                        "conflict again."),
+                                     8000);
+    });
     connect(m_resultsGrid, &ResultsGrid::openDraft, this, [this](qint64 draftId) {
         if (!confirmDiscardEdits())
             return;

@@ -42,6 +42,7 @@ PushPreviewDialog::PushPreviewDialog(const steward::PushPreview &preview, const 
         State state;
         QString title;
     } groups[] = {
+        {State::Conflict, tr("Held back by a sync conflict (decide it first)")},
         {State::Refused, tr("The target would refuse")},
         {State::New, tr("New on the target")},
         {State::Changed, tr("Changed (the fields that differ)")},
@@ -66,10 +67,19 @@ PushPreviewDialog::PushPreviewDialog(const steward::PushPreview &preview, const 
                 auto *line = new QTreeWidgetItem(document, {QString::fromStdString(reason)});
                 line->setFirstColumnSpanned(true);
             }
+            if (item.changedOnTarget) {
+                // Someone changed it there since: the push merges the two instead of overwriting.
+                document->setText(1, tr("changed there since the last sync"));
+                auto *line = new QTreeWidgetItem(
+                    document, {tr("Changed on the target since this database last synced it: the push merges the "
+                                  "two, field by field, or keeps it as a conflict.")});
+                line->setFirstColumnSpanned(true);
+            }
             for (const steward::FieldChange &change : item.changes)
                 new QTreeWidgetItem(document, {QString::fromStdString(change.path), shown(change.before),
                                                shown(change.after)});
-            document->setExpanded(group.state == State::Refused || (group.state == State::Changed && count <= kExpandedGroup));
+            document->setExpanded(group.state == State::Refused || group.state == State::Conflict
+                                  || (group.state == State::Changed && count <= kExpandedGroup));
         }
         branch->setExpanded(group.state != State::Unchanged && count <= kExpandedGroup);
     }

@@ -77,7 +77,8 @@ QVariant ReadinessModel::data(const QModelIndex &index, int role) const
                                         : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ForegroundRole) {
         // What blocks submission stands out; the rest reads as plain counts.
-        if ((column == DraftsColumn && row.drafts > 0) || (column == FatalColumn && row.fatal > 0))
+        if ((column == DraftsColumn && row.drafts > 0) || (column == FatalColumn && row.fatal > 0)
+            || (column == ConflictsColumn && row.conflicts > 0))
             return QColor(0xb0, 0x20, 0x20);
         return {};
     }
@@ -98,6 +99,8 @@ QVariant ReadinessModel::data(const QModelIndex &index, int role) const
         return QVariant::fromValue<qlonglong>(row.info);
     case NotExportedColumn:
         return QVariant::fromValue<qlonglong>(row.changesNotExported);
+    case ConflictsColumn:
+        return QVariant::fromValue<qlonglong>(row.conflicts);
     default: {
         const std::size_t target = static_cast<std::size_t>(column - FirstSyncColumn);
         return target < row.changesNotSynced.size() ? QVariant::fromValue<qlonglong>(row.changesNotSynced[target])
@@ -132,6 +135,8 @@ QVariant ReadinessModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Info");
     case NotExportedColumn:
         return tr("Not exported");
+    case ConflictsColumn:
+        return tr("Sync conflicts");
     default:
         return tr("Not synced (%1)")
             .arg(QString::fromStdString(m_report.targets[static_cast<std::size_t>(section - FirstSyncColumn)].url));

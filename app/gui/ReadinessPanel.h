@@ -17,7 +17,7 @@ class ReadinessModel : public QAbstractTableModel
 
 public:
     enum Column { ResourceColumn, DocumentsColumn, DraftsColumn, FatalColumn, WarningColumn, InfoColumn,
-                  NotExportedColumn, FirstSyncColumn };
+                  NotExportedColumn, ConflictsColumn, FirstSyncColumn };
 
     explicit ReadinessModel(QObject *parent = nullptr);
 

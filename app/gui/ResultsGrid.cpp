@@ -181,7 +181,8 @@ steward::EditSelection ResultsGrid::selectedTargets() const
         if (row.kind == steward::QualityRow::Kind::Draft) {
             if (drafts.insert(row.draftId).second)
                 selection.draftIds.push_back(row.draftId);
-        } else if (!row.docId.empty() && documents.insert(row.docId).second) {
+        } else if (row.kind == steward::QualityRow::Kind::Rule && !row.docId.empty()
+                   && documents.insert(row.docId).second) {
             selection.documentIds.push_back(row.docId);
         }
     }
@@ -195,6 +196,8 @@ void ResultsGrid::activateRow(const QModelIndex &index)
     const steward::QualityRow &row = m_model->rowAt(index.row());
     if (row.kind == steward::QualityRow::Kind::Draft)
         Q_EMIT openDraft(row.draftId);
+    else if (row.kind == steward::QualityRow::Kind::Conflict)
+        Q_EMIT openConflict(QString::fromStdString(row.docId));
     else
         Q_EMIT openDocument(QString::fromStdString(row.docId));
 }

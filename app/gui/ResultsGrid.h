@@ -18,7 +18,7 @@ class QTableView;
 class QTableWidget;
 class ResultsGridModel;
 
-// The "Data quality" tab: drafts and rule results with facet filters, bulk edits with a preview,
+// The "Data quality" tab: drafts, rule results and sync conflicts with facet filters, bulk edits with a preview,
 // descriptor mapping, undo of the last fix, and export of what is shown to CSV or .xlsx.
 class ResultsGrid : public QWidget
 {
@@ -47,6 +47,7 @@ public Q_SLOTS:
 Q_SIGNALS:
     void openDocument(const QString &id);
     void openDraft(qint64 draftId);
+    void openConflict(const QString &id);
     void fixApplied(const QString &summary);
 
 private:

@@ -56,7 +56,9 @@ QString ResultsGridModel::facetValue(const steward::QualityRow &row, Facet facet
 {
     switch (facet) {
     case Facet::Kind:
-        return row.kind == steward::QualityRow::Kind::Draft ? tr("draft") : tr("rule");
+        return row.kind == steward::QualityRow::Kind::Draft ? tr("draft")
+               : row.kind == steward::QualityRow::Kind::Rule ? tr("rule")
+                                                             : tr("sync conflict");
     case Facet::Severity:
         return QString::fromStdString(row.severity);
     case Facet::Resource:

@@ -1,10 +1,12 @@
 #include "SyncDialog.h"
 
+#include "ConflictDialog.h"
 #include "PushPreviewDialog.h"
 #include "ReadinessPanel.h"
 
 #include "AppSession.h"
 #include "Credentials.h"
+#include "FieldLabels.h"
 #include "Prompt.h"
 #include "Progress.h"
 #include "SyncJobs.h"
@@ -84,6 +86,7 @@ SyncDialog::SyncDialog(AppSession &session, QWidget *parent)
         if (index >= 0)
             m_client->setText(m_url->itemData(index).toString());
         showFailures();
+        showConflicts();
     });
     if (m_url->count() > 0)
         m_client->setText(m_url->itemData(0).toString());
@@ -106,7 +109,24 @@ SyncDialog::SyncDialog(AppSession &session, QWidget *parent)
             Q_EMIT documentActivated(item->data(Qt::UserRole).toString());
     });
 
+    m_conflicts = new QTableWidget(0, 4, this);
+    m_conflicts->setObjectName(QStringLiteral("syncConflicts"));
+    m_conflicts->setAccessibleName(tr("Documents changed on both sides, waiting for a decision"));
+    m_conflicts->setHorizontalHeaderLabels({tr("Document"), tr("What happened"), tr("Fields"), tr("Since")});
+    m_conflicts->horizontalHeader()->setStretchLastSection(true);
+    m_conflicts->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_conflicts->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_conflicts->verticalHeader()->hide();
+    m_conflicts->setToolTip(tr("Double-click a row to decide what it keeps"));
+    connect(m_conflicts, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { resolveConflictAt(row); });
+
     auto *buttons = new QDialogButtonBox(this);
+    QPushButton *resolveButton = buttons->addButton(tr("&Resolve conflict…"), QDialogButtonBox::ActionRole);
+    resolveButton->setObjectName(QStringLiteral("syncResolve"));
+    connect(resolveButton, &QPushButton::clicked, this, [this] {
+        if (m_conflicts->currentRow() >= 0)
+            resolveConflictAt(m_conflicts->currentRow());
+    });
     QPushButton *pullButton = buttons->addButton(tr("&Pull"), QDialogButtonBox::ActionRole);
     pullButton->setObjectName(QStringLiteral("syncPull"));
     QPushButton *pushButton = buttons->addButton(tr("P&ush…"), QDialogButtonBox::ActionRole);
@@ -121,8 +141,11 @@ SyncDialog::SyncDialog(AppSession &session, QWidget *parent)
     layout->addWidget(m_status);
     layout->addWidget(new QLabel(tr("Documents the API refused at the last push:"), this));
     layout->addWidget(m_failures, 1);
+    layout->addWidget(new QLabel(tr("Changed on both sides, kept for you to decide (not pushed until then):"), this));
+    layout->addWidget(m_conflicts, 1);
     layout->addWidget(buttons);
     showFailures();
+    showConflicts();
 }
 
 bool SyncDialog::readTarget(std::string *url, std::string *client, std::string *secret)
@@ -172,6 +195,9 @@ void SyncDialog::pull()
     const steward::ImportCounts &t = report.outcome.totals;
     QString text = tr("Pulled %1 page(s): %2 created, %3 updated, %4 unchanged, %5 kept as drafts.")
                        .arg(report.pages).arg(t.created).arg(t.updated).arg(t.unchanged).arg(t.drafts);
+    if (report.merged > 0 || report.keptHere > 0 || report.conflicts > 0)
+        text += tr(" Changed here too: %1 merged, %2 kept for the push, %3 conflict(s) kept for you (below).")
+                    .arg(report.merged).arg(report.keptHere).arg(report.conflicts);
     if (report.outcome.cancelled)
         text += tr(" Stopped: the pages stored so far stay.");
     if (!report.outcome.error.empty())
@@ -179,6 +205,7 @@ void SyncDialog::pull()
     m_status->setText(text);
     if (m_url->findText(QString::fromStdString(url)) < 0)
         m_url->addItem(QString::fromStdString(url), QString::fromStdString(client));
+    showConflicts();
 }
 
 void SyncDialog::push()
@@ -217,12 +244,15 @@ void SyncDialog::push()
         [&](steward::RemoteApi &remote, const steward::SyncProgressFn &progress) {
             return steward::runPush(*engine, *database, remote, client, progress);
         });
+    m_session.announceEverythingChanged(); // merges stored here, conflicts kept
     if (!connectError.empty()) {
         m_status->setText(QString::fromStdString(connectError));
         return;
     }
-    QString text = tr("Sent %1 of %2 document(s); %3 refused.")
-                       .arg(report.accepted).arg(report.plan.items.size()).arg(report.refused);
+    QString text = tr("Sent %1 of %2 document(s) (%3 merged with what changed on the API); %4 refused; %5 "
+                      "conflict(s) and %6 waiting for them, kept for you (below).")
+                       .arg(report.accepted).arg(report.plan.items.size()).arg(report.merged).arg(report.refused)
+                       .arg(report.conflicts).arg(report.waiting);
     if (report.cancelled)
         text += tr(" Stopped: push again to continue.");
     if (!report.error.empty())
@@ -231,6 +261,41 @@ void SyncDialog::push()
     if (m_url->findText(QString::fromStdString(url)) < 0)
         m_url->addItem(QString::fromStdString(url), QString::fromStdString(client));
     showFailures();
+    showConflicts();
+}
+
+void SyncDialog::showConflicts()
+{
+    m_conflicts->setRowCount(0);
+    const std::string url = m_url->currentText().trimmed().toStdString();
+    for (const steward::ConflictView &view : steward::listConflicts(m_session.engine())) {
+        if (!url.empty() && view.url != url)
+            continue;
+        const int row = m_conflicts->rowCount();
+        m_conflicts->insertRow(row);
+        auto *document = new QTableWidgetItem(QString::fromStdString(view.conflict.resource + " " + view.naturalKey));
+        document->setData(Qt::UserRole, QString::fromStdString(view.conflict.id));
+        document->setData(Qt::UserRole + 1, QString::fromStdString(view.url));
+        QStringList fields;
+        for (const steward::MergeConflict &field : view.fields)
+            fields << pathLabel(field.path);
+        m_conflicts->setItem(row, 0, document);
+        m_conflicts->setItem(row, 1, new QTableWidgetItem(conflictSummary(view)));
+        m_conflicts->setItem(row, 2, new QTableWidgetItem(fields.isEmpty() ? tr("the whole document") : fields.join(QStringLiteral(", "))));
+        m_conflicts->setItem(row, 3, new QTableWidgetItem(QString::fromStdString(view.conflict.foundAt)));
+    }
+    m_conflicts->resizeColumnsToContents();
+}
+
+void SyncDialog::resolveConflictAt(int row)
+{
+    const QTableWidgetItem *document = m_conflicts->item(row, 0);
+    if (document == nullptr)
+        return;
+    if (openConflictDialog(m_session, document->data(Qt::UserRole).toString().toStdString(),
+                           document->data(Qt::UserRole + 1).toString().toStdString(), this))
+        m_status->setText(tr("Decided. The next push sends it; Edit > Undo last operation opens the conflict again."));
+    showConflicts();
 }
 
 void SyncDialog::showFailures()

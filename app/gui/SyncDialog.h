@@ -10,8 +10,9 @@ class QCheckBox;
 class QTableWidget;
 
 // Pull from and push to an Ed-Fi API: the targets this database knows, Pull, Push (a preview asked
-// of the target is shown first: PushPreviewDialog), progress with Cancel, and the documents the target refused, each of which opens
-// in the main window.
+// of the target is shown first: PushPreviewDialog), progress with Cancel, the documents the target
+// refused, each of which opens in the main window, and the sync conflicts waiting for a decision,
+// each of which opens in a ConflictDialog.
 class SyncDialog : public QDialog
 {
     Q_OBJECT
@@ -21,6 +22,10 @@ public:
 
     void pull();
     void push();
+    // Lists the open conflicts with the chosen target again.
+    void showConflicts();
+    // Opens the conflict of the row in a ConflictDialog.
+    void resolveConflictAt(int row);
 
 Q_SIGNALS:
     void documentActivated(const QString &id);
@@ -36,4 +41,5 @@ private:
     QCheckBox *m_remember = nullptr;
     QLabel *m_status = nullptr;
     QTableWidget *m_failures = nullptr;
+    QTableWidget *m_conflicts = nullptr;
 };

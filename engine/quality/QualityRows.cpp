@@ -84,6 +84,21 @@ std::vector<QualityRow> readQualityRows(SQLite::Database &db)
         row.message = results.getColumn(6).getString();
         rows.push_back(std::move(row));
     }
+    SQLite::Statement conflicts(db, "SELECT c.id, c.project, c.resource, c.kind, c.reason, t.url, d.natural_key "
+                                    "FROM open_sync_conflicts c JOIN sync_targets t ON t.target_id = c.target_id "
+                                    "LEFT JOIN documents d ON d.id_key = steward_id_key(c.id) ORDER BY c.found_at");
+    while (conflicts.executeStep()) {
+        QualityRow row;
+        row.kind = QualityRow::Kind::Conflict;
+        row.severity = "fatal";
+        row.docId = conflicts.getColumn(0).getString();
+        row.project = conflicts.getColumn(1).getString();
+        row.resource = conflicts.getColumn(2).getString();
+        row.cause = "sync conflict: " + conflicts.getColumn(3).getString();
+        row.message = conflicts.getColumn(4).getString() + " (with " + conflicts.getColumn(5).getString() + ")";
+        row.key = conflicts.getColumn(6).isNull() ? "(deleted here)" : conflicts.getColumn(6).getString();
+        rows.push_back(std::move(row));
+    }
     return rows;
 }
 

@@ -8,13 +8,15 @@
 
 namespace steward {
 
-// One row of the data-quality view: a draft's problem at one field, or a business-rule result.
+// One row of the data-quality view: a draft's problem at one field, a business-rule result, or a
+// sync conflict waiting for a decision.
 struct QualityRow
 {
     enum class Kind
     {
         Draft,
         Rule,
+        Conflict,
     };
     Kind kind = Kind::Draft;
     std::string severity; // fatal | warning | info; a draft is fatal (it cannot be stored as it is)
@@ -28,8 +30,8 @@ struct QualityRow
     std::string message;
 };
 
-// Every draft (one row per field its problem names, or one row without a field) and every rule
-// result. Takes any connection: the app reads on a worker thread with a read-only one.
+// Every draft (one row per field its problem names, or one row without a field), every rule
+// result and every open sync conflict (fatal: it holds its document back from the push). Takes any connection: the app reads on a worker thread with a read-only one.
 std::vector<QualityRow> readQualityRows(SQLite::Database &db);
 
 // "$.gradeLevels[0].gradeLevelDescriptor" -> "$.gradeLevels[*].gradeLevelDescriptor", so the same
