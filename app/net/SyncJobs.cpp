@@ -3,6 +3,7 @@
 #include "LoadOrder.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -666,6 +667,7 @@ public:
     Pusher(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
            const SyncSafeguards &safeguards)
         : m_engine(engine)
+        , m_database(database)
         , m_state(database.connection())
         , m_remote(remote)
         , m_target(m_state.ensureTarget(remote.url(), client))
@@ -713,7 +715,9 @@ public:
             if (outcome.accepted) {
                 ++m_report.accepted;
                 m_report.merged += outcome.merged ? 1 : 0;
-                m_state.clearFailure(m_target.targetId, item.id);
+                // A commit (an fsync) per document would cost more than the request did.
+                if (m_agreed.size() >= 500 || std::chrono::steady_clock::now() - m_lastFlush > std::chrono::seconds(1))
+                    flushAgreed();
             } else if (outcome.conflict || !outcome.waitingFor.empty()) {
                 ++(outcome.conflict ? m_report.conflicts : m_report.waiting);
                 m_held.insert(item.id);
@@ -726,6 +730,13 @@ public:
                                                           answer.status, outcome.problem, {}});
             }
             m_report.outcomes.push_back(std::move(outcome));
+        }
+        try {
+            flushAgreed();
+        } catch (const std::exception &e) {
+            // Not recorded: the next push finds these agreed again by reading them back.
+            m_report.error = std::string("what the target took could not be recorded: ") + e.what();
+            return m_report;
         }
         m_report.completed = m_report.error.empty() && !m_report.cancelled;
         m_report.cursorAfter = cursorAfter(m_report.plan, accepted);
@@ -781,16 +792,32 @@ private:
     // The target took what this database holds now: that is the version both agree on. For a delete,
     // the row stays as a record that the delete is agreed (its base is the delete's entry), so that a
     // push that plans it again (the cursor held back by a conflict before it) does not send it again,
-    // to a document of that identity made there since.
+    // to a document of that identity made there since. Recorded in a transaction per many documents
+    // (flushAgreed): one lost to a crash is found agreed again at the next push by one read.
     void agreed(const PushItem &item, const std::string &remoteId, const RemoteResponse &answer, PushOutcome &outcome)
     {
         outcome.accepted = true;
         if (item.operation == PushItem::Operation::Delete)
-            m_state.setBase(m_target.targetId, item.id, SyncBase{remoteId, {}, item.lastSeq, std::nullopt});
+            m_agreed.emplace_back(item.id, SyncBase{remoteId, {}, item.lastSeq, std::nullopt});
         else if (std::optional<StoredDocument> stored = m_engine.document(item.id))
-            m_state.setBase(m_target.targetId, item.id,
-                            SyncBase{remoteId, etagFromHeader(answer.header("etag")), stored->changeSeq, std::nullopt});
-        m_state.dropConflict(m_target.targetId, item.id); // a resolution the target has taken now
+            m_agreed.emplace_back(item.id, SyncBase{remoteId, etagFromHeader(answer.header("etag")), stored->changeSeq,
+                                                    std::nullopt});
+    }
+
+    // Records what the target took since the last time, with the refusals and resolutions it clears.
+    void flushAgreed()
+    {
+        if (m_agreed.empty())
+            return;
+        ImmediateTransaction transaction(m_database.connection());
+        for (const auto &[id, base] : m_agreed) {
+            m_state.setBase(m_target.targetId, id, base);
+            m_state.dropConflict(m_target.targetId, id); // a resolution the target has taken now
+            m_state.clearFailure(m_target.targetId, id);
+        }
+        transaction.commit();
+        m_agreed.clear();
+        m_lastFlush = std::chrono::steady_clock::now();
     }
 
     // The reference that holds this document back: one to a document a conflict holds back.
@@ -977,6 +1004,7 @@ private:
     }
 
     Engine &m_engine;
+    Database &m_database;
     SyncState m_state;
     RemoteApi &m_remote;
     SyncTarget m_target;
@@ -984,6 +1012,8 @@ private:
     SyncSafeguards m_safeguards;
     PushReport m_report;
     std::set<std::string> m_held; // documents not sent for a conflict, and those waiting for them
+    std::vector<std::pair<std::string, SyncBase>> m_agreed; // taken by the target, not recorded yet
+    std::chrono::steady_clock::time_point m_lastFlush = std::chrono::steady_clock::now();
 };
 
 } // namespace
