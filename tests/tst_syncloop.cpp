@@ -8,6 +8,7 @@
 
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -156,6 +157,70 @@ private Q_SLOTS:
         QCOMPARE(push(dbA).exitCode, 0);
         QVERIFY(state.failures(target.targetId).empty());
         QCOMPARE(scalar(m_b.toStdString(), "SELECT count(*) FROM documents WHERE natural_key = '300' AND resource = 'School'"), 0);
+    }
+
+    // Two stewards change one student's middle name differently: the second push keeps its own as a
+    // conflict; sync conflicts lists it, sync resolve decides it, fix undo opens it again.
+    void conflictsListedAndResolvedFromTheCommandLine()
+    {
+        Fixture a;
+        a.seedDescriptors();
+        const Json ada{{"studentUniqueId", "CLI-1"}, {"firstName", "Ada"}, {"lastSurname", "Byron"}, {"birthDate", "2010-12-10"}};
+        const std::string id = a.create("/ed-fi/students", ada);
+        const QString dbA = QString::fromStdString(a.databasePath());
+        QCOMPARE(push(dbA).exitCode, 0);
+        const QString dbC = m_dir.filePath("c-conflicts.db");
+        QCOMPARE(sync(dbC, {"pull", "--from", m_url, "--client", "district"}).exitCode, 0);
+        CliRun edited = runCli({"--db", dbC, "requests"}, QByteArray::fromStdString(
+                                   Json{{"method", "GET"}, {"path", "/ed-fi/students?studentUniqueId=CLI-1"}}.dump() + "\n"));
+        Json onC = edited.responses.at(0)["body"][0];
+        const std::string idOnC = onC["id"].get<std::string>();
+        for (const char *field : {"id", "_etag", "_lastModifiedDate"})
+            onC.erase(field);
+        onC["middleName"] = "X";
+        runCli({"--db", dbC, "requests"}, QByteArray::fromStdString(
+                   Json{{"method", "PUT"}, {"path", "/ed-fi/students/" + idOnC}, {"body", onC}}.dump() + "\n"));
+        QCOMPARE(push(dbC).exitCode, 0);
+        Json mine = ada;
+        mine["middleName"] = "Y";
+        QCOMPARE(a.call("PUT", "/ed-fi/students/" + id, mine).status, 204);
+
+        CliRun pushed = push(dbA);
+        QCOMPARE(pushed.exitCode, 0); // a conflict is an outcome, not a failure
+        QVERIFY2(pushed.stdoutText.contains("conflict  upsert ed-fi/students " + QString::fromStdString(id)),
+                 qPrintable(pushed.stdoutText));
+        QVERIFY2(pushed.stderrText.contains("1 conflicts"), qPrintable(pushed.stderrText));
+        CliRun listed = runCli({"--db", dbA, "sync", "conflicts"}, "");
+        QVERIFY2(listed.stdoutText.contains("$.middleName  base (none)  mine \"Y\"  theirs \"X\""),
+                 qPrintable(listed.stdoutText));
+        CliRun asJson = runCli({"--db", dbA, "sync", "conflicts", "--json"}, "");
+        const Json conflicts = Json::parse(asJson.stdoutText.toStdString());
+        QCOMPARE(conflicts.size(), std::size_t(1));
+        QCOMPARE(conflicts[0]["fields"][0]["path"].get<std::string>(), std::string("$.middleName"));
+        QCOMPARE(runCli({"--db", dbA, "sync", "status"}, "").stdoutText.contains("conflicts 1"), true);
+
+        // A field that is not in conflict is refused; a decision per field is taken and journaled.
+        CliRun wrong = runCli({"--db", dbA, "sync", "resolve", QString::fromStdString(id), "--field", "$.firstName=theirs"}, "");
+        QCOMPARE(wrong.exitCode, 1);
+        QVERIFY2(wrong.stderrText.contains("not a field in conflict"), qPrintable(wrong.stderrText));
+        CliRun resolved = runCli({"--db", dbA, "sync", "resolve", QString::fromStdString(id), "--field", "$.middleName=theirs"}, "");
+        QVERIFY2(resolved.exitCode == 0, qPrintable(resolved.stderrText));
+        const QRegularExpressionMatch op = QRegularExpression("operation (\\d+)").match(resolved.stdoutText);
+        QVERIFY2(op.hasMatch(), qPrintable(resolved.stdoutText));
+        QCOMPARE(a.call("GET", "/ed-fi/students/" + id).body["middleName"].get<std::string>(), std::string("X"));
+        QVERIFY(runCli({"--db", dbA, "sync", "conflicts"}, "").stdoutText.contains("No open sync conflicts"));
+        CliRun undone = runCli({"--db", dbA, "fix", "undo", op.captured(1)}, "");
+        QVERIFY2(undone.exitCode == 0, qPrintable(undone.stderrText));
+        QCOMPARE(a.call("GET", "/ed-fi/students/" + id).body["middleName"].get<std::string>(), std::string("Y"));
+        QVERIFY(runCli({"--db", dbA, "sync", "conflicts"}, "").stdoutText.contains("$.middleName"));
+
+        // Mine, then: the next push sends it with B's current etag.
+        QCOMPARE(runCli({"--db", dbA, "sync", "resolve", QString::fromStdString(id), "--take", "mine"}, "").exitCode, 0);
+        CliRun sent = push(dbA);
+        QVERIFY2(sent.exitCode == 0 && sent.stderrText.contains("0 conflicts"), qPrintable(sent.stderrText));
+        QCOMPARE(scalar(m_b.toStdString(), "SELECT count(*) FROM documents WHERE resource = 'Student' AND "
+                                           "json_extract(steward_text(body), '$.middleName') = 'Y'"),
+                 1);
     }
 
     void killedPushCompletesWhenRunAgain()
