@@ -3,6 +3,10 @@
 #include "Generator.h"
 #include "ImportSource.h"
 
+#include <QProcess>
+
+#include <cstdio>
+
 #include <fstream>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -64,4 +68,21 @@ std::int64_t writeDistrictFile(const std::string &path, std::int64_t students)
     return steward::generateDistrict(generator, [&out](const std::string &resource, const steward::Json &body) {
         out << steward::envelopeLine(resource, body) << '\n';
     });
+}
+
+quint16 startServe(QProcess &process, const QString &cliPath, const std::string &databasePath,
+                   const QStringList &arguments)
+{
+    process.setProgram(cliPath);
+    process.setArguments(QStringList{"--db", QString::fromStdString(databasePath), "serve", "--port", "0"} + arguments);
+    process.start();
+    quint16 port = 0;
+    // "Serving http://127.0.0.1:PORT (Ctrl-C stops)"
+    while (port == 0 && process.waitForReadyRead(30000)) {
+        const QString line = QString::fromUtf8(process.readAllStandardOutput());
+        port = static_cast<quint16>(line.mid(line.lastIndexOf(':') + 1).section(' ', 0, 0).toUInt());
+    }
+    if (port == 0)
+        std::fprintf(stderr, "serve did not start: %s\n", process.readAllStandardError().constData());
+    return port;
 }

@@ -2,8 +2,12 @@
 
 // Helpers the benchmark programs share.
 
+#include <QStringList>
+
 #include <cstdint>
 #include <string>
+
+class QProcess;
 
 // User + system CPU seconds so far: of the whole process, or of the calling thread only.
 double processCpuSeconds();
@@ -20,3 +24,8 @@ bool resetPeakRss();
 // The generated district of `students` students (about ten documents each) as NDJSON import lines
 // in a file; returns how many documents it holds.
 std::int64_t writeDistrictFile(const std::string &path, std::int64_t students);
+
+// Starts `steward-cli serve --port 0` on the database (with more arguments) in the process; returns the
+// port it serves on, or 0 (after saying why on stderr) when it did not start.
+quint16 startServe(QProcess &process, const QString &cliPath, const std::string &databasePath,
+                   const QStringList &arguments = {});

@@ -250,19 +250,9 @@ int main(int argc, char **argv)
     }
 
     QProcess serve;
-    serve.setProgram(QStringLiteral(STEWARD_CLI_PATH));
-    serve.setArguments({"--db", QString::fromStdString(databasePath), "serve", "--port", "0"});
-    serve.start();
-    quint16 port = 0;
-    while (port == 0 && serve.waitForReadyRead(30000)) {
-        const QString line = QString::fromUtf8(serve.readAllStandardOutput());
-        const qsizetype colon = line.lastIndexOf(':');
-        port = static_cast<quint16>(line.mid(colon + 1).section(' ', 0, 0).toUInt());
-    }
-    if (port == 0) {
-        std::fprintf(stderr, "serve did not start: %s\n", serve.readAllStandardError().constData());
+    const quint16 port = startServe(serve, QStringLiteral(STEWARD_CLI_PATH), databasePath);
+    if (port == 0)
         return 1;
-    }
     Connection tokenConnection;
     tokenConnection.open(port);
     tokenConnection.call("POST", "/oauth/token", {},

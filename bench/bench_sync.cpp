@@ -47,13 +47,7 @@ public:
             std::unique_ptr<Database> database = Database::open(path);
             m_secret = ApiClients(database->connection()).add("bench").secret;
         }
-        m_process.setProgram(QStringLiteral(STEWARD_CLI_PATH));
-        m_process.setArguments({"--db", QString::fromStdString(path), "serve", "--port", "0", "--rate", "1000000"});
-        m_process.start();
-        while (m_port == 0 && m_process.waitForReadyRead(30000)) {
-            const QString line = QString::fromUtf8(m_process.readAllStandardOutput());
-            m_port = static_cast<quint16>(line.mid(line.lastIndexOf(':') + 1).section(' ', 0, 0).toUInt());
-        }
+        m_port = startServe(m_process, QStringLiteral(STEWARD_CLI_PATH), path, {"--rate", "1000000"});
     }
     ~Api()
     {
@@ -102,44 +96,64 @@ Figure median(std::vector<Figure> runs)
     return out;
 }
 
+// A steward's database and a connection to the API, for one sync.
+class Session
+{
+public:
+    Session(const std::string &databasePath, const Api &api)
+        : m_model(Model::loadStarter())
+        , m_database(Database::open(databasePath))
+        , m_engine(*m_model, *m_database)
+        , m_remote(api.options())
+    {
+        std::string error;
+        m_connected = m_remote.connect(&error);
+        if (!m_connected)
+            std::fprintf(stderr, "%s\n", error.c_str());
+    }
+
+    Figure push(const SyncSafeguards &safeguards)
+    {
+        if (!m_connected)
+            return {};
+        const Clock::time_point start = Clock::now();
+        const double cpu = processCpuSeconds();
+        const PushReport report = runPush(m_engine, *m_database, m_remote, "bench", {}, safeguards);
+        return {secondsSince(start), processCpuSeconds() - cpu, report.requests, report.accepted,
+                report.completed && report.refused == 0};
+    }
+
+    Figure pull(const SyncSafeguards &safeguards, PullReport *out = nullptr)
+    {
+        if (!m_connected)
+            return {};
+        const Clock::time_point start = Clock::now();
+        const double cpu = processCpuSeconds();
+        PullReport report = runPull(m_engine, *m_database, m_remote, "bench", {}, safeguards);
+        const ImportCounts &t = report.outcome.totals;
+        Figure figure{secondsSince(start), processCpuSeconds() - cpu, report.requests,
+                      t.created + t.updated + t.unchanged, report.outcome.completed};
+        if (out != nullptr)
+            *out = std::move(report);
+        return figure;
+    }
+
+private:
+    std::unique_ptr<Model> m_model;
+    std::unique_ptr<Database> m_database;
+    Engine m_engine;
+    RemoteApi m_remote;
+    bool m_connected = false;
+};
+
 Figure push(const std::string &databasePath, const Api &api, const SyncSafeguards &safeguards)
 {
-    std::unique_ptr<Model> model = Model::loadStarter();
-    std::unique_ptr<Database> database = Database::open(databasePath);
-    Engine engine(*model, *database);
-    RemoteApi remote(api.options());
-    std::string error;
-    if (!remote.connect(&error)) {
-        std::fprintf(stderr, "%s\n", error.c_str());
-        return {};
-    }
-    const Clock::time_point start = Clock::now();
-    const double cpu = processCpuSeconds();
-    const PushReport report = runPush(engine, *database, remote, "bench", {}, safeguards);
-    return {secondsSince(start), processCpuSeconds() - cpu, report.requests, report.accepted,
-            report.completed && report.refused == 0};
+    return Session(databasePath, api).push(safeguards);
 }
 
 Figure pull(const std::string &databasePath, const Api &api, const SyncSafeguards &safeguards, PullReport *out = nullptr)
 {
-    std::unique_ptr<Model> model = Model::loadStarter();
-    std::unique_ptr<Database> database = Database::open(databasePath);
-    Engine engine(*model, *database);
-    RemoteApi remote(api.options());
-    std::string error;
-    if (!remote.connect(&error)) {
-        std::fprintf(stderr, "%s\n", error.c_str());
-        return {};
-    }
-    const Clock::time_point start = Clock::now();
-    const double cpu = processCpuSeconds();
-    PullReport report = runPull(engine, *database, remote, "bench", {}, safeguards);
-    const ImportCounts &t = report.outcome.totals;
-    Figure figure{secondsSince(start), processCpuSeconds() - cpu, report.requests, t.created + t.updated + t.unchanged,
-                  report.outcome.completed};
-    if (out != nullptr)
-        *out = std::move(report);
-    return figure;
+    return Session(databasePath, api).pull(safeguards, out);
 }
 
 void print(const char *what, const Figure &safe, const Figure &unsafe)

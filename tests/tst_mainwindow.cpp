@@ -122,6 +122,15 @@ void saveScreenshot(QWidget *widget, const QString &name)
         widget->grab().save(QDir(folder).filePath(name));
 }
 
+// The menu bar's action with this text ("&Undo last operation"), or null.
+QAction *menuAction(QMainWindow &window, const char *text)
+{
+    for (QAction *action : window.menuBar()->findChildren<QAction *>())
+        if (action->text() == QString::fromUtf8(text))
+            return action;
+    return nullptr;
+}
+
 template<typename T>
 T *child(QWidget &parent, const char *name)
 {
@@ -510,10 +519,7 @@ private Q_SLOTS:
         QVERIFY(raw->engine().check().clean());
 
         // Edit > Undo last operation puts every document back.
-        QAction *undoAction = nullptr;
-        for (QAction *action : window.menuBar()->findChildren<QAction *>())
-            if (action->text() == QStringLiteral("&Undo last operation"))
-                undoAction = action;
+        QAction *undoAction = menuAction(window, "&Undo last operation");
         QVERIFY(undoAction);
         Prompt::setNextAnswer(QMessageBox::Yes);
         undoAction->trigger();
@@ -869,10 +875,7 @@ private Q_SLOTS:
         QCOMPARE(stored["birthCity"].get<std::string>(), std::string("Austin")); // their other change merged
 
         // Edit > Undo last operation: mine again, and the conflict open again.
-        QAction *undoAction = nullptr;
-        for (QAction *action : window.menuBar()->findChildren<QAction *>())
-            if (action->text() == QStringLiteral("&Undo last operation"))
-                undoAction = action;
+        QAction *undoAction = menuAction(window, "&Undo last operation");
         QVERIFY(undoAction);
         Prompt::setNextAnswer(QMessageBox::Yes);
         undoAction->trigger();

@@ -225,6 +225,27 @@ void seed(const SharedTarget &target, const std::vector<Json> &students = {stude
              pushed.toJson().dump().c_str());
 }
 
+// A shared API seeded as seed() does, and two stewards, A and B, who pulled it.
+struct Team
+{
+    explicit Team(const QString &kind)
+        : api(makeTarget(kind))
+    {
+        seed(*api);
+        a = std::make_unique<Steward>(*api);
+        b = std::make_unique<Steward>(*api);
+        for (Steward *steward : {a.get(), b.get()})
+            if (const PullReport pulled = steward->pull(); !pulled.outcome.completed)
+                problem = pulled.outcome.error;
+    }
+    bool ready() const { return problem.empty(); }
+
+    std::unique_ptr<SharedTarget> api;
+    std::unique_ptr<Steward> a;
+    std::unique_ptr<Steward> b;
+    std::string problem;
+};
+
 #define PULL_CLEAN(steward)                                                                                  \
     do {                                                                                                     \
         const PullReport pulled_ = (steward).pull();                                                         \
@@ -868,11 +889,10 @@ private Q_SLOTS:
     void differentFieldsOfOneStudentMerge()
     {
         QFETCH(QString, target);
-        std::unique_ptr<SharedTarget> api = makeTarget(target);
-        seed(*api);
-        Steward a(*api), b(*api);
-        PULL_CLEAN(a);
-        PULL_CLEAN(b);
+        Team team(target);
+        QVERIFY2(team.ready(), team.problem.c_str());
+        Steward &a = *team.a;
+        Steward &b = *team.b;
         QCOMPARE(b.edit(studentQuery("S1"), [](Json &s) { s["firstName"] = "Bea"; }), 204);
         QCOMPARE(b.push().accepted, 1);
         QCOMPARE(a.edit(studentQuery("S1"), [](Json &s) { s["lastSurname"] = "Long"; }), 204);
@@ -905,11 +925,10 @@ private Q_SLOTS:
     void sameFieldIsAConflictAPersonResolves()
     {
         QFETCH(QString, target);
-        std::unique_ptr<SharedTarget> api = makeTarget(target);
-        seed(*api);
-        Steward a(*api), b(*api);
-        PULL_CLEAN(a);
-        PULL_CLEAN(b);
+        Team team(target);
+        QVERIFY2(team.ready(), team.problem.c_str());
+        Steward &a = *team.a;
+        Steward &b = *team.b;
         QCOMPARE(b.edit(studentQuery("S1"), [](Json &s) { s["middleName"] = "X"; }), 204);
         QCOMPARE(b.push().accepted, 1);
         QCOMPARE(a.edit(studentQuery("S1"),
@@ -983,11 +1002,10 @@ private Q_SLOTS:
     void pullMergesInsteadOfOverwriting()
     {
         QFETCH(QString, target);
-        std::unique_ptr<SharedTarget> api = makeTarget(target);
-        seed(*api);
-        Steward a(*api), b(*api);
-        PULL_CLEAN(a);
-        PULL_CLEAN(b);
+        Team team(target);
+        QVERIFY2(team.ready(), team.problem.c_str());
+        Steward &a = *team.a;
+        Steward &b = *team.b;
         QCOMPARE(a.edit(studentQuery("S1"), [](Json &s) { s["lastSurname"] = "Long"; }), 204);
         QCOMPARE(b.edit(studentQuery("S1"), [](Json &s) { s["firstName"] = "Bea"; }), 204);
         QCOMPARE(b.push().accepted, 1);
@@ -1011,11 +1029,10 @@ private Q_SLOTS:
     void collectionItemsMergeByTheirKey()
     {
         QFETCH(QString, target);
-        std::unique_ptr<SharedTarget> api = makeTarget(target);
-        seed(*api);
-        Steward a(*api), b(*api);
-        PULL_CLEAN(a);
-        PULL_CLEAN(b);
+        Team team(target);
+        QVERIFY2(team.ready(), team.problem.c_str());
+        Steward &a = *team.a;
+        Steward &b = *team.b;
         const std::string school = "/ed-fi/schools?schoolId=100";
         QCOMPARE(a.edit(school,
                         [](Json &s) {
@@ -1045,11 +1062,10 @@ private Q_SLOTS:
     void deleteHereAgainstEditThere()
     {
         QFETCH(QString, target);
-        std::unique_ptr<SharedTarget> api = makeTarget(target);
-        seed(*api);
-        Steward a(*api), b(*api);
-        PULL_CLEAN(a);
-        PULL_CLEAN(b);
+        Team team(target);
+        QVERIFY2(team.ready(), team.problem.c_str());
+        Steward &a = *team.a;
+        Steward &b = *team.b;
         QCOMPARE(a.remove(studentQuery("S1")), 204);
         QCOMPARE(b.edit(studentQuery("S1"), [](Json &s) { s["firstName"] = "Bea"; }), 204);
         QCOMPARE(b.push().accepted, 1);
@@ -1082,11 +1098,10 @@ private Q_SLOTS:
     void deleteThereAgainstEditHere()
     {
         QFETCH(QString, target);
-        std::unique_ptr<SharedTarget> api = makeTarget(target);
-        seed(*api);
-        Steward a(*api), b(*api);
-        PULL_CLEAN(a);
-        PULL_CLEAN(b);
+        Team team(target);
+        QVERIFY2(team.ready(), team.problem.c_str());
+        Steward &a = *team.a;
+        Steward &b = *team.b;
         QCOMPARE(b.remove(studentQuery("S1")), 204);
         QCOMPARE(b.push().accepted, 1);
         QCOMPARE(a.edit(studentQuery("S1"), [](Json &s) { s["firstName"] = "Ada"; }), 204);
@@ -1163,11 +1178,10 @@ private Q_SLOTS:
     void sameNewDocumentOnBothSidesIsNotOverwritten()
     {
         QFETCH(QString, target);
-        std::unique_ptr<SharedTarget> api = makeTarget(target);
-        seed(*api);
-        Steward a(*api), b(*api);
-        PULL_CLEAN(a);
-        PULL_CLEAN(b);
+        Team team(target);
+        QVERIFY2(team.ready(), team.problem.c_str());
+        Steward &a = *team.a;
+        Steward &b = *team.b;
         b.fixture().create("/ed-fi/students", student("S9", "Nia", "Diaz"));
         QCOMPARE(b.push().accepted, 1);
         a.fixture().create("/ed-fi/students", student("S9", "Mia", "Diaz"));

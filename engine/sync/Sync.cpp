@@ -86,6 +86,18 @@ void bindOptionalText(SQLite::Statement &s, int index, const std::optional<std::
         s.bind(index);
 }
 
+// One statement of bookkeeping about a document and a target, its values bound in order.
+template<typename... Values>
+void writeRow(SQLite::Database &db, const std::string &sql, const Values &...values)
+{
+    BookkeepingWrite transaction(db);
+    SQLite::Statement statement(db, sql);
+    int index = 0;
+    (statement.bind(++index, values), ...);
+    statement.exec();
+    transaction.commit();
+}
+
 } // namespace
 
 const char *conflictKindName(SyncConflict::Kind kind)
@@ -143,14 +155,9 @@ std::vector<SyncTarget> SyncState::targets()
 
 void SyncState::setPushCursor(std::int64_t targetId, std::int64_t seq)
 {
-    BookkeepingWrite transaction(m_db);
-    SQLite::Statement update(m_db, std::string("UPDATE sync_targets SET push_cursor = max(push_cursor, ?), "
-                                               "last_push_at = ")
-                                       + kNow + " WHERE target_id = ?");
-    update.bind(1, seq);
-    update.bind(2, targetId);
-    update.exec();
-    transaction.commit();
+    writeRow(m_db, std::string("UPDATE sync_targets SET push_cursor = max(push_cursor, ?), last_push_at = ") + kNow
+                       + " WHERE target_id = ?",
+             seq, targetId);
 }
 
 void SyncState::markPulled(std::int64_t targetId, std::optional<std::int64_t> changeVersion)
@@ -349,33 +356,17 @@ void SyncState::updateTheirs(std::int64_t targetId, const std::string &localId, 
 
 void SyncState::markResolved(std::int64_t targetId, const std::string &localId, std::int64_t opId)
 {
-    BookkeepingWrite transaction(m_db);
-    SQLite::Statement update(m_db, "UPDATE sync_conflicts SET resolved_op = ? WHERE target_id = ? AND id = ?");
-    update.bind(1, opId);
-    update.bind(2, targetId);
-    update.bind(3, localId);
-    update.exec();
-    transaction.commit();
+    writeRow(m_db, "UPDATE sync_conflicts SET resolved_op = ? WHERE target_id = ? AND id = ?", opId, targetId, localId);
 }
 
 void SyncState::dropConflict(std::int64_t targetId, const std::string &localId)
 {
-    BookkeepingWrite transaction(m_db);
-    SQLite::Statement remove(m_db, "DELETE FROM sync_conflicts WHERE target_id = ? AND id = ?");
-    remove.bind(1, targetId);
-    remove.bind(2, localId);
-    remove.exec();
-    transaction.commit();
+    writeRow(m_db, "DELETE FROM sync_conflicts WHERE target_id = ? AND id = ?", targetId, localId);
 }
 
 void SyncState::forgetRemoteId(std::int64_t targetId, const std::string &localId)
 {
-    BookkeepingWrite transaction(m_db);
-    SQLite::Statement remove(m_db, "DELETE FROM sync_remote_ids WHERE target_id = ? AND id = ?");
-    remove.bind(1, targetId);
-    remove.bind(2, localId);
-    remove.exec();
-    transaction.commit();
+    writeRow(m_db, "DELETE FROM sync_remote_ids WHERE target_id = ? AND id = ?", targetId, localId);
 }
 
 void SyncState::recordFailure(std::int64_t targetId, const SyncFailure &failure)
@@ -399,12 +390,7 @@ void SyncState::recordFailure(std::int64_t targetId, const SyncFailure &failure)
 
 void SyncState::clearFailure(std::int64_t targetId, const std::string &localId)
 {
-    BookkeepingWrite transaction(m_db);
-    SQLite::Statement remove(m_db, "DELETE FROM sync_failures WHERE target_id = ? AND id = ?");
-    remove.bind(1, targetId);
-    remove.bind(2, localId);
-    remove.exec();
-    transaction.commit();
+    writeRow(m_db, "DELETE FROM sync_failures WHERE target_id = ? AND id = ?", targetId, localId);
 }
 
 std::vector<SyncFailure> SyncState::failures(std::int64_t targetId)
