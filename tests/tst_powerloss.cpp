@@ -42,6 +42,23 @@ Snapshot snapshot(const std::string &path)
     return out;
 }
 
+// The first key whose value differs, for a failure message.
+std::string firstDifference(const Snapshot &found, const Snapshot &expected)
+{
+    auto describe = [](const Snapshot &s, const std::string &key) {
+        auto it = s.find(key);
+        return it == s.end() ? std::string("(absent)") : it->second;
+    };
+    std::set<std::string> keys;
+    for (const Snapshot *s : {&found, &expected})
+        for (const auto &[key, value] : *s)
+            keys.insert(key);
+    for (const std::string &key : keys)
+        if (describe(found, key) != describe(expected, key))
+            return key + ": " + describe(found, key) + " where " + describe(expected, key) + " was expected";
+    return "(no difference)";
+}
+
 Json student(int n, const std::string &last = "Lee")
 {
     return Json{{"studentUniqueId", std::to_string(800000 + n)},
@@ -80,8 +97,16 @@ std::vector<Step> workload(const std::string &importFile)
         steps.push_back({"save a student", true, [i](Engine &e, Database &) {
                              return ok(call(e, "POST", "/ed-fi/students", student(i)));
                          }});
-    steps.push_back({"update a student", true, [](Engine &e, Database &) {
-                         return ok(call(e, "POST", "/ed-fi/students", student(1, "Okafor")));
+    // Checkpointed as soon as it commits: the power can go after the step has succeeded.
+    steps.push_back({"update a student", true, [](Engine &e, Database &d) {
+                         d.connection().exec("PRAGMA wal_autocheckpoint=1");
+                         const bool done = ok(call(e, "POST", "/ed-fi/students", student(1, "Okafor")));
+                         try {
+                             d.connection().exec("PRAGMA wal_autocheckpoint=1000");
+                         } catch (const std::exception &) {
+                             // The power is gone; the connection is not used again.
+                         }
+                         return done;
                      }});
     steps.push_back({"delete a student", true, [](Engine &e, Database &) {
                          const std::string id = idOf(e, "/ed-fi/students?studentUniqueId=800002");
@@ -162,53 +187,71 @@ class TestPowerLoss : public QObject
     QString m_base;
     QString m_import;
     std::unique_ptr<Model> m_model;
-    bool m_cutWhileOpening = false; // the last run lost power in the migrations
 
-    // Runs the workload on a fresh copy of the base database; returns the steps that completed
-    // (the one in flight when the power went is the next), and the snapshots after each when asked.
-    int run(const QString &path, std::vector<Snapshot> *snapshots)
+    // Where the power went in a run of the workload.
+    struct Outcome
+    {
+        bool opened = false;       // the migrations and the first engine finished
+        int acknowledged = 0;      // steps whose run() returned success, the power cut or not
+        bool stepInFlight = false; // step `acknowledged` was cut before it returned
+        std::string phase = "migrating the older database"; // where the power went, in words
+    };
+
+    // A fresh copy of the base database, nothing else beside it (the power is on: all of it is durable).
+    void prepare(const QString &path)
     {
         for (const char *suffix : {"", "-wal", "-shm"})
             QFile::remove(path + suffix);
         copyFile(m_base, path);
-        m_cutWhileOpening = false;
-        int completed = 0;
-        {
-            // The base is a version-11 database: opening it migrates (a crash point too).
-            std::unique_ptr<Database> database;
-            try {
-                database = Database::open(path.toStdString());
-            } catch (const std::exception &e) {
-                if (!powerloss::powerLost())
-                    qFatal("opening failed without a power loss: %s", e.what());
-                m_cutWhileOpening = true;
-                return 0;
+    }
+
+    // Runs the workload on the prepared copy until it ends or the power goes; the snapshots after
+    // the opening and after each step when asked.
+    Outcome run(const QString &path, std::vector<Snapshot> *snapshots)
+    {
+        Outcome outcome;
+        // The base is a version-11 database: opening it migrates (a crash point too).
+        std::unique_ptr<Database> database;
+        try {
+            database = Database::open(path.toStdString());
+        } catch (const std::exception &e) {
+            if (!powerloss::powerLost())
+                qFatal("opening failed without a power loss: %s", e.what());
+            return outcome;
+        }
+        // The first engine on the upgraded database fills its query index in: a commit, so a crash point too.
+        std::optional<Engine> opened;
+        try {
+            opened.emplace(*m_model, *database);
+        } catch (const std::exception &e) {
+            if (!powerloss::powerLost())
+                qFatal("the first engine failed without a power loss: %s", e.what());
+            return outcome;
+        }
+        outcome.opened = true;
+        if (powerloss::powerLost())
+            return outcome;
+        outcome.phase = "closing";
+        Engine &engine = *opened;
+        if (snapshots != nullptr)
+            snapshots->push_back(snapshot(path.toStdString()));
+        for (const Step &step : workload(m_import.toStdString())) {
+            const bool done = step.run(engine, *database);
+            // Success was reported to the caller: the step is acknowledged even if the power went
+            // right after its commit (an automatic checkpoint), and all of it must survive.
+            if (done)
+                ++outcome.acknowledged;
+            if (powerloss::powerLost()) {
+                outcome.stepInFlight = !done;
+                outcome.phase = (done ? "after '" : "during '") + step.name + "'";
+                return outcome;
             }
-            // The first engine on the upgraded database fills its query index in: a commit, so a crash point too.
-            std::optional<Engine> opened;
-            try {
-                opened.emplace(*m_model, *database);
-            } catch (const std::exception &e) {
-                if (!powerloss::powerLost())
-                    qFatal("the first engine failed without a power loss: %s", e.what());
-                m_cutWhileOpening = true;
-                return 0;
-            }
-            Engine &engine = *opened;
+            if (!done)
+                qFatal("step '%s' failed without a power loss", step.name.c_str());
             if (snapshots != nullptr)
                 snapshots->push_back(snapshot(path.toStdString()));
-            for (const Step &step : workload(m_import.toStdString())) {
-                const bool done = step.run(engine, *database);
-                if (powerloss::powerLost())
-                    break;
-                if (!done)
-                    qFatal("step '%s' failed without a power loss", step.name.c_str());
-                ++completed;
-                if (snapshots != nullptr)
-                    snapshots->push_back(snapshot(path.toStdString()));
-            }
         }
-        return completed;
+        return outcome;
     }
 
 private Q_SLOTS:
@@ -260,11 +303,12 @@ private Q_SLOTS:
     {
         const QString path = m_dir.filePath("work.db");
         // The workload without a crash: its states after each step and its sync points.
+        prepare(path);
         powerloss::disarm();
         std::vector<Snapshot> states;
-        const int steps = run(path, &states);
+        const Outcome whole = run(path, &states);
         const std::int64_t syncs = powerloss::syncsSeen();
-        QCOMPARE(steps, static_cast<int>(workload(m_import.toStdString()).size()));
+        QCOMPARE(whole.acknowledged, static_cast<int>(workload(m_import.toStdString()).size()));
         QVERIFY2(syncs >= 15, qPrintable(QString::number(syncs))); // a commit each, the checkpoint, the close
         const std::vector<Step> plan = workload(m_import.toStdString());
 
@@ -283,20 +327,18 @@ private Q_SLOTS:
         }
         int crashes = 0;
         std::int64_t dropped = 0;
-        std::map<std::string, int> inFlight;
+        std::map<std::string, int> phases;
         for (const Variant &variant : variants) {
             for (std::int64_t at = 1; at <= syncs; ++at) {
+                prepare(path);
                 powerloss::armAt(at, variant.tear, variant.seed + static_cast<std::uint32_t>(at));
-                const int completed = run(path, nullptr);
+                const Outcome outcome = run(path, nullptr);
                 QVERIFY2(powerloss::powerLost(), qPrintable(QStringLiteral("no power loss at sync %1").arg(at)));
                 dropped += powerloss::settleAfterPowerLoss();
                 QFile::remove(path + "-shm"); // the WAL index was memory
                 ++crashes;
-                const std::string step = m_cutWhileOpening ? std::string("migrating the older database")
-                                         : completed < static_cast<int>(plan.size()) ? plan[completed].name
-                                                                                     : std::string("closing");
-                const std::string where = "sync " + std::to_string(at) + " during '" + step + "'";
-                ++inFlight[step];
+                ++phases[outcome.phase];
+                const std::string where = "sync " + std::to_string(at) + " " + outcome.phase;
                 // The database opens and keeps every promise.
                 std::unique_ptr<Database> database;
                 try {
@@ -310,14 +352,23 @@ private Q_SLOTS:
                     QVERIFY2(report.clean(), qPrintable(QString::fromStdString(where + ": " + report.toJson().dump())));
                 }
                 database.reset();
-                // Acknowledged steps are all there; the one in flight is all there or not at all.
+                // Acknowledged steps are all there; the one in flight, if any, is all there or not at
+                // all. A cut in the migrations leaves what opening again makes of the older database.
                 const Snapshot now = snapshot(path.toStdString());
-                const Snapshot &before = states[static_cast<std::size_t>(completed)];
-                const Snapshot &after = states[std::min(static_cast<std::size_t>(completed) + 1, states.size() - 1)];
-                const bool atomic = completed >= static_cast<int>(plan.size()) || plan[completed].atomic;
-                if (atomic) {
+                const std::size_t acknowledged = static_cast<std::size_t>(outcome.acknowledged);
+                const Snapshot &before = states[acknowledged];
+                if (!outcome.stepInFlight) {
+                    QVERIFY2(now == before, qPrintable(QString::fromStdString(
+                                                where + ": not what the acknowledged steps left: "
+                                                + firstDifference(now, before))));
+                    continue;
+                }
+                const Snapshot &after = states[acknowledged + 1];
+                if (plan[acknowledged].atomic) {
                     QVERIFY2(now == before || now == after,
-                             qPrintable(QString::fromStdString(where + ": neither the state before nor after it")));
+                             qPrintable(QString::fromStdString(where + ": neither the state before nor after it: "
+                                                               + firstDifference(now, before) + "; "
+                                                               + firstDifference(now, after))));
                 } else {
                     std::set<std::string> keys;
                     for (const Snapshot *s : {&now, &before, &after})
@@ -335,8 +386,8 @@ private Q_SLOTS:
             }
         }
         QString summary;
-        for (const auto &[step, count] : inFlight)
-            summary += QStringLiteral("%1 during '%2'; ").arg(count).arg(QString::fromStdString(step));
+        for (const auto &[phase, count] : phases)
+            summary += QStringLiteral("%1 %2; ").arg(count).arg(QString::fromStdString(phase));
         qInfo("%d simulated power cuts at %lld sync points (%zu variants), %lld unsynced writes dropped or torn: %s",
               crashes, static_cast<long long>(syncs), variants.size(), static_cast<long long>(dropped),
               qPrintable(summary));
