@@ -268,12 +268,14 @@ int shimFullPathname(sqlite3_vfs *, const char *name, int size, char *out)
     return state().real->xFullPathname(state().real, name, size, out);
 }
 
-// Puts back what the entries replaced, newest first (a torn write keeps some of its sectors).
+// Puts back what the entries replaced, newest first (a torn write keeps some of its sectors). A
+// write counts only when putting back changed bytes on the disk: rewriting what was there anyway
+// loses nothing, and a shim that recorded nothing counts nothing.
 void undo(const std::string &path, const std::vector<Undo> &entries, Tear tear, std::mt19937 &random,
-          std::int64_t &dropped)
+          Losses &losses)
 {
     QFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::ReadWrite))
+    if (!file.open(QIODevice::ReadWrite | QIODevice::ExistingOnly))
         return;
     std::size_t keep = 0; // KeepFirst: entries [0, keep) reach the disk
     if (tear == Tear::KeepFirst && !entries.empty())
@@ -282,18 +284,34 @@ void undo(const std::string &path, const std::vector<Undo> &entries, Tear tear, 
         const Undo &entry = entries[i];
         if (tear == Tear::KeepFirst && i < keep)
             continue;
-        ++dropped;
         if (tear == Tear::KeepSome && random() % 4 == 0)
             continue; // this one reached the disk whole
+        bool putBack = false; // some bytes of it did not reach the disk
+        bool kept = false;    // some changed bytes of it did
         for (std::size_t at = 0; at < entry.before.size(); at += static_cast<std::size_t>(kSector)) {
-            if (tear == Tear::KeepSome && random() % 2 == 0)
-                continue; // this sector of it reached the disk
             const std::size_t length = std::min<std::size_t>(static_cast<std::size_t>(kSector), entry.before.size() - at);
             file.seek(entry.offset + static_cast<qint64>(at));
+            const QByteArray now = file.read(static_cast<qint64>(length));
+            const bool changed = now.size() != static_cast<qsizetype>(length)
+                                 || std::memcmp(now.constData(), entry.before.data() + at, length) != 0;
+            if (tear == Tear::KeepSome && random() % 2 == 0) {
+                kept = kept || changed; // this sector of it reached the disk
+                continue;
+            }
+            if (!changed)
+                continue;
+            file.seek(entry.offset + static_cast<qint64>(at));
             file.write(entry.before.data() + at, static_cast<qint64>(length));
+            putBack = true;
         }
-        if (file.size() > entry.sizeBefore)
+        if (file.size() > entry.sizeBefore) {
             file.resize(entry.sizeBefore);
+            putBack = true;
+        }
+        if (putBack && kept)
+            ++losses.writesTorn;
+        else if (putBack)
+            ++losses.writesLost;
     }
 }
 
@@ -354,22 +372,22 @@ bool powerLost()
     return state().lost;
 }
 
-std::int64_t settleAfterPowerLoss()
+Losses settleAfterPowerLoss()
 {
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
     std::mt19937 random(s.seed);
-    std::int64_t dropped = 0;
+    Losses losses;
     for (const auto &[path, entries] : s.unsynced) {
         if (path.size() > 4 && path.compare(path.size() - 4, 4, "-shm") == 0)
             continue;
-        undo(path, entries, s.tear, random, dropped);
+        undo(path, entries, s.tear, random, losses);
     }
     s.unsynced.clear();
     s.target = 0;
     s.syncs = 0;
     s.lost = false;
-    return dropped;
+    return losses;
 }
 
 } // namespace powerloss

@@ -17,6 +17,20 @@ enum class Tear
     KeepFirst, // the unsynced writes in the order made, up to a random point
 };
 
+// What settling after a power loss changed on the disk.
+struct Losses
+{
+    std::int64_t writesLost = 0; // unsynced writes put back whole
+    std::int64_t writesTorn = 0; // unsynced writes some changed sectors of which reached the disk, some not
+
+    Losses &operator+=(const Losses &other)
+    {
+        writesLost += other.writesLost;
+        writesTorn += other.writesTorn;
+        return *this;
+    }
+};
+
 // Installs the shim as the default VFS (once per process) and resets its counters.
 void install();
 // Counts syncs only (no power loss) until armAt() is called.
@@ -25,8 +39,8 @@ void disarm();
 void armAt(std::int64_t n, Tear tear, std::uint32_t seed);
 std::int64_t syncsSeen();
 bool powerLost();
-// After the connections are closed: undoes (or tears) the unsynced writes of every file and
-// deletes the -shm files, then disarms. Returns how many unsynced writes were dropped.
-std::int64_t settleAfterPowerLoss();
+// After the connections are closed: undoes (or tears) the unsynced writes of every file, then
+// disarms. Returns what that changed on the disk.
+Losses settleAfterPowerLoss();
 
 } // namespace powerloss
