@@ -291,12 +291,9 @@ private Q_SLOTS:
         m_import = m_dir.filePath("students.ndjson");
         QFile file(m_import);
         QVERIFY(file.open(QIODevice::WriteOnly));
-        for (int i = 10; i < 27; ++i) {
-            Json line = Json::object();
-            line["resource"] = "ed-fi/students";
-            line["body"] = student(i);
-            file.write(QByteArray::fromStdString(line.dump() + "\n"));
-        }
+        // Named for its resource, so a line is a student's body (an envelope would be a draft).
+        for (int i = 10; i < 27; ++i)
+            file.write(QByteArray::fromStdString(student(i).dump() + "\n"));
     }
 
     void everySyncPointSurvivesAPowerCut()
