@@ -1,14 +1,19 @@
 // Crash safety the way SQLite proves its own: a VFS shim loses power at every sync point of a
-// workload (saves, an update, a delete, an identity change, a chunked import, a bulk fix and its
-// undo, a backup, a restore, a checkpoint, after the migrations of an older database), dropping or tearing what was written since each file's last sync. After each
-// simulated crash the database opens, `check` is clean, everything acknowledged before the crash
-// is there, and the operation in flight is either all there or not at all (an import: per chunk).
-// STEWARD_POWERLOSS_ROUNDS (default 15: over 500 cuts) repeats the torn variants with other seeds;
-// the soak target runs 300 rounds (over 10,000).
+// workload (saves, an update checkpointed right after it commits, a delete, an identity change, a
+// chunked import, a bulk fix and its undo, sync bookkeeping, a backup, a restore, a checkpoint,
+// after the migrations of an older database), dropping or tearing what was written since each
+// file's last sync. After each simulated crash the database opens, `check` is clean, every step
+// that reported success before the crash is there, and the step cut before it returned is either
+// all there or not at all (an import: per chunk). "There" covers the documents, the change log,
+// the edit journal and the sync bookkeeping. The cuts must have lost and torn writes.
+// STEWARD_POWERLOSS_ROUNDS (default 15: over 1,000 cuts) repeats the torn variants with other seeds;
+// the soak target runs 300 rounds (over 20,000).
 #include "Backup.h"
 #include "BulkEdit.h"
+#include "EditJournal.h"
 #include "Importer.h"
 #include "PowerLossVfs.h"
+#include "Sync.h"
 #include "TestSupport.h"
 
 #include <QFile>
@@ -18,7 +23,9 @@
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 
+#include <cstdio>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -28,17 +35,92 @@ using namespace steward::test;
 
 namespace {
 
-// What is stored, by resource and natural key (ids are random, so runs compare by identity).
+// What is stored, a row per key: the documents by resource and natural key, the change log by seq,
+// the edit journal by operation and item, and the sync bookkeeping by target and document. Ids are
+// random in each run, so a document's id reads as the seq of its first change-log entry ("doc@12");
+// times are left out, or read as whether they are set.
 using Snapshot = std::map<std::string, std::string>;
+
+class SnapshotReader
+{
+public:
+    explicit SnapshotReader(SQLite::Database &db)
+        : m_db(db)
+    {
+        SQLite::Statement first(m_db, "SELECT id, min(seq) FROM changes GROUP BY id");
+        while (first.executeStep())
+            m_labels[first.getColumn(0).getString()] = "doc@" + first.getColumn(1).getString();
+    }
+
+    std::string label(const std::string &id) const
+    {
+        auto it = m_labels.find(id);
+        return it == m_labels.end() ? "not in the change log: " + id : it->second;
+    }
+
+    // The first keyColumns columns name the row, the others are its value; the columns in idColumns
+    // hold document ids.
+    void addRows(Snapshot &out, const std::string &table, const std::string &sql, int keyColumns,
+                 const std::set<int> &idColumns = {}) const
+    {
+        SQLite::Statement rows(m_db, sql);
+        while (rows.executeStep()) {
+            std::string key = table;
+            std::string value;
+            for (int i = 0; i < rows.getColumnCount(); ++i) {
+                const SQLite::Column column = rows.getColumn(i);
+                const std::string text = column.isNull()           ? std::string("null")
+                                         : idColumns.count(i) != 0 ? label(column.getString())
+                                                                   : column.getString();
+                if (i < keyColumns)
+                    key += " " + text;
+                else
+                    value += (i == keyColumns ? "" : " | ") + text;
+            }
+            out[key] = value;
+        }
+    }
+
+private:
+    SQLite::Database &m_db;
+    std::map<std::string, std::string> m_labels;
+};
 
 Snapshot snapshot(const std::string &path)
 {
     SQLite::Database db(path, SQLite::OPEN_READONLY);
     Database::registerFunctions(db);
-    SQLite::Statement s(db, "SELECT resource || ' ' || natural_key, body FROM documents");
+    const SnapshotReader reader(db);
     Snapshot out;
-    while (s.executeStep())
-        out[s.getColumn(0).getString()] = s.getColumn(1).getString();
+    reader.addRows(out, "document", "SELECT resource, natural_key, id, etag, steward_text(body) FROM documents", 2, {2});
+    for (const ChangeEntry &entry : readChanges(db, 0, std::numeric_limits<int>::max())) {
+        char seq[24];
+        std::snprintf(seq, sizeof seq, "%08lld", static_cast<long long>(entry.seq));
+        out[std::string("change ") + seq] = entry.op + " | " + entry.project + "/" + entry.resource + " | "
+                                            + reader.label(entry.id) + " | " + entry.identity.dump() + " | "
+                                            + (entry.body ? entry.body->dump() : std::string("no body")) + " | "
+                                            + entry.etag + " | " + entry.actor + " | " + entry.source;
+    }
+    reader.addRows(out, "edit operation",
+                   "SELECT op_id, kind, summary, detail, actor, undone_at IS NOT NULL, undone_by FROM edit_operations", 1);
+    reader.addRows(out, "edit item",
+                   "SELECT op_id, item, target, CASE target WHEN 'document' THEN target_key END, "
+                   "CASE target WHEN 'draft' THEN target_key END, project, resource, before_text, after_text, "
+                   "after_etag, draft_row, document_id, document_before FROM edit_items",
+                   2, {3, 11});
+    reader.addRows(out, "sync target",
+                   "SELECT target_id, url, client, push_cursor, pull_change_version, last_pull_at IS NOT NULL, "
+                   "last_push_at IS NOT NULL FROM sync_targets",
+                   1);
+    reader.addRows(out, "sync remote id",
+                   "SELECT target_id, id, remote_id, base_etag, base_seq, base_text FROM sync_remote_ids", 2, {1});
+    reader.addRows(out, "sync failure",
+                   "SELECT target_id, id, seq, project, resource, operation, status, problem FROM sync_failures", 2,
+                   {1});
+    reader.addRows(out, "sync conflict",
+                   "SELECT target_id, id, project, resource, kind, remote_id, base_etag, base_seq, base_text, "
+                   "theirs_text, theirs_etag, reason, resolved_op FROM sync_conflicts",
+                   2, {1});
     return out;
 }
 
@@ -65,6 +147,16 @@ Json student(int n, const std::string &last = "Lee")
                 {"firstName", "Ann"},
                 {"lastSurname", last},
                 {"birthDate", "2010-01-01"}};
+}
+
+constexpr const char *kTargetUrl = "https://api.example.org/data/v3";
+
+// The seq of the document's current change-log entry.
+std::int64_t latestSeq(Database &d, const std::string &id)
+{
+    SQLite::Statement query(d.connection(), "SELECT max(seq) FROM changes WHERE id = ?");
+    query.bind(1, id);
+    return query.executeStep() ? query.getColumn(0).getInt64() : 0;
 }
 
 struct Step
@@ -144,6 +236,65 @@ std::vector<Step> workload(const std::string &importFile)
                          try {
                              const std::optional<EditOperation> last = editor.journal().lastUndoable();
                              return last && editor.undo(last->opId, "test").opId > 0;
+                         } catch (const std::exception &) {
+                             return false;
+                         }
+                     }});
+    // Sync bookkeeping through the sync API, each step one transaction: a target, then the bases it
+    // agreed on (one in the change log, one as text) with a conflict, then the conflict resolved by
+    // a journaled operation.
+    steps.push_back({"sync: a target", true, [](Engine &, Database &d) {
+                         try {
+                             return SyncState(d.connection()).ensureTarget(kTargetUrl, "steward-test").targetId > 0;
+                         } catch (const std::exception &) {
+                             return false;
+                         }
+                     }});
+    steps.push_back({"sync: bases and a conflict", true, [](Engine &e, Database &d) {
+                         try {
+                             const std::string agreed = idOf(e, "/ed-fi/students?studentUniqueId=800000");
+                             const std::string merged = idOf(e, "/ed-fi/students?studentUniqueId=800001");
+                             const std::string conflicting = idOf(e, "/ed-fi/students?studentUniqueId=800003");
+                             if (agreed.empty() || merged.empty() || conflicting.empty())
+                                 return false;
+                             ImmediateTransaction transaction(d.connection());
+                             SyncState sync(d.connection());
+                             const std::int64_t target = sync.targets().at(0).targetId;
+                             sync.setBase(target, agreed, SyncBase{"remote-800000", "\"e1\"", latestSeq(d, agreed), {}});
+                             sync.setBase(target, merged,
+                                          SyncBase{"remote-800001", "\"e2\"", 0, student(1, "Merged").dump()});
+                             SyncConflict conflict;
+                             conflict.targetId = target;
+                             conflict.id = conflicting;
+                             conflict.project = "ed-fi";
+                             conflict.resource = "students";
+                             conflict.kind = SyncConflict::Kind::EditedBoth;
+                             conflict.base = SyncBase{"remote-800003", "\"e3\"", latestSeq(d, conflicting), {}};
+                             conflict.theirsText = student(3, "Theirs").dump();
+                             conflict.theirsEtag = "\"e4\"";
+                             conflict.reason = "lastSurname changed on both sides";
+                             sync.recordConflict(conflict);
+                             transaction.commit();
+                             return true;
+                         } catch (const std::exception &) {
+                             return false;
+                         }
+                     }});
+    steps.push_back({"sync: the conflict resolved", true, [](Engine &e, Database &d) {
+                         try {
+                             const std::string conflicting = idOf(e, "/ed-fi/students?studentUniqueId=800003");
+                             if (conflicting.empty())
+                                 return false;
+                             ImmediateTransaction transaction(d.connection());
+                             SyncState sync(d.connection());
+                             const std::int64_t target = sync.targets().at(0).targetId;
+                             const std::int64_t opId = EditJournal(d.connection())
+                                                           .beginOperation("resolve-conflict", "kept this side",
+                                                                           Json{{"keep", "ours"}}, "test",
+                                                                           "2026-01-01T00:00:00Z");
+                             sync.markResolved(target, conflicting, opId);
+                             transaction.commit();
+                             return true;
                          } catch (const std::exception &) {
                              return false;
                          }
@@ -367,6 +518,17 @@ private Q_SLOTS:
                                                                + firstDifference(now, before) + "; "
                                                                + firstDifference(now, after))));
                 } else {
+                    // Its transactions commit in order: the change-log entries that survive are the
+                    // first of those it makes.
+                    bool gap = false;
+                    for (const auto &[key, entry] : after) {
+                        if (key.rfind("change ", 0) != 0 || before.count(key) != 0)
+                            continue;
+                        const bool survived = now.count(key) != 0;
+                        QVERIFY2(!(gap && survived), qPrintable(QString::fromStdString(
+                                                         where + ": " + key + " survived an earlier entry that did not")));
+                        gap = gap || !survived;
+                    }
                     std::set<std::string> keys;
                     for (const Snapshot *s : {&now, &before, &after})
                         for (const auto &[key, body] : *s)
