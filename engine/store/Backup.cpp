@@ -10,6 +10,11 @@
 
 #include <sqlite3.h>
 
+#ifdef Q_OS_UNIX
+#include <fcntl.h>
+#include <unistd.h>
+#endif
+
 namespace steward {
 
 namespace {
@@ -48,6 +53,24 @@ bool copyPages(sqlite3 *destination, sqlite3 *source, const BackupProgress &prog
     if (rc == SQLITE_DONE && progress)
         progress(result.pages, result.pages);
     return rc == SQLITE_DONE && result.error.empty();
+}
+
+// Makes the names in a directory durable: a rename, and the removal before it, are only in the
+// directory until it is flushed, and a power cut before that can leave neither the old backup nor
+// the new one.
+bool syncDirectory(const QString &directory)
+{
+#ifdef Q_OS_UNIX
+    const int descriptor = ::open(QFile::encodeName(directory).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (descriptor < 0)
+        return false;
+    const bool synced = ::fsync(descriptor) == 0;
+    ::close(descriptor);
+    return synced;
+#else
+    Q_UNUSED(directory);
+    return true; // no directory to flush; the file system orders the rename
+#endif
 }
 
 std::string latestChange(SQLite::Database &db)
@@ -108,6 +131,10 @@ BackupResult backupDatabase(const std::string &sourcePath, const std::string &de
     QFile::remove(destination);
     if (!QFile::rename(partial, destination)) {
         result.error = destinationPath + ": cannot move the finished copy into place";
+        return result;
+    }
+    if (!syncDirectory(QFileInfo(destination).absolutePath())) {
+        result.error = destinationPath + ": the copy is in place, but its folder could not be flushed to the disk";
         return result;
     }
     result.ok = true;
