@@ -5,11 +5,23 @@
 #include <QFile>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
+#include <utility>
 #include <vector>
+
+#ifdef __linux__
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 namespace powerloss {
 
@@ -25,6 +37,36 @@ struct Undo
     std::int64_t sizeBefore = 0;
 };
 
+// A directory, by device and inode: a sync of it, through whatever descriptor, makes what was done
+// in it durable.
+struct DirectoryKey
+{
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+
+    bool operator==(const DirectoryKey &other) const { return device == other.device && inode == other.inode; }
+};
+
+// A name made, moved or removed since its directory's last sync: a power cut undoes it, as a file
+// system does when the directory never reached the disk.
+struct DirectoryChange
+{
+    enum class Kind
+    {
+        Create,
+        Rename,
+        Delete,
+    };
+    Kind kind = Kind::Create;
+    DirectoryKey directory;
+    std::string path; // the name made, renamed to, or removed
+    std::string from; // a rename's old name
+    // A hard link to the file the change unlinked (the one deleted, or replaced by a rename), so
+    // that undoing the change can put it back; empty when it unlinked none.
+    std::string keptAside;
+    std::vector<Undo> keptAsideUnsynced; // that file's unsynced writes
+};
+
 struct State
 {
     std::mutex mutex;
@@ -37,6 +79,8 @@ struct State
     std::uint32_t seed = 0;
     bool lost = false;
     std::map<std::string, std::vector<Undo>> unsynced; // by path
+    std::vector<DirectoryChange> directoryChanges;     // not yet synced, oldest first
+    std::int64_t keptAsideCount = 0;                   // names the hard links
 };
 
 State &state()
@@ -75,6 +119,268 @@ std::vector<char> current(sqlite3_file *real, std::int64_t offset, std::int64_t 
     real->pMethods->xRead(real, bytes.data(), static_cast<int>(bytes.size()), offset);
     return bytes;
 }
+
+bool isShm(const std::string &path)
+{
+    return path.size() > 4 && path.compare(path.size() - 4, 4, "-shm") == 0;
+}
+
+#ifdef __linux__
+
+// The C library's own functions, which the ones this file defines stand in front of.
+struct RealCalls
+{
+    int (*rename)(const char *, const char *) = nullptr;
+    int (*renameat)(int, const char *, int, const char *) = nullptr;
+    int (*renameat2)(int, const char *, int, const char *, unsigned int) = nullptr;
+    int (*unlink)(const char *) = nullptr;
+    int (*unlinkat)(int, const char *, int) = nullptr;
+    int (*fsync)(int) = nullptr;
+    int (*fdatasync)(int) = nullptr;
+};
+
+template <typename Function>
+void lookUp(Function &function, const char *name)
+{
+    function = reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+}
+
+const RealCalls &real()
+{
+    static const RealCalls calls = [] {
+        RealCalls c;
+        lookUp(c.rename, "rename");
+        lookUp(c.renameat, "renameat");
+        lookUp(c.renameat2, "renameat2");
+        lookUp(c.unlink, "unlink");
+        lookUp(c.unlinkat, "unlinkat");
+        lookUp(c.fsync, "fsync");
+        lookUp(c.fdatasync, "fdatasync");
+        return c;
+    }();
+    return calls;
+}
+
+std::string absolute(const char *path)
+{
+    std::error_code error;
+    const std::filesystem::path full = std::filesystem::absolute(path, error);
+    return error ? std::string(path) : full.lexically_normal().string();
+}
+
+std::optional<DirectoryKey> directoryOf(const std::string &path)
+{
+    const std::string parent = std::filesystem::path(path).parent_path().string();
+    struct stat info;
+    if (::stat(parent.empty() ? "/" : parent.c_str(), &info) != 0)
+        return std::nullopt;
+    return DirectoryKey{static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino)};
+}
+
+bool exists(const char *path)
+{
+    struct stat info;
+    return ::stat(path, &info) == 0;
+}
+
+// Changes are recorded while armed and the power is on; once it is off, they fail as the disk would.
+bool recording(const State &s)
+{
+    return s.installed && s.target > 0 && !s.lost;
+}
+
+bool powerOff(const State &s)
+{
+    return s.target > 0 && s.lost;
+}
+
+// Keeps the file at `path` reachable under another name, for undoing its unlinking; false when
+// there is no such file.
+bool keepAside(State &s, const std::string &path, DirectoryChange &change)
+{
+    const std::string aside = path + ".powerloss-" + std::to_string(++s.keptAsideCount);
+    if (::link(path.c_str(), aside.c_str()) != 0)
+        return false;
+    change.keptAside = aside;
+    return true;
+}
+
+void dropKeptAside(const DirectoryChange &change)
+{
+    if (!change.keptAside.empty())
+        real().unlink(change.keptAside.c_str());
+}
+
+void recordCreation(const char *name)
+{
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    const std::string path = absolute(name);
+    const std::optional<DirectoryKey> directory = directoryOf(path);
+    if (!recording(s) || isShm(path) || !directory)
+        return;
+    DirectoryChange change;
+    change.kind = DirectoryChange::Kind::Create;
+    change.directory = *directory;
+    change.path = path;
+    s.directoryChanges.push_back(std::move(change));
+}
+
+int removeFile(const char *name)
+{
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    const std::string path = absolute(name);
+    if (powerOff(s)) {
+        errno = EIO;
+        return -1;
+    }
+    const std::optional<DirectoryKey> directory = directoryOf(path);
+    DirectoryChange change;
+    if (!recording(s) || isShm(path) || !directory || !keepAside(s, path, change)) {
+        const int rc = real().unlink(name);
+        if (rc == 0)
+            s.unsynced.erase(path); // a deleted file's unsynced writes go with it
+        return rc;
+    }
+    const int rc = real().unlink(name);
+    if (rc != 0) {
+        const int error = errno;
+        dropKeptAside(change);
+        errno = error;
+        return rc;
+    }
+    change.kind = DirectoryChange::Kind::Delete;
+    change.directory = *directory;
+    change.path = path;
+    if (auto it = s.unsynced.find(path); it != s.unsynced.end()) {
+        change.keptAsideUnsynced = std::move(it->second);
+        s.unsynced.erase(it);
+    }
+    s.directoryChanges.push_back(std::move(change));
+    return 0;
+}
+
+// `rename` makes the call. The change belongs to the directory of the new name (the test renames
+// within one directory).
+template <typename Rename>
+int renameFile(const char *fromName, const char *toName, Rename rename)
+{
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (powerOff(s)) {
+        errno = EIO;
+        return -1;
+    }
+    const std::string from = absolute(fromName);
+    const std::string to = absolute(toName);
+    const std::optional<DirectoryKey> directory = directoryOf(to);
+    if (!recording(s) || isShm(from) || isShm(to) || !directory || from == to) {
+        const int rc = rename();
+        if (rc == 0 && from != to) {
+            s.unsynced.erase(to);
+            if (auto it = s.unsynced.find(from); it != s.unsynced.end()) {
+                s.unsynced[to] = std::move(it->second);
+                s.unsynced.erase(from);
+            }
+        }
+        return rc;
+    }
+    DirectoryChange change;
+    change.kind = DirectoryChange::Kind::Rename;
+    change.directory = *directory;
+    change.path = to;
+    change.from = from;
+    keepAside(s, to, change); // the file the rename replaces, if there is one
+    const int rc = rename();
+    if (rc != 0) {
+        const int error = errno;
+        dropKeptAside(change);
+        errno = error;
+        return rc;
+    }
+    if (auto it = s.unsynced.find(to); it != s.unsynced.end()) {
+        change.keptAsideUnsynced = std::move(it->second);
+        s.unsynced.erase(it);
+    }
+    if (auto it = s.unsynced.find(from); it != s.unsynced.end()) {
+        s.unsynced[to] = std::move(it->second);
+        s.unsynced.erase(from);
+    }
+    s.directoryChanges.push_back(std::move(change));
+    return 0;
+}
+
+// A sync of a directory is a sync point like a file's: the power can go there. Once it is done,
+// the changes made in the directory are durable. A file's sync point is the VFS's xSync above.
+// With the shim installed, what is durable is what the shim records: flushing the real disk too
+// would only make the run wait (a third of its time here), so no sync reaches it.
+int syncDescriptor(int descriptor, int (*sync)(int))
+{
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.installed)
+        return sync(descriptor);
+    struct stat info;
+    if (::fstat(descriptor, &info) != 0)
+        return -1;
+    if (!S_ISDIR(info.st_mode))
+        return 0;
+    if (powerOff(s)) {
+        errno = EIO;
+        return -1;
+    }
+    ++s.syncs;
+    if (s.target > 0 && s.syncs >= s.target) {
+        s.lost = true; // the power goes before the directory reaches the disk
+        errno = EIO;
+        return -1;
+    }
+    const DirectoryKey synced{static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino)};
+    std::erase_if(s.directoryChanges, [&synced](const DirectoryChange &change) {
+        if (!(change.directory == synced))
+            return false;
+        dropKeptAside(change); // what it unlinked is gone for good
+        return true;
+    });
+    return 0;
+}
+
+// Undoes one change; the newer ones are undone already, so the names are as it left them. Counts
+// only what it could put back.
+void undoChange(State &s, DirectoryChange &change, Losses &losses)
+{
+    switch (change.kind) {
+    case DirectoryChange::Kind::Create:
+        if (real().unlink(change.path.c_str()) == 0)
+            ++losses.creationsLost;
+        s.unsynced.erase(change.path);
+        break;
+    case DirectoryChange::Kind::Rename:
+        if (real().rename(change.path.c_str(), change.from.c_str()) == 0)
+            ++losses.renamesLost;
+        if (auto it = s.unsynced.find(change.path); it != s.unsynced.end()) {
+            s.unsynced[change.from] = std::move(it->second);
+            s.unsynced.erase(change.path);
+        }
+        if (!change.keptAside.empty() && real().rename(change.keptAside.c_str(), change.path.c_str()) == 0)
+            s.unsynced[change.path] = std::move(change.keptAsideUnsynced);
+        break;
+    case DirectoryChange::Kind::Delete:
+        if (real().rename(change.keptAside.c_str(), change.path.c_str()) == 0) {
+            s.unsynced[change.path] = std::move(change.keptAsideUnsynced);
+            ++losses.deletionsLost;
+        }
+        break;
+    }
+}
+
+#else
+
+bool exists(const char *) { return true; }
+void recordCreation(const char *) {}
+
+#endif
 
 int shimClose(sqlite3_file *file)
 {
@@ -136,10 +442,13 @@ int shimSync(sqlite3_file *file, int flags)
         }
     }
     const int rc = shim->real->pMethods->xSync(shim->real, flags);
-    if (rc == SQLITE_OK && shim->path != nullptr) {
-        std::lock_guard<std::mutex> lock(s.mutex);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (rc == SQLITE_OK && shim->path != nullptr)
         s.unsynced.erase(shim->path); // durable now
-    }
+    // The power went in the sync of the file's directory that the real VFS makes after a new
+    // journal's first sync (and whose failure it ignores): the file may be gone, so this sync fails.
+    if (rc == SQLITE_OK && s.lost)
+        return SQLITE_IOERR_FSYNC;
     return rc;
 }
 
@@ -236,6 +545,7 @@ int shimOpen(sqlite3_vfs *, const char *name, sqlite3_file *file, int flags, int
         sqlite3_free(shim->path);
         return SQLITE_CANTOPEN;
     }
+    const bool creates = name != nullptr && (flags & SQLITE_OPEN_CREATE) != 0 && !exists(name);
     const int rc = s.real->xOpen(s.real, name, shim->real, flags, outFlags);
     if (rc != SQLITE_OK) {
         sqlite3_free(shim->path);
@@ -243,6 +553,8 @@ int shimOpen(sqlite3_vfs *, const char *name, sqlite3_file *file, int flags, int
         return rc;
     }
     shim->base.pMethods = &kMethods;
+    if (creates)
+        recordCreation(name);
     return SQLITE_OK;
 }
 
@@ -251,10 +563,13 @@ int shimDelete(sqlite3_vfs *, const char *name, int syncDir)
     State &s = state();
     if (s.lost)
         return SQLITE_IOERR_DELETE;
+#ifndef __linux__
     {
         std::lock_guard<std::mutex> lock(s.mutex);
         s.unsynced.erase(name); // a deleted file's unsynced writes go with it
     }
+#endif
+    // On Linux the real VFS's unlink() and directory sync come through the functions below.
     return s.real->xDelete(s.real, name, syncDir);
 }
 
@@ -315,6 +630,17 @@ void undo(const std::string &path, const std::vector<Undo> &entries, Tear tear, 
     }
 }
 
+// What happened before arming is on the disk: the harness prepared those files.
+void forgetUnsynced(State &s)
+{
+#ifdef __linux__
+    for (const DirectoryChange &change : s.directoryChanges)
+        dropKeptAside(change);
+#endif
+    s.directoryChanges.clear();
+    s.unsynced.clear();
+}
+
 } // namespace
 
 void install()
@@ -338,7 +664,16 @@ void install()
     s.syncs = 0;
     s.target = 0;
     s.lost = false;
-    s.unsynced.clear();
+    forgetUnsynced(s);
+}
+
+bool losesDirectoryChanges()
+{
+#ifdef __linux__
+    return true;
+#else
+    return false;
+#endif
 }
 
 void disarm()
@@ -347,6 +682,7 @@ void disarm()
     std::lock_guard<std::mutex> lock(s.mutex);
     s.syncs = 0;
     s.target = 0;
+    forgetUnsynced(s);
 }
 
 void armAt(std::int64_t n, Tear tear, std::uint32_t seed)
@@ -358,6 +694,7 @@ void armAt(std::int64_t n, Tear tear, std::uint32_t seed)
     s.tear = tear;
     s.seed = seed;
     s.lost = false;
+    forgetUnsynced(s);
 }
 
 std::int64_t syncsSeen()
@@ -378,12 +715,22 @@ Losses settleAfterPowerLoss()
     std::lock_guard<std::mutex> lock(s.mutex);
     std::mt19937 random(s.seed);
     Losses losses;
+#ifdef __linux__
+    // Names first, newest change first. File systems that journal their metadata keep it in order,
+    // so the torn variants keep the oldest few changes; dropping every write keeps none.
+    std::size_t keptChanges = 0;
+    if (s.tear != Tear::DropAll && !s.directoryChanges.empty())
+        keptChanges = static_cast<std::size_t>(random() % (s.directoryChanges.size() + 1));
+    for (std::size_t i = s.directoryChanges.size(); i-- > keptChanges;)
+        undoChange(s, s.directoryChanges[i], losses);
+    s.directoryChanges.resize(keptChanges);
+#endif
     for (const auto &[path, entries] : s.unsynced) {
-        if (path.size() > 4 && path.compare(path.size() - 4, 4, "-shm") == 0)
+        if (isShm(path))
             continue;
         undo(path, entries, s.tear, random, losses);
     }
-    s.unsynced.clear();
+    forgetUnsynced(s);
     s.target = 0;
     s.syncs = 0;
     s.lost = false;
@@ -391,3 +738,54 @@ Losses settleAfterPowerLoss()
 }
 
 } // namespace powerloss
+
+#ifdef __linux__
+
+// In front of the C library's, for the whole test program: the renames and deletes of files that
+// SQLite, Qt and the engine make, and the syncs of directories that make them durable. Outside an
+// armed run they only pass the call on.
+extern "C" int rename(const char *from, const char *to) noexcept
+{
+    return powerloss::renameFile(from, to, [&] { return powerloss::real().rename(from, to); });
+}
+
+extern "C" int renameat(int fromDirectory, const char *from, int toDirectory, const char *to) noexcept
+{
+    if (fromDirectory != AT_FDCWD || toDirectory != AT_FDCWD)
+        return powerloss::real().renameat(fromDirectory, from, toDirectory, to);
+    return powerloss::renameFile(from, to, [&] { return powerloss::real().renameat(AT_FDCWD, from, AT_FDCWD, to); });
+}
+
+extern "C" int renameat2(int fromDirectory, const char *from, int toDirectory, const char *to,
+                         unsigned int flags) noexcept
+{
+    // Qt renames with RENAME_NOREPLACE; an exchange is not a rename this shim can undo.
+    if (fromDirectory != AT_FDCWD || toDirectory != AT_FDCWD || (flags & ~static_cast<unsigned int>(RENAME_NOREPLACE)) != 0)
+        return powerloss::real().renameat2(fromDirectory, from, toDirectory, to, flags);
+    return powerloss::renameFile(
+        from, to, [&] { return powerloss::real().renameat2(AT_FDCWD, from, AT_FDCWD, to, flags); });
+}
+
+extern "C" int unlink(const char *path) noexcept
+{
+    return powerloss::removeFile(path);
+}
+
+extern "C" int unlinkat(int directory, const char *path, int flags) noexcept
+{
+    if (directory != AT_FDCWD || flags != 0)
+        return powerloss::real().unlinkat(directory, path, flags);
+    return powerloss::removeFile(path);
+}
+
+extern "C" int fsync(int descriptor)
+{
+    return powerloss::syncDescriptor(descriptor, powerloss::real().fsync);
+}
+
+extern "C" int fdatasync(int descriptor)
+{
+    return powerloss::syncDescriptor(descriptor, powerloss::real().fdatasync);
+}
+
+#endif

@@ -8,6 +8,10 @@
 // (counted over all files) "the power goes": that sync fails, every later call fails, and what was
 // written since each file's last sync is undone (all of it, or torn: some sectors kept), as a disk
 // that never got the flush would leave it. The WAL index (-shm) is memory that a power cut loses.
+// On Linux it also stands in front of the C library's rename, unlink and fsync for the whole
+// program: a file SQLite made, or any file renamed or deleted, since its directory's last sync is
+// put back as it was, as a file system does without that sync, and a directory's sync is a sync
+// point too. Once installed, no sync reaches the real disk: what is durable is what the shim records.
 namespace powerloss {
 
 enum class Tear
@@ -22,17 +26,27 @@ struct Losses
 {
     std::int64_t writesLost = 0; // unsynced writes put back whole
     std::int64_t writesTorn = 0; // unsynced writes some changed sectors of which reached the disk, some not
+    // Names changed since their directory's last sync, undone.
+    std::int64_t creationsLost = 0;
+    std::int64_t renamesLost = 0;
+    std::int64_t deletionsLost = 0;
 
     Losses &operator+=(const Losses &other)
     {
         writesLost += other.writesLost;
         writesTorn += other.writesTorn;
+        creationsLost += other.creationsLost;
+        renamesLost += other.renamesLost;
+        deletionsLost += other.deletionsLost;
         return *this;
     }
 };
 
 // Installs the shim as the default VFS (once per process) and resets its counters.
 void install();
+// Whether files made, renamed and deleted since their directory's last sync are lost too (Linux,
+// where the shim stands in front of the C library's rename, unlink and fsync).
+bool losesDirectoryChanges();
 // Counts syncs only (no power loss) until armAt() is called.
 void disarm();
 // The power goes at the n-th sync from now (1: the next one).

@@ -2,10 +2,11 @@
 // workload (saves, an update checkpointed right after it commits, a delete, an identity change, a
 // chunked import, a bulk fix and its undo, sync bookkeeping, a backup, a restore, a checkpoint,
 // after the migrations of an older database), dropping or tearing what was written since each
-// file's last sync. After each simulated crash the database opens, `check` is clean, every step
-// that reported success before the crash is there, and the step cut before it returned is either
-// all there or not at all (an import: per chunk). "There" covers the documents, the change log,
-// the edit journal and the sync bookkeeping. The cuts must have lost and torn writes.
+// file's last sync, and the files made, renamed or deleted since their directory's last sync. After
+// each simulated crash the database opens, `check` is clean, every step that reported success before
+// the crash is there, and the step cut before it returned is either all there or not at all (an
+// import: per chunk). "There" covers the documents, the change log, the edit journal, the sync
+// bookkeeping and the backup file. The cuts must have lost and torn writes, and lost renames.
 // STEWARD_POWERLOSS_ROUNDS (default 15: over 1,000 cuts) repeats the torn variants with other seeds;
 // the soak target runs 300 rounds (over 20,000).
 #include "Backup.h"
@@ -182,6 +183,11 @@ std::string idOf(Engine &engine, const std::string &query)
     return r.status == 200 && r.body.is_array() && !r.body.empty() ? r.body[0]["id"].get<std::string>() : std::string();
 }
 
+std::string backupOf(const std::string &importFile)
+{
+    return importFile + ".backup.db";
+}
+
 std::vector<Step> workload(const std::string &importFile)
 {
     std::vector<Step> steps;
@@ -299,7 +305,7 @@ std::vector<Step> workload(const std::string &importFile)
                              return false;
                          }
                      }});
-    const std::string backup = importFile + ".backup.db";
+    const std::string backup = backupOf(importFile);
     steps.push_back({"backup", true, [backup](Engine &, Database &d) {
                          QFile::remove(QString::fromStdString(backup));
                          return backupDatabase(d.path(), backup).ok;
@@ -348,11 +354,31 @@ class TestPowerLoss : public QObject
         std::string phase = "migrating the older database"; // where the power went, in words
     };
 
+    // The database and the backup the workload makes, which must survive once the backup step
+    // reported success (its rename into place as well as its content).
+    Snapshot stateOnDisk(const QString &path)
+    {
+        Snapshot state = snapshot(path.toStdString());
+        const std::string backup = backupOf(m_import.toStdString());
+        if (!QFile::exists(QString::fromStdString(backup)))
+            return state;
+        try {
+            for (const auto &[key, value] : snapshot(backup))
+                state["backup: " + key] = value;
+        } catch (const std::exception &e) {
+            state["backup"] = std::string("unreadable: ") + e.what();
+        }
+        return state;
+    }
+
     // A fresh copy of the base database, nothing else beside it (the power is on: all of it is durable).
     void prepare(const QString &path)
     {
         for (const char *suffix : {"", "-wal", "-shm"})
             QFile::remove(path + suffix);
+        const QString backup = QString::fromStdString(backupOf(m_import.toStdString()));
+        for (const char *suffix : {"", "-journal", ".partial", ".partial-journal"})
+            QFile::remove(backup + suffix);
         copyFile(m_base, path);
     }
 
@@ -385,7 +411,7 @@ class TestPowerLoss : public QObject
         outcome.phase = "closing";
         Engine &engine = *opened;
         if (snapshots != nullptr)
-            snapshots->push_back(snapshot(path.toStdString()));
+            snapshots->push_back(stateOnDisk(path));
         for (const Step &step : workload(m_import.toStdString())) {
             const bool done = step.run(engine, *database);
             // Success was reported to the caller: the step is acknowledged even if the power went
@@ -400,7 +426,7 @@ class TestPowerLoss : public QObject
             if (!done)
                 qFatal("step '%s' failed without a power loss", step.name.c_str());
             if (snapshots != nullptr)
-                snapshots->push_back(snapshot(path.toStdString()));
+                snapshots->push_back(stateOnDisk(path));
         }
         return outcome;
     }
@@ -502,7 +528,7 @@ private Q_SLOTS:
                 database.reset();
                 // Acknowledged steps are all there; the one in flight, if any, is all there or not at
                 // all. A cut in the migrations leaves what opening again makes of the older database.
-                const Snapshot now = snapshot(path.toStdString());
+                const Snapshot now = stateOnDisk(path);
                 const std::size_t acknowledged = static_cast<std::size_t>(outcome.acknowledged);
                 const Snapshot &before = states[acknowledged];
                 if (!outcome.stepInFlight) {
@@ -550,15 +576,24 @@ private Q_SLOTS:
         powerloss::Losses total;
         for (const auto &[tear, lost] : losses)
             total += lost;
-        qInfo("%d simulated power cuts at %lld sync points (%zu variants); unsynced writes lost %lld, torn %lld: %s",
+        qInfo("%d simulated power cuts at %lld sync points (%zu variants); unsynced writes lost %lld, torn %lld; "
+              "unsynced creations lost %lld, renames %lld, deletions %lld: %s",
               crashes, static_cast<long long>(syncs), variants.size(), static_cast<long long>(total.writesLost),
-              static_cast<long long>(total.writesTorn), qPrintable(summary));
+              static_cast<long long>(total.writesTorn), static_cast<long long>(total.creationsLost),
+              static_cast<long long>(total.renamesLost), static_cast<long long>(total.deletionsLost),
+              qPrintable(summary));
         QVERIFY(crashes >= static_cast<int>(variants.size() * static_cast<std::size_t>(syncs)));
         // The cuts really lost something in every tear mode (the shim counts only writes whose
         // undoing changed bytes on the disk): a shim that stopped recording fails here, not silently.
         QVERIFY2(losses[powerloss::Tear::DropAll].writesLost > 0, "dropping every unsynced write lost none");
         QVERIFY2(losses[powerloss::Tear::KeepFirst].writesLost > 0, "keeping the first unsynced writes lost none");
         QVERIFY2(losses[powerloss::Tear::KeepSome].writesTorn > 0, "keeping some sectors tore no write");
+        // The backup's rename into place and the journals SQLite deletes were lost at some cuts.
+        if (powerloss::losesDirectoryChanges()) {
+            QVERIFY2(total.renamesLost > 0, "no cut lost a rename");
+            QVERIFY2(total.deletionsLost > 0, "no cut lost a deletion");
+            QVERIFY2(total.creationsLost > 0, "no cut lost a new file");
+        }
     }
 };
 
