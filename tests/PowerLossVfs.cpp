@@ -760,7 +760,8 @@ extern "C" int renameat2(int fromDirectory, const char *from, int toDirectory, c
                          unsigned int flags) noexcept
 {
     // Qt renames with RENAME_NOREPLACE; an exchange is not a rename this shim can undo.
-    if (fromDirectory != AT_FDCWD || toDirectory != AT_FDCWD || (flags & ~static_cast<unsigned int>(RENAME_NOREPLACE)) != 0)
+    const unsigned int exchangeOrWhiteout = flags & ~static_cast<unsigned int>(RENAME_NOREPLACE);
+    if (fromDirectory != AT_FDCWD || toDirectory != AT_FDCWD || exchangeOrWhiteout != 0)
         return powerloss::real().renameat2(fromDirectory, from, toDirectory, to, flags);
     return powerloss::renameFile(
         from, to, [&] { return powerloss::real().renameat2(AT_FDCWD, from, AT_FDCWD, to, flags); });
