@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <random>
 #include <utility>
 #include <vector>
@@ -37,8 +36,8 @@ struct Undo
     std::int64_t sizeBefore = 0;
 };
 
-// A directory, by device and inode: a sync of it, through whatever descriptor, makes what was done
-// in it durable.
+// A directory, by device and inode: a sync of it, through whatever descriptor, makes the changes
+// of its names durable.
 struct DirectoryKey
 {
     std::uint64_t device = 0;
@@ -47,8 +46,8 @@ struct DirectoryKey
     bool operator==(const DirectoryKey &other) const { return device == other.device && inode == other.inode; }
 };
 
-// A name made, moved or removed since its directory's last sync: a power cut undoes it, as a file
-// system does when the directory never reached the disk.
+// A name made, moved or removed in the watched folder since its last sync: a power cut undoes it,
+// as a file system does when the directory never reached the disk.
 struct DirectoryChange
 {
     enum class Kind
@@ -58,7 +57,6 @@ struct DirectoryChange
         Delete,
     };
     Kind kind = Kind::Create;
-    DirectoryKey directory;
     std::string path; // the name made, renamed to, or removed
     std::string from; // a rename's old name
     // A hard link to the file the change unlinked (the one deleted, or replaced by a rename), so
@@ -79,8 +77,10 @@ struct State
     std::uint32_t seed = 0;
     bool lost = false;
     std::map<std::string, std::vector<Undo>> unsynced; // by path
-    std::vector<DirectoryChange> directoryChanges;     // not yet synced, oldest first
-    std::int64_t keptAsideCount = 0;                   // names the hard links
+    std::string watched; // the folder whose names a power cut can undo
+    DirectoryKey watchedKey;
+    std::vector<DirectoryChange> directoryChanges; // since its last sync, oldest first
+    std::int64_t keptAsideCount = 0;               // names the hard links
 };
 
 State &state()
@@ -168,13 +168,9 @@ std::string absolute(const char *path)
     return error ? std::string(path) : full.lexically_normal().string();
 }
 
-std::optional<DirectoryKey> directoryOf(const std::string &path)
+DirectoryKey keyOf(const struct stat &info)
 {
-    const std::string parent = std::filesystem::path(path).parent_path().string();
-    struct stat info;
-    if (::stat(parent.empty() ? "/" : parent.c_str(), &info) != 0)
-        return std::nullopt;
-    return DirectoryKey{static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino)};
+    return {static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino)};
 }
 
 bool exists(const char *path)
@@ -187,6 +183,16 @@ bool exists(const char *path)
 bool recording(const State &s)
 {
     return s.installed && s.target > 0 && !s.lost;
+}
+
+// The workload's files are in one folder, on the disk that loses power. Scratch files elsewhere (an
+// import's spool in the system's temporary folder) are not durable state, and the folder that holds
+// them must stay removable when the power is off.
+bool watched(const State &s, const std::string &path)
+{
+    const std::string &folder = s.watched;
+    return !folder.empty() && path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0
+           && path[folder.size()] == '/' && path.find('/', folder.size() + 1) == std::string::npos && !isShm(path);
 }
 
 bool powerOff(const State &s)
@@ -216,12 +222,10 @@ void recordCreation(const char *name)
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
     const std::string path = absolute(name);
-    const std::optional<DirectoryKey> directory = directoryOf(path);
-    if (!recording(s) || isShm(path) || !directory)
+    if (!recording(s) || !watched(s, path))
         return;
     DirectoryChange change;
     change.kind = DirectoryChange::Kind::Create;
-    change.directory = *directory;
     change.path = path;
     s.directoryChanges.push_back(std::move(change));
 }
@@ -231,13 +235,12 @@ int removeFile(const char *name)
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
     const std::string path = absolute(name);
-    if (powerOff(s)) {
+    if (powerOff(s) && watched(s, path)) {
         errno = EIO;
         return -1;
     }
-    const std::optional<DirectoryKey> directory = directoryOf(path);
     DirectoryChange change;
-    if (!recording(s) || isShm(path) || !directory || !keepAside(s, path, change)) {
+    if (!recording(s) || !watched(s, path) || !keepAside(s, path, change)) {
         const int rc = real().unlink(name);
         if (rc == 0)
             s.unsynced.erase(path); // a deleted file's unsynced writes go with it
@@ -251,7 +254,6 @@ int removeFile(const char *name)
         return rc;
     }
     change.kind = DirectoryChange::Kind::Delete;
-    change.directory = *directory;
     change.path = path;
     if (auto it = s.unsynced.find(path); it != s.unsynced.end()) {
         change.keptAsideUnsynced = std::move(it->second);
@@ -261,21 +263,19 @@ int removeFile(const char *name)
     return 0;
 }
 
-// `rename` makes the call. The change belongs to the directory of the new name (the test renames
-// within one directory).
+// `rename` makes the call.
 template <typename Rename>
 int renameFile(const char *fromName, const char *toName, Rename rename)
 {
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
-    if (powerOff(s)) {
+    const std::string from = absolute(fromName);
+    const std::string to = absolute(toName);
+    if (powerOff(s) && (watched(s, from) || watched(s, to))) {
         errno = EIO;
         return -1;
     }
-    const std::string from = absolute(fromName);
-    const std::string to = absolute(toName);
-    const std::optional<DirectoryKey> directory = directoryOf(to);
-    if (!recording(s) || isShm(from) || isShm(to) || !directory || from == to) {
+    if (!recording(s) || !watched(s, from) || !watched(s, to) || from == to) {
         const int rc = rename();
         if (rc == 0 && from != to) {
             s.unsynced.erase(to);
@@ -288,7 +288,6 @@ int renameFile(const char *fromName, const char *toName, Rename rename)
     }
     DirectoryChange change;
     change.kind = DirectoryChange::Kind::Rename;
-    change.directory = *directory;
     change.path = to;
     change.from = from;
     keepAside(s, to, change); // the file the rename replaces, if there is one
@@ -311,10 +310,10 @@ int renameFile(const char *fromName, const char *toName, Rename rename)
     return 0;
 }
 
-// A sync of a directory is a sync point like a file's: the power can go there. Once it is done,
-// the changes made in the directory are durable. A file's sync point is the VFS's xSync above.
-// With the shim installed, what is durable is what the shim records: flushing the real disk too
-// would only make the run wait (a third of its time here), so no sync reaches it.
+// A sync of the watched folder is a sync point like a file's (whose sync point is the VFS's xSync
+// above): the power can go there. Once it is done, the changes of its names are durable. With the
+// shim installed, what is durable is what the shim records: flushing the real disk too would only
+// make the run wait (a third of its time here), so no sync reaches it.
 int syncDescriptor(int descriptor, int (*sync)(int))
 {
     State &s = state();
@@ -324,7 +323,7 @@ int syncDescriptor(int descriptor, int (*sync)(int))
     struct stat info;
     if (::fstat(descriptor, &info) != 0)
         return -1;
-    if (!S_ISDIR(info.st_mode))
+    if (!S_ISDIR(info.st_mode) || !(keyOf(info) == s.watchedKey))
         return 0;
     if (powerOff(s)) {
         errno = EIO;
@@ -336,13 +335,9 @@ int syncDescriptor(int descriptor, int (*sync)(int))
         errno = EIO;
         return -1;
     }
-    const DirectoryKey synced{static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino)};
-    std::erase_if(s.directoryChanges, [&synced](const DirectoryChange &change) {
-        if (!(change.directory == synced))
-            return false;
+    for (const DirectoryChange &change : s.directoryChanges)
         dropKeptAside(change); // what it unlinked is gone for good
-        return true;
-    });
+    s.directoryChanges.clear();
     return 0;
 }
 
@@ -643,10 +638,18 @@ void forgetUnsynced(State &s)
 
 } // namespace
 
-void install()
+void install(const std::string &directory)
 {
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
+#ifdef __linux__
+    s.watched = absolute(directory.c_str());
+    struct stat info;
+    if (::stat(s.watched.c_str(), &info) == 0)
+        s.watchedKey = keyOf(info);
+#else
+    s.watched = directory;
+#endif
     if (!s.installed) {
         s.real = sqlite3_vfs_find(nullptr);
         s.shim = *s.real;

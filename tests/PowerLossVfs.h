@@ -9,9 +9,10 @@
 // written since each file's last sync is undone (all of it, or torn: some sectors kept), as a disk
 // that never got the flush would leave it. The WAL index (-shm) is memory that a power cut loses.
 // On Linux it also stands in front of the C library's rename, unlink and fsync for the whole
-// program: a file SQLite made, or any file renamed or deleted, since its directory's last sync is
-// put back as it was, as a file system does without that sync, and a directory's sync is a sync
-// point too. Once installed, no sync reaches the real disk: what is durable is what the shim records.
+// program: in the folder it watches, a file SQLite made, or any file renamed or deleted, since its
+// directory's last sync is put back as it was, as a file system does without that sync, and a
+// directory's sync is a sync point too. Once installed, no sync reaches the real disk: what is
+// durable is what the shim records.
 namespace powerloss {
 
 enum class Tear
@@ -42,8 +43,9 @@ struct Losses
     }
 };
 
-// Installs the shim as the default VFS (once per process) and resets its counters.
-void install();
+// Installs the shim as the default VFS (once per process) and resets its counters. Files are made,
+// renamed and deleted for good outside `directory`.
+void install(const std::string &directory);
 // Whether files made, renamed and deleted since their directory's last sync are lost too (Linux,
 // where the shim stands in front of the C library's rename, unlink and fsync).
 bool losesDirectoryChanges();

@@ -431,7 +431,7 @@ class TestPowerLoss : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        powerloss::install();
+        powerloss::install(m_dir.path().toStdString());
         m_model = Model::loadStarter();
         m_base = m_dir.filePath("base.db");
         {
