@@ -7,6 +7,8 @@
 
 #include <QTest>
 
+#include <SQLiteCpp/Database.h>
+
 using namespace steward;
 using namespace steward::test;
 
@@ -341,6 +343,44 @@ private Q_SLOTS:
         QCOMPARE(failures[0].problem["detail"].get<std::string>(), std::string("again"));
         state.clearFailure(target.targetId, "local-2");
         QVERIFY(state.failures(target.targetId).empty());
+    }
+
+    // check verifies every merge base and conflict: a base is a body of that document the log still
+    // holds (or JSON of its own), and a conflict keeps the target's copy it is about.
+    void checkFindsABrokenBaseOrConflict()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const std::string school = f.create("/ed-fi/schools", Fixture::school(100));
+        const std::string other = f.create("/ed-fi/schools", Fixture::school(200, "Other"));
+        SQLite::Database &db = f.database().connection();
+        SyncState state(db);
+        const SyncTarget target = state.ensureTarget(kTarget, "district");
+        const std::int64_t schoolSeq = f.engine().document(school)->changeSeq;
+        state.setBase(target.targetId, school, SyncBase{"r1", "1", schoolSeq, std::nullopt});
+        SyncConflict conflict;
+        conflict.targetId = target.targetId;
+        conflict.id = school;
+        conflict.project = "Ed-Fi";
+        conflict.resource = "School";
+        conflict.base = SyncBase{"r1", "1", schoolSeq, std::nullopt};
+        conflict.theirsText = dumpJson(Fixture::school(100, "Theirs"));
+        conflict.theirsEtag = "2";
+        conflict.reason = "changed on both sides: $.nameOfInstitution";
+        state.recordConflict(conflict);
+        QCOMPARE(checkProblems(f), std::string());
+
+        // A base pointing at another document's entry, a text that is not JSON, a conflict without
+        // the target's copy, a resolution the journal does not have.
+        db.exec("UPDATE sync_remote_ids SET base_seq = " + std::to_string(f.engine().document(other)->changeSeq));
+        QVERIFY2(checkProblems(f).find("of another document") != std::string::npos, checkProblems(f).c_str());
+        db.exec("UPDATE sync_remote_ids SET base_seq = NULL, base_text = '{not json'");
+        QVERIFY2(checkProblems(f).find("is not JSON") != std::string::npos, checkProblems(f).c_str());
+        db.exec("UPDATE sync_remote_ids SET base_text = NULL, base_seq = " + std::to_string(schoolSeq));
+        db.exec("UPDATE sync_conflicts SET theirs_text = NULL");
+        QVERIFY2(checkProblems(f).find("has lost the target's copy") != std::string::npos, checkProblems(f).c_str());
+        db.exec("UPDATE sync_conflicts SET theirs_text = '{}', resolved_op = 999");
+        QVERIFY2(checkProblems(f).find("the journal does not have") != std::string::npos, checkProblems(f).c_str());
     }
 
     void changeFeedReadsInOrder()

@@ -151,12 +151,14 @@ ConflictResolution resolveConflict(Engine &engine, const ConflictDecision &decis
         const bool whole = decision.wholeDocument || !view.mine || !view.theirs ||
                            conflict.kind == SyncConflict::Kind::Refused;
         if (!whole) {
-            for (const auto &[path, choice] : decision.fields)
+            for (const auto &decided : decision.fields) {
+                const std::string &path = decided.first;
                 if (std::none_of(view.fields.begin(), view.fields.end(),
                                  [&path](const MergeConflict &field) { return field.path == path; }))
                     throw ConflictRefused("'" + path +
                                           "' is not a field in conflict here; the fields are listed by "
                                           "steward-cli sync conflicts.");
+            }
             const MergeResult merge = DocumentMerger(resource).merge(
                 view.base ? &*view.base : nullptr, *view.mine, *view.theirs, decision.fields, decision.take);
             if (!merge.clean()) {
