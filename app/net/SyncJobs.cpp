@@ -343,6 +343,8 @@ private:
                 request.path = item.resource->requestPath(*known);
                 response = m_engine.handle(request);
                 if (response.status == 404) {
+                    // Gone here: stored again as a new document, which the target's id then names.
+                    m_state.forgetRemoteId(m_target.targetId, *known);
                     request.method = "POST";
                     request.path = item.resource->requestPath();
                     known.reset();
