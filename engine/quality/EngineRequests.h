@@ -3,15 +3,14 @@
 #include "ApiSchema.h"
 #include "DocumentJournal.h"
 #include "Protocol.h"
+#include "ResponseText.h"
 
 #include <string>
 
 namespace steward {
 
-// What the data-quality operations share about the requests they send through Engine::handle.
-bool succeeded(const Response &response);
-// "detail ($.a: message; $.b: message)": a problem as one line for tables and refusals.
-std::string problemSummary(const Json &problem);
+// What the data-quality operations share about the requests they send through Engine::handle
+// (succeeded and problemSummary: protocol/ResponseText.h).
 
 class Engine;
 

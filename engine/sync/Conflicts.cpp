@@ -2,6 +2,7 @@
 
 #include "DocumentJournal.h"
 #include "Identity.h"
+#include "ResponseText.h"
 
 #include <algorithm>
 
@@ -62,23 +63,6 @@ std::string choiceText(const MergeChoice &choice)
         break;
     }
     return dumpJson(choice.value);
-}
-
-bool succeeded(const Response &response)
-{
-    return response.status >= 200 && response.status < 300;
-}
-
-std::string refusalText(const Response &response)
-{
-    std::string text = response.body.value("detail", std::string("refused"));
-    if (auto errors = response.body.find("validationErrors");
-        errors != response.body.end() && errors->is_object())
-        for (const auto &[path, messages] : errors->items())
-            for (const Json &message : messages)
-                if (message.is_string())
-                    text += " " + path + ": " + message.get<std::string>();
-    return text;
 }
 
 } // namespace
@@ -174,7 +158,7 @@ ConflictResolution resolveConflict(Engine &engine, const ConflictDecision &decis
                     Request::make("PUT", resource->requestPath(conflict.id), actor, merge.merged));
                 if (!succeeded(written))
                     throw ConflictRefused("The resolved " + conflict.resource +
-                                          " is refused: " + refusalText(written));
+                                          " is refused: " + problemSummary(written.body));
             }
             if (merge.merged == *view.theirs)
                 newBase.seq = engine.document(conflict.id)->changeSeq;
@@ -204,7 +188,7 @@ ConflictResolution resolveConflict(Engine &engine, const ConflictDecision &decis
                         Request::make("PUT", resource->requestPath(conflict.id), actor, *view.theirs));
                     if (!succeeded(written))
                         throw ConflictRefused("The target's " + conflict.resource +
-                                              " is refused here: " + refusalText(written));
+                                              " is refused here: " + problemSummary(written.body));
                 }
                 if (mine)
                     newBase.text = dumpJson(*view.theirs);
@@ -216,7 +200,7 @@ ConflictResolution resolveConflict(Engine &engine, const ConflictDecision &decis
                     engine.handle(Request::make("DELETE", resource->requestPath(conflict.id), actor));
                 if (!succeeded(removed))
                     throw ConflictRefused("Deleting " + conflict.resource + " " + conflict.id +
-                                          " here is refused: " + refusalText(removed));
+                                          " here is refused: " + problemSummary(removed.body));
                 // Agreed: both deleted it. The delete is not sent again, to a document made there since.
                 newBase = SyncBase{conflict.base.remoteId, {}, engine.newestChange(), std::nullopt};
             } else if (view.mine) {
@@ -230,7 +214,7 @@ ConflictResolution resolveConflict(Engine &engine, const ConflictDecision &decis
                     engine.restoreDocument(*resource, conflict.id, dumpJson(*view.theirs), actor);
                 if (!succeeded(restored))
                     throw ConflictRefused("Putting the target's " + conflict.resource +
-                                          " back here is refused: " + refusalText(restored));
+                                          " back here is refused: " + problemSummary(restored.body));
                 newBase.seq = engine.document(conflict.id)->changeSeq;
             } else {
                 // The delete stands: the next push deletes the target's copy, if it is still the one seen.

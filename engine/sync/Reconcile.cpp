@@ -1,6 +1,7 @@
 #include "Reconcile.h"
 
 #include "DocumentStore.h"
+#include "ResponseText.h"
 
 #include <SQLiteCpp/Statement.h>
 
@@ -59,22 +60,6 @@ private:
     bool m_owns = false;
     bool m_open = true;
 };
-
-std::string describeProblem(const Json &problem)
-{
-    std::string text = problem.value("detail", std::string("refused"));
-    if (auto errors = problem.find("validationErrors"); errors != problem.end() && errors->is_object())
-        for (const auto &[path, messages] : errors->items())
-            for (const Json &message : messages)
-                if (message.is_string())
-                    text += " " + path + ": " + message.get<std::string>();
-    return text;
-}
-
-bool accepted(const Response &response)
-{
-    return response.status >= 200 && response.status < 300;
-}
 
 } // namespace
 
@@ -254,10 +239,10 @@ Reconciliation Reconciler::decide(const ResourceSchema &resource, const std::str
         m_engine.handle(Request::make("PUT", resource.requestPath(localId), currentOsUser(), merge.merged));
     if (m_engine.batchBroken())
         throw std::runtime_error("storing the merge of " + localId +
-                                 " failed: " + describeProblem(written.body));
-    if (!accepted(written))
+                                 " failed: " + problemSummary(written.body));
+    if (!succeeded(written))
         return conflict(SyncConflict::Kind::Refused, resource, localId, base, theirs,
-                        "the merge of both sides is refused here: " + describeProblem(written.body));
+                        "the merge of both sides is refused here: " + problemSummary(written.body));
     agree(localId, theirs, 0, theirsBody);
     return {Outcome::Merged, theirs.etag, {}};
 }
@@ -271,18 +256,18 @@ bool Reconciler::storeTheirs(const ResourceSchema &resource, const std::string &
     Response written;
     if (!theirs.body) {
         written = m_engine.handle(Request::make("DELETE", resource.requestPath(localId), actor));
-        if (accepted(written) || written.status == 404)
+        if (succeeded(written) || written.status == 404)
             m_state.forgetRemoteId(m_target.targetId, localId);
     } else {
         written = m_engine.handle(Request::make("PUT", resource.requestPath(localId), actor, *theirs.body));
-        if (accepted(written))
+        if (succeeded(written))
             if (std::optional<StoredDocument> stored = m_engine.document(localId))
                 agree(localId, theirs, stored->changeSeq, std::nullopt);
     }
     if (m_engine.batchBroken())
         throw std::runtime_error("storing the target's copy of " + localId +
-                                 " failed: " + describeProblem(written.body));
-    const bool ok = accepted(written) || (!theirs.body && written.status == 404);
+                                 " failed: " + problemSummary(written.body));
+    const bool ok = succeeded(written) || (!theirs.body && written.status == 404);
     if (!ok)
         return false; // the batch rolls back whatever the refused write began
     batch.commit();
