@@ -164,9 +164,11 @@ private Q_SLOTS:
         auto *category =
             child<QComboBox>(*editor, "$.educationOrganizationCategories[0].educationOrganizationCategoryDescriptor");
         QVERIFY(category);
-        // The stored descriptors are offered.
-        QVERIFY(category->findText(kSchoolCategory) >= 0);
-        category->setCurrentText(kSchoolCategory);
+        // The stored descriptors are offered by their code values, each standing for its URI.
+        QVERIFY(category->findText(QStringLiteral("School")) >= 0);
+        QCOMPARE(category->itemData(category->findText(QStringLiteral("School"))).toString(),
+                 QString::fromLatin1(kSchoolCategory));
+        category->setCurrentText(QStringLiteral("School"));
         editor->revalidateNow();
         QVERIFY(!editor->canSave()); // gradeLevels still missing
         QVERIFY(!save->isEnabled());
@@ -333,6 +335,53 @@ private Q_SLOTS:
         QVERIFY(eoId->isEnabled() && !eoId->isReadOnly());
         QVERIFY(editor->save());
         QCOMPARE(m_session->request("GET", "/ed-fi/courses?educationOrganizationId=255901").body.size(), std::size_t(1));
+    }
+
+    // A descriptor field shows the code value (with a description that says more), stores the URI,
+    // keeps the URI on hover and in the JSON tab, finds values by code or description, and shows a
+    // value no stored descriptor has whole, marked.
+    void descriptorFieldsShowCodeValuesAndStoreUris()
+    {
+        QCOMPARE(m_session->request("POST", "/ed-fi/gradeLevelDescriptors",
+                                    Json{{"namespace", "uri://ed-fi.org/GradeLevelDescriptor"},
+                                         {"codeValue", "12"},
+                                         {"shortDescription", "Twelfth grade"}})
+                     .status,
+                 201);
+        auto editor = makeEditor();
+        editor->newDocument(resource("School"));
+        QTest::mouseClick(child<QPushButton>(*editor, "$.gradeLevels#add"), Qt::LeftButton);
+        auto *grade = child<QComboBox>(*editor, "$.gradeLevels[0].gradeLevelDescriptor");
+        QVERIFY(grade);
+        QStringList labels;
+        for (int i = 0; i < grade->count(); ++i)
+            labels << grade->itemText(i);
+        QVERIFY2(labels.contains(QStringLiteral("Ninth grade")) && labels.contains(QStringLiteral("12 — Twelfth grade")),
+                 qPrintable(labels.join(", ")));
+        // Completion finds a value by its description, not only by how its URI starts.
+        grade->completer()->setCompletionPrefix(QStringLiteral("twelfth"));
+        QCOMPARE(grade->completer()->completionCount(), 1);
+        QCOMPARE(grade->completer()->currentCompletion(), QStringLiteral("12 — Twelfth grade"));
+
+        grade->setCurrentIndex(grade->findText(QStringLiteral("Ninth grade")));
+        auto *json = child<QPlainTextEdit>(*editor, "jsonEdit");
+        QTRY_VERIFY(json->toPlainText().contains(QLatin1String(kNinthGrade)));
+        QVERIFY(!json->toPlainText().contains(QStringLiteral("\"Ninth grade\"")));
+        QCOMPARE(grade->currentText(), QStringLiteral("Ninth grade"));
+        QCOMPARE(grade->toolTip(), QString::fromLatin1(kNinthGrade));
+        // Typed as its code value, without case: the same URI.
+        grade->setEditText(QStringLiteral("ninth GRADE"));
+        QTRY_VERIFY(json->toPlainText().contains(QLatin1String(kNinthGrade)));
+
+        // A URI no stored descriptor has (from the JSON tab, an import): shown whole, marked.
+        const QString unknown = QStringLiteral("uri://ed-fi.org/GradeLevelDescriptor#Eleventh grade");
+        QString text = json->toPlainText();
+        text.replace(QLatin1String(kNinthGrade), unknown);
+        json->selectAll();
+        json->insertPlainText(text);
+        QTRY_COMPARE(grade->currentText(), unknown);
+        QVERIFY(grade->property("unknownValue").toBool());
+        QVERIFY(grade->toolTip().contains(QStringLiteral("not a stored GradeLevelDescriptor value")));
     }
 
     void jsonTabReportsPositionsAndUndoes()

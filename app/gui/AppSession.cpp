@@ -46,12 +46,17 @@ std::unique_ptr<AppSession> AppSession::open(const QString &databasePath, const 
     }
     session->m_engine = std::make_unique<steward::Engine>(*session->m_model, *session->m_database);
     session->m_engine->setChangeSource("edit in the app");
+    session->m_descriptorLabels = std::make_unique<DescriptorLabels>(*session->m_engine);
+    // Any write may add, change or remove a descriptor value.
+    AppSession *raw = session.get();
+    QObject::connect(raw, &AppSession::documentsChanged, raw, [raw] { raw->m_descriptorLabels->forget(); });
     session->m_database->startBackgroundCheckpoints();
     return session;
 }
 
 AppSession::~AppSession()
 {
+    m_descriptorLabels.reset();
     m_engine.reset();
     m_database.reset();
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "DescriptorLabels.h"
 #include "Engine.h"
 
 #include <QObject>
@@ -44,6 +45,8 @@ public:
     void announceEverythingChanged();
 
     const steward::ResourceSchema *resourceByName(const std::string &project, const std::string &resource) const;
+    // How descriptor values read on screen; forgotten at every documentsChanged.
+    DescriptorLabels &descriptorLabels() { return *m_descriptorLabels; }
 
 Q_SIGNALS:
     void documentsChanged(const QString &project, const QString &resource);
@@ -57,4 +60,5 @@ private:
     std::unique_ptr<steward::Model> m_model;
     std::unique_ptr<steward::Database> m_database;
     std::unique_ptr<steward::Engine> m_engine;
+    std::unique_ptr<DescriptorLabels> m_descriptorLabels;
 };

@@ -89,7 +89,7 @@ BlockedDeleteDialog::BlockedDeleteDialog(AppSession *session, const QString &doc
         }
         auto *item = new QTreeWidgetItem(group);
         item->setText(0, resource);
-        item->setText(1, QString::fromStdString(referrer.naturalKey));
+        item->setText(1, m_session->descriptorLabels().labelsIn(referrer.naturalKey));
         item->setText(2, field);
         item->setData(0, kIdRole, QString::fromStdString(referrer.id));
     }
@@ -273,11 +273,11 @@ void BlockedDeleteDialog::previewCascade()
         }
         auto *item = new QTreeWidgetItem(branch);
         item->setText(0, resource);
-        item->setText(1, QString::fromStdString(node.naturalKey));
+        item->setText(1, m_session->descriptorLabels().labelsIn(node.naturalKey));
         if (node.parent >= 0) {
             const steward::DependentNode &parent = m_cascadePlan.nodes[static_cast<std::size_t>(node.parent)];
             item->setText(2, QStringLiteral("%1 %2").arg(QString::fromStdString(parent.resource),
-                                                       QString::fromStdString(parent.naturalKey)));
+                                                       m_session->descriptorLabels().labelsIn(parent.naturalKey)));
         }
         item->setData(0, kIdRole, QString::fromStdString(node.id));
     }
@@ -335,7 +335,7 @@ void BlockedDeleteDialog::previewRepoint()
         auto *item = new QTreeWidgetItem(m_repointSteps);
         item->setText(0, QString::fromStdString(step.op));
         item->setText(1, QString::fromStdString(step.resource));
-        item->setText(2, QString::fromStdString(step.naturalKey));
+        item->setText(2, m_session->descriptorLabels().labelsIn(step.naturalKey));
         item->setText(3, QString::fromStdString(step.why));
     }
     for (int c = 0; c < 3; ++c)

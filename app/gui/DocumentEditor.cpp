@@ -12,6 +12,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QListWidget>
+#include <QPainter>
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
@@ -37,6 +38,25 @@
 using steward::Json;
 
 namespace {
+
+// One line that takes what room the row leaves it: the text cut with "…" where it does not fit, the
+// whole of it on hover.
+class ElidedLabel : public QLabel
+{
+public:
+    QSize minimumSizeHint() const override { return {fontMetrics().averageCharWidth() * 8, QLabel::minimumSizeHint().height()}; }
+    QSize sizeHint() const override { return {fontMetrics().horizontalAdvance(text()), QLabel::sizeHint().height()}; }
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter painter(this);
+        const QString shown = fontMetrics().elidedText(text(), Qt::ElideRight, contentsRect().width());
+        setToolTip(shown == text() ? QString() : text());
+        style()->drawItemText(&painter, contentsRect(), static_cast<int>(alignment()), palette(), isEnabled(), shown,
+                              foregroundRole());
+    }
+};
 
 enum class Origin { None, Form, Json };
 
@@ -231,6 +251,7 @@ struct DocumentEditor::Private
     QLabel *draftNote = nullptr;
     QLabel *summary = nullptr;
     QListWidget *problems = nullptr;
+    QWidget *panel = nullptr; // the problems list and the draft note, under the tabs
     QToolButton *undoButton = nullptr;
     QToolButton *redoButton = nullptr;
     QPushButton *revertButton = nullptr;
@@ -324,19 +345,28 @@ void DocumentEditor::Private::buildUi()
 
 QVBoxLayout *DocumentEditor::Private::buildTitles()
 {
-    header = new QLabel;
+    // A long natural key (an association's) is cut rather than widening the window past the screen.
+    header = new ElidedLabel;
     header->setObjectName(QStringLiteral("headerLabel"));
     QFont headerFont = header->font();
     headerFont.setPointSizeF(headerFont.pointSizeF() * 1.3);
     headerFont.setBold(true);
     header->setFont(headerFont);
-    header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     subtitle = new QLabel;
     subtitle->setObjectName(QStringLiteral("subtitleLabel"));
     subtitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // How the document stands (no problems, ready to save, n problems) sits on the title's line, so
+    // that with nothing to list the problems take no room of their own.
+    summary = new ElidedLabel;
+    summary->setObjectName(QStringLiteral("problemsSummary"));
+    summary->setTextFormat(Qt::PlainText);
+    summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    auto *headerRow = new QHBoxLayout;
+    headerRow->addWidget(header, 3);
+    headerRow->addWidget(summary, 1);
     auto *titles = new QVBoxLayout;
     titles->setSpacing(2);
-    titles->addWidget(header);
+    titles->addLayout(headerRow);
     titles->addWidget(subtitle);
     return titles;
 }
@@ -419,10 +449,6 @@ QWidget *DocumentEditor::Private::buildProblemsPanel()
     draftNote->setObjectName(QStringLiteral("draftNote"));
     draftNote->setWordWrap(true);
     draftNote->hide();
-    summary = new QLabel;
-    summary->setObjectName(QStringLiteral("problemsSummary"));
-    summary->setWordWrap(true);
-    summary->setTextFormat(Qt::PlainText);
     problems = new QListWidget;
     problems->setObjectName(QStringLiteral("problemsList"));
     problems->setAccessibleName(tr("Problems of this document"));
@@ -432,8 +458,11 @@ QWidget *DocumentEditor::Private::buildProblemsPanel()
     problems->setIconSize(QSize(16, 16));
     problems->setSpacing(1);
     problemsLayout->addWidget(draftNote);
-    problemsLayout->addWidget(summary);
     problemsLayout->addWidget(problems, 1);
+    // With no problems (and no draft to tell about) the panel takes no height: the summary line
+    // beside the buttons says so.
+    panel = problemsPanel;
+    panel->hide();
     return problemsPanel;
 }
 
@@ -558,6 +587,8 @@ void DocumentEditor::Private::scheduleValidation()
 
 void DocumentEditor::Private::setSummary(const QString &summaryText, const char *state)
 {
+    // Every change of the problems ends here: the panel shows only when it has something to say.
+    panel->setVisible(problems->count() > 0 || !draftNote->isHidden());
     summary->setText(summaryText);
     summary->setProperty("state", QString::fromLatin1(state));
     summary->style()->unpolish(summary);
@@ -899,6 +930,7 @@ void DocumentEditor::Private::updateDraftNote()
 {
     if (draftId == 0) {
         draftNote->hide();
+        panel->setVisible(problems->count() > 0);
         return;
     }
     QString note = tr("Draft #%1, saved %2.").arg(draftId).arg(draftSavedAt);
@@ -917,6 +949,7 @@ void DocumentEditor::Private::updateDraftNote()
     }
     draftNote->setText(note);
     draftNote->show();
+    panel->show();
 }
 
 void DocumentEditor::Private::updateState()

@@ -41,6 +41,7 @@ struct Column
     steward::JsonPath path; // empty for "Last modified"
     ColumnKind kind = ColumnKind::Identity;
     bool sortsByNaturalKey = false; // the natural key text starts with this column's value
+    bool descriptor = false;        // its values are descriptor URIs
 };
 
 struct Chunk
@@ -175,6 +176,7 @@ struct DocumentTableModel::Private
     quint64 useClock = 0;
     std::unordered_set<int> inFlight;
     std::vector<int> waiting; // newest last
+    std::function<QString(const QString &)> descriptorLabel;
 };
 
 void DocumentTableModel::Private::buildColumns(const steward::ResourceSchema *resource)
@@ -190,6 +192,7 @@ void DocumentTableModel::Private::buildColumns(const steward::ResourceSchema *re
         column.header = fieldLabel(path.steps().empty() ? path.text() : path.steps().back().property);
         column.path = path;
         column.kind = ColumnKind::Identity;
+        column.descriptor = resource->isDescriptorPath(path.text());
         column.sortsByNaturalKey = first;
         first = false;
         columns.push_back(column);
@@ -201,6 +204,7 @@ void DocumentTableModel::Private::buildColumns(const steward::ResourceSchema *re
         column.header = fieldLabel(name);
         column.path = steward::JsonPath("$." + name);
         column.kind = ColumnKind::Property;
+        column.descriptor = isDescriptorProperty(*resource, name);
         columns.push_back(column);
     }
     Column lastModified;
@@ -574,6 +578,8 @@ QVariant DocumentTableModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         if (row.isDeleted())
             return index.column() == 0 ? tr("(deleted)") : QString();
+        if (d->descriptorLabel && d->columns[static_cast<std::size_t>(index.column())].descriptor)
+            return d->descriptorLabel(row.cell(index.column()));
         return row.cell(index.column());
     case Qt::ToolTipRole: {
         const QString text = row.cell(index.column());
@@ -600,6 +606,13 @@ QVariant DocumentTableModel::headerData(int section, Qt::Orientation orientation
     if (role == Qt::ToolTipRole && column.kind != ColumnKind::LastModified)
         return QString::fromStdString(column.path.text());
     return {};
+}
+
+void DocumentTableModel::setDescriptorLabel(std::function<QString(const QString &uri)> label)
+{
+    d->descriptorLabel = std::move(label);
+    if (rowCount() > 0 && columnCount() > 0)
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1), {Qt::DisplayRole});
 }
 
 void DocumentTableModel::sort(int column, Qt::SortOrder order)

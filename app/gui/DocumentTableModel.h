@@ -5,6 +5,7 @@
 #include <QAbstractTableModel>
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 class DocumentLoader;
@@ -37,6 +38,8 @@ public:
     QString filter() const { return m_filter; }
     // Reload after writes, keeping the sort and filter.
     void refresh();
+    // How a descriptor column shows a URI (its code value); the URI stays the cell's tooltip.
+    void setDescriptorLabel(std::function<QString(const QString &uri)> label);
 
     QString documentId(int row) const;
     int rowOfDocument(const QString &id) const; // -1 when not loaded

@@ -107,7 +107,8 @@ void FindDialog::showHits()
         for (const QString &word : QString::fromStdString(hit.terms).split(QLatin1Char(' '), Qt::SkipEmptyParts))
             if (!keyParts.contains(word) && !others.contains(word))
                 others << word;
-        QString text = QStringLiteral("%1  ·  %2").arg(QString::fromStdString(hit.resource), key);
+        QString text = QStringLiteral("%1  ·  %2").arg(QString::fromStdString(hit.resource),
+                                                        m_keyLabel ? m_keyLabel(hit.naturalKey) : key);
         if (!others.isEmpty())
             text += QStringLiteral("  —  ") + others.join(QLatin1Char(' '));
         auto *item = new QListWidgetItem(text, m_hits);

@@ -7,6 +7,8 @@
 #include <QString>
 #include <QTimer>
 
+#include <functional>
+#include <string>
 #include <vector>
 
 class QLabel;
@@ -27,6 +29,8 @@ public:
     QListWidget *hitsView() const { return m_hits; }
     // The text the hits shown answer (empty before the first answer).
     QString answeredText() const { return m_answered; }
+    // How a natural key reads with its descriptor URIs as their code values (none: as it is).
+    void setNaturalKeyLabel(std::function<QString(const std::string &naturalKey)> label) { m_keyLabel = std::move(label); }
 
 Q_SIGNALS:
     void documentChosen(const QString &id);
@@ -42,6 +46,7 @@ private:
     void openCurrent();
 
     QString m_databasePath;
+    std::function<QString(const std::string &)> m_keyLabel;
     QLineEdit *m_input;
     QListWidget *m_hits;
     QLabel *m_status;

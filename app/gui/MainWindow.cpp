@@ -43,6 +43,7 @@
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QFontMetrics>
+#include <QScreen>
 #include <QSettings>
 #include <QStyle>
 #include <QSortFilterProxyModel>
@@ -56,6 +57,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <atomic>
 
 namespace {
@@ -351,6 +353,9 @@ void MainWindow::buildDocumentsTab()
     filterRow->addWidget(m_documentFilter, 1);
     filterRow->addWidget(m_documentCount);
     m_documents = new DocumentTableModel(m_session->databasePath(), m_session->model(), this);
+    m_documents->setDescriptorLabel([this](const QString &uri) {
+        return uri.isEmpty() || !m_session ? uri : m_session->descriptorLabels().label(uri.toStdString());
+    });
     m_documentView = new QTableView(documentsPage);
     m_documentView->setObjectName(QStringLiteral("documentTable"));
     m_documentView->setAccessibleName(tr("Documents"));
@@ -648,6 +653,9 @@ FindDialog *MainWindow::findAnything()
 {
     if (m_findDialog == nullptr) {
         m_findDialog = new FindDialog(m_session->databasePath(), this);
+        m_findDialog->setNaturalKeyLabel([this](const std::string &naturalKey) {
+            return m_session->descriptorLabels().labelsIn(naturalKey);
+        });
         connect(m_findDialog, &FindDialog::documentChosen, this, [this](const QString &id) { navigateTo(id); });
     }
     m_findDialog->show();
@@ -987,11 +995,32 @@ void MainWindow::updateRecentMenu()
 void MainWindow::restoreLayout()
 {
     QSettings settings;
-    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
-        resize(1400, 860);
+    const QRect available = screen()->availableGeometry();
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) {
+        // The first window fits the screen it opens on (a laptop's 1280×800 among them), centred.
+        setGeometry(firstWindowGeometry(available));
+    } else if (!available.contains(geometry())) {
+        // Saved on a larger screen (a projector, a docked laptop): shrunk into this one.
+        setGeometry(fittedInto(geometry(), available));
+    }
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     if (auto *splitter = findChild<QSplitter *>(QStringLiteral("mainSplitter")))
         splitter->restoreState(settings.value(QStringLiteral("window/mainSplitter")).toByteArray());
+}
+
+QRect firstWindowGeometry(const QRect &available)
+{
+    QRect window(0, 0, std::min(1400, available.width() * 19 / 20), std::min(860, available.height() * 9 / 10));
+    window.moveCenter(available.center());
+    return window;
+}
+
+QRect fittedInto(const QRect &window, const QRect &available)
+{
+    QRect fitted(window.topLeft(), window.size().boundedTo(available.size()));
+    fitted.moveLeft(std::clamp(fitted.left(), available.left(), available.right() - fitted.width() + 1));
+    fitted.moveTop(std::clamp(fitted.top(), available.top(), available.bottom() - fitted.height() + 1));
+    return fitted;
 }
 
 void MainWindow::saveLayout()

@@ -2,6 +2,7 @@
 
 #include <QMainWindow>
 #include <QPointer>
+#include <QRect>
 #include <QString>
 #include <QStringList>
 
@@ -32,6 +33,12 @@ class ResultsGrid;
 namespace steward {
 struct ResourceSchema;
 }
+
+// Where the window opens the first time (no saved geometry): 1400×860 where that fits, else most of
+// the available area (with room for the frame), centred.
+QRect firstWindowGeometry(const QRect &available);
+// A window's geometry made to fit the available area: no larger, moved inside.
+QRect fittedInto(const QRect &window, const QRect &available);
 
 class MainWindow : public QMainWindow
 {

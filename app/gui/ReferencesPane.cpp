@@ -84,7 +84,8 @@ void ReferencesPane::reload()
         auto *item = new QTreeWidgetItem(m_outgoing);
         item->setText(0, QString::fromStdString(ref.path.substr(2)));
         item->setText(1, QString::fromStdString(ref.storedResource.empty() ? ref.targetResource : ref.storedResource));
-        item->setText(2, QString::fromStdString(ref.naturalKey));
+        item->setText(2, m_session->descriptorLabels().labelsIn(ref.naturalKey));
+        item->setToolTip(2, QString::fromStdString(ref.naturalKey));
         item->setData(0, kIdRole, QString::fromStdString(ref.targetId));
         item->setToolTip(0, ref.targetId.empty() ? tr("Nothing stored answers to this reference")
                                                  : tr("Double-click or press Enter to go there"));
@@ -119,7 +120,8 @@ void ReferencesPane::loadMoreReferrers()
             group->setFont(0, font);
         }
         auto *item = new QTreeWidgetItem(group);
-        item->setText(0, QString::fromStdString(referrer.naturalKey));
+        item->setText(0, m_session->descriptorLabels().labelsIn(referrer.naturalKey));
+        item->setToolTip(0, QString::fromStdString(referrer.naturalKey));
         QStringList fields;
         for (const std::string &path : referrer.paths)
             fields << QString::fromStdString(path.substr(2));

@@ -405,7 +405,6 @@ struct SchemaForm::Private
     QHash<QString, Node *> byPath;
     std::map<std::string, const steward::DescriptorMapping *> descriptorsByPath;
     std::map<std::string, const steward::ReferenceMapping *> referencesByPath;
-    std::map<std::string, QStringList> descriptorCache;
     steward::ValidationErrors problems;
     bool refreshing = false;
 
@@ -528,8 +527,10 @@ struct SchemaForm::Private
     void applyProblems();
 
     // Lookups
-    QStringList descriptorValues(const steward::DescriptorMapping *mapping, const QString &prefix);
-    void addDescriptorItems(QComboBox *combo, const QStringList &values);
+    // The descriptor's stored values as the combo's items: each label, its URI as data and tooltip.
+    void fillDescriptorItems(Node *node, QComboBox *combo);
+    // The URI on hover; a value no stored descriptor has marked as such.
+    void markDescriptor(Node *node, const QString &uri, bool unknown);
     QString candidateText(const steward::ReferenceMapping *reference, const steward::StoredDocument &doc) const;
     void searchReferences(Node *node, const QString &text);
     void chooseReference(Node *node, int row);
@@ -537,6 +538,7 @@ struct SchemaForm::Private
     void setReferenceStatus(Node *node, const QString &text, bool found);
     std::vector<Step> memberSteps(const Node *node, const steward::ReferencePathPair &pair) const;
     void collectReferences(Node *node, std::vector<Node *> &out);
+    void collectDescriptors(Node *node, std::vector<Node *> &out);
 };
 
 void SchemaForm::Private::destroyWidget(QWidget *widget)
@@ -983,25 +985,46 @@ QWidget *SchemaForm::Private::buildDescriptorInput(Node *node)
     combo->setInsertPolicy(QComboBox::NoInsert);
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo->setMinimumContentsLength(16);
-    addDescriptorItems(combo, descriptorValues(node->descriptor, QString()));
+    fillDescriptorItems(node, combo);
     combo->lineEdit()->setPlaceholderText(
-        tr("%1 (namespace#codeValue)").arg(QString::fromStdString(node->descriptor->descriptorResourceName)));
-    // The completer works on the combo's own items (so choosing one selects it in the combo).
+        tr("%1 (a code value)").arg(withoutSuffix(humanize(node->descriptor->descriptorResourceName), tr("descriptor"))));
+    // The completer works on the combo's own items (so choosing one selects it in the combo); an item
+    // reads "code value — description", so typing either part finds it.
     auto *completer = new QCompleter(combo->model(), combo);
     completer->setCaseSensitivity(Qt::CaseInsensitive);
     completer->setFilterMode(Qt::MatchContains);
     completer->setCompletionMode(QCompleter::PopupCompletion);
     completer->setMaxVisibleItems(12);
     combo->setCompleter(completer);
-    QObject::connect(combo->lineEdit(), &QLineEdit::textEdited, q, [this, node, combo](const QString &text) {
-        if (!text.trimmed().isEmpty())
-            addDescriptorItems(combo, descriptorValues(node->descriptor, text.trimmed()));
+    QObject::connect(combo, &QComboBox::currentTextChanged, q, [this, node, combo] {
+        commitScalar(node);
+        // While typing, a value that is stored loses its mark at once; one that is not gets it when done.
+        const std::optional<Json> uri = scalarValue(node);
+        const bool stored = uri && combo->findData(QString::fromStdString(uri->get<std::string>()), Qt::UserRole,
+                                                   Qt::MatchFixedString) >= 0;
+        if (stored || !uri)
+            markDescriptor(node, uri ? QString::fromStdString(uri->get<std::string>()) : QString(), false);
     });
-    QObject::connect(combo, &QComboBox::currentTextChanged, q, [this, node] { commitScalar(node); });
     QObject::connect(combo, &QComboBox::activated, q, [this, node] { announceEdit(node); });
-    QObject::connect(combo->lineEdit(), &QLineEdit::editingFinished, q, [this, node] { announceEdit(node); });
+    QObject::connect(combo->lineEdit(), &QLineEdit::editingFinished, q, [this, node, combo] {
+        const std::optional<Json> uri = scalarValue(node);
+        markDescriptor(node, uri ? QString::fromStdString(uri->get<std::string>()) : QString(),
+                       uri && combo->findData(QString::fromStdString(uri->get<std::string>()), Qt::UserRole,
+                                              Qt::MatchFixedString) < 0);
+        announceEdit(node);
+    });
     node->input = combo;
     return combo;
+}
+
+void SchemaForm::Private::markDescriptor(Node *node, const QString &uri, bool unknown)
+{
+    auto *combo = static_cast<QComboBox *>(node->input);
+    combo->setToolTip(unknown ? tr("%1 is not a stored %2 value")
+                                    .arg(uri, QString::fromStdString(node->descriptor->descriptorResourceName))
+                              : uri);
+    combo->setProperty("unknownValue", unknown);
+    combo->lineEdit()->setStyleSheet(unknown ? QStringLiteral("color: #b71c1c; font-style: italic;") : QString());
 }
 
 // Text, numbers, dates and times: one line edit, restricted to what the format allows.
@@ -1146,12 +1169,23 @@ std::optional<Json> SchemaForm::Private::scalarValue(const Node *node) const
             return std::nullopt;
         return Json(state == Qt::Checked);
     }
-    case FieldType::Enum:
-    case FieldType::Descriptor: {
+    case FieldType::Enum: {
         const QString text = static_cast<QComboBox *>(node->input)->currentText();
         if (text.isEmpty())
             return std::nullopt;
         return Json(text.toStdString());
+    }
+    case FieldType::Descriptor: {
+        // What is shown is a label; what is stored is the URI it stands for.
+        const auto *combo = static_cast<QComboBox *>(node->input);
+        const QString text = combo->currentText();
+        if (text.trimmed().isEmpty())
+            return std::nullopt;
+        const int index = combo->currentIndex();
+        if (index >= 0 && combo->itemText(index) == text)
+            return Json(combo->itemData(index).toString().toStdString());
+        return Json(session->descriptorLabels().uriFor(node->descriptor->descriptorProjectName,
+                                                       node->descriptor->descriptorResourceName, text));
     }
     default:
         break;
@@ -1224,8 +1258,14 @@ void SchemaForm::Private::showScalar(Node *node)
     }
     case FieldType::Descriptor: {
         auto *combo = static_cast<QComboBox *>(node->input);
-        if (combo->currentText() != text)
+        // A stored value shows by its label, the URI on hover; any other shows whole, marked.
+        const int index = text.isEmpty() ? -1 : combo->findData(text, Qt::UserRole, Qt::MatchFixedString);
+        const bool unknown = !text.isEmpty() && index < 0;
+        if (index >= 0 && combo->currentIndex() != index)
+            combo->setCurrentIndex(index);
+        else if (index < 0 && combo->currentText() != text)
             combo->setEditText(text);
+        markDescriptor(node, text, unknown);
         break;
     }
     default: {
@@ -1372,44 +1412,19 @@ void SchemaForm::Private::applyProblems()
     }
 }
 
-QStringList SchemaForm::Private::descriptorValues(const steward::DescriptorMapping *mapping, const QString &prefix)
+void SchemaForm::Private::fillDescriptorItems(Node *node, QComboBox *combo)
 {
-    const std::string key = mapping->descriptorProjectName + '|' + mapping->descriptorResourceName;
-    if (prefix.isEmpty())
-        if (auto it = descriptorCache.find(key); it != descriptorCache.end())
-            return it->second;
-    QStringList values;
-    try {
-        for (const steward::StoredDocument &doc : session->engine().lookup(
-                 mapping->descriptorProjectName, mapping->descriptorResourceName, prefix.toStdString(), 50)) {
-            const Json body = parseOr(doc.body);
-            values << QString::fromStdString(body.value("namespace", std::string()) + '#'
-                                             + body.value("codeValue", std::string()));
-        }
-    } catch (const std::exception &) {
-        // A lookup is a convenience: without it the field still takes typed text.
-    }
-    if (prefix.isEmpty())
-        descriptorCache[key] = values;
-    return values;
-}
-
-void SchemaForm::Private::addDescriptorItems(QComboBox *combo, const QStringList &values)
-{
-    // Adding the first items to an empty combo selects one of them; what was typed must stay.
+    // Filling an empty combo selects an item; what the field shows must stay.
     QScopedValueRollback<bool> guard(refreshing, true);
     const QString text = combo->currentText();
-    const int cursor = combo->lineEdit()->cursorPosition();
-    const bool wasEmpty = combo->count() == 0;
-    for (const QString &value : values)
-        if (combo->findText(value, Qt::MatchFixedString | Qt::MatchCaseSensitive) < 0)
-            combo->addItem(value);
-    if (wasEmpty)
-        combo->setCurrentIndex(-1);
-    if (combo->currentText() != text) {
-        combo->setEditText(text);
-        combo->lineEdit()->setCursorPosition(cursor);
+    combo->clear();
+    for (const DescriptorLabels::Value &value : session->descriptorLabels().values(
+             node->descriptor->descriptorProjectName, node->descriptor->descriptorResourceName)) {
+        combo->addItem(value.label, QString::fromStdString(value.uri));
+        combo->setItemData(combo->count() - 1, QString::fromStdString(value.uri), Qt::ToolTipRole);
     }
+    combo->setCurrentIndex(-1);
+    combo->setEditText(text);
 }
 
 QString SchemaForm::Private::candidateText(const steward::ReferenceMapping *reference,
@@ -1559,6 +1574,14 @@ void SchemaForm::Private::collectReferences(Node *node, std::vector<Node *> &out
         collectReferences(child.get(), out);
 }
 
+void SchemaForm::Private::collectDescriptors(Node *node, std::vector<Node *> &out)
+{
+    if (node->type == FieldType::Descriptor && node->input != nullptr)
+        out.push_back(node);
+    for (const std::unique_ptr<Node> &child : node->children)
+        collectDescriptors(child.get(), out);
+}
+
 SchemaForm::SchemaForm(AppSession *session, QWidget *parent)
     : QWidget(parent)
     , d(std::make_unique<Private>())
@@ -1643,5 +1666,14 @@ void SchemaForm::refreshReferences()
 
 void SchemaForm::invalidateLookups()
 {
-    d->descriptorCache.clear();
+    // Descriptor values may have been added or removed: the fields offer what is stored now.
+    if (!d->root)
+        return;
+    std::vector<Node *> descriptors;
+    d->collectDescriptors(d->root.get(), descriptors);
+    for (Node *node : descriptors) {
+        d->fillDescriptorItems(node, static_cast<QComboBox *>(node->input));
+        QScopedValueRollback<bool> guard(d->refreshing, true);
+        d->showScalar(node);
+    }
 }
