@@ -4,6 +4,8 @@
 // three scenarios that lost edits before, deletes against edits both ways, a model-based run of
 // random rounds with an invariant after every step, and the same checks with a safeguard turned off,
 // which must then find a loss (so the checks can fail).
+// A run is set by STEWARD_SYNC_ROUNDS and STEWARD_SYNC_SEED; STEWARD_SYNC_TRACE prints every step (with the
+// school's grade levels), and STEWARD_SYNC_TRACE_DOC="student S1" one document on every side, to follow a failure.
 #include "BulkEdit.h"
 #include "CliSupport.h"
 #include "Conflicts.h"
