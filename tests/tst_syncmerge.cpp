@@ -269,13 +269,13 @@ struct TrackedEdit
 {
     int replica = 0;
     std::string document; // "student S3", "school 100", "session <target id>"
-    std::string
-        field; // "firstName", "addresses[Mailing].city", "gradeLevels[Tenth grade]", "" (the document)
+    // "firstName", "addresses[Mailing].city", "gradeLevels[Tenth grade]", "" (the document)
+    std::string field;
     std::optional<std::string> value; // none: removed (a delete, when field is empty)
     bool superseded = false; // a replica that had it replaced it since (or a person decided against it)
     // A removal of a collection item: the item it removed (what the field showed), which is gone where
     // the removal holds; another item of that key added elsewhere meanwhile does not undo it.
-    std::optional<std::string> removes;
+    std::optional<std::string> removes{};
 };
 
 // Where a tracked field is in a document's body.
