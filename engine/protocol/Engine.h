@@ -153,6 +153,9 @@ struct IntegrityReport
     Json toJson() const;
 };
 
+// What Engine::check reads the stored documents with (EngineCheck.cpp).
+struct StoredDocumentCheck;
+
 struct BusyRetryPolicy
 {
     int retries = 4;
@@ -311,6 +314,14 @@ private:
                                                   const std::string &now, int depth);
 
     Json documentForClient(const StoredDocument &document) const;
+
+    // check()'s per-document steps (EngineCheck.cpp); each reports what it finds into the report.
+    void checkStoredDocument(StoredDocumentCheck &check, IntegrityReport &report);
+    void checkIdentityAndAliases(const StoredDocumentCheck &check, IntegrityReport &report);
+    void checkReferenceRows(StoredDocumentCheck &check, IntegrityReport &report);
+    void checkIndexes(StoredDocumentCheck &check, IntegrityReport &report);
+    // Query-index entries and find-anything rows that no document checked accounts for.
+    void checkIndexLeftovers(const StoredDocumentCheck &check, IntegrityReport &report);
 
     const Model &m_model;
     Database &m_database;

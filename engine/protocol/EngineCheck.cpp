@@ -16,6 +16,155 @@ std::string hex(const Uuid &uuid)
     return uuid.toString();
 }
 
+void databaseWide(IntegrityReport &report, const std::string &problem)
+{
+    report.violations.push_back({{}, {}, problem});
+}
+
+// SQLite's own checks: pages, indexes, foreign keys.
+void checkSqliteIntegrity(SQLite::Database &db, IntegrityReport &report)
+{
+    try {
+        SQLite::Statement integrity(db, "PRAGMA integrity_check");
+        while (integrity.executeStep())
+            if (integrity.getColumn(0).getString() != "ok")
+                databaseWide(report, "SQLite integrity_check: " + integrity.getColumn(0).getString());
+    } catch (const SQLite::Exception &e) {
+        // The natural-key index is worked out from stored text; text that cannot be read stops
+        // integrity_check there. quick_check reads no index expression (the documents that
+        // cannot be read are named below).
+        databaseWide(report, std::string("SQLite integrity_check could not finish: ") + e.what() +
+                                 "; quick_check ran instead");
+        SQLite::Statement quick(db, "PRAGMA quick_check");
+        while (quick.executeStep())
+            if (quick.getColumn(0).getString() != "ok")
+                databaseWide(report, "SQLite quick_check: " + quick.getColumn(0).getString());
+    }
+    SQLite::Statement foreignKeys(db, "PRAGMA foreign_key_check");
+    while (foreignKeys.executeStep())
+        databaseWide(report, "row " + foreignKeys.getColumn(1).getString() + " of " +
+                                 foreignKeys.getColumn(0).getString() + " points at a missing row of " +
+                                 foreignKeys.getColumn(2).getString());
+}
+
+// Aliases and references that belong to nothing.
+void checkAliasesAndReferences(SQLite::Database &db, IntegrityReport &report)
+{
+    SQLite::Statement orphanAliases(db, "SELECT count(*) FROM aliases a WHERE NOT EXISTS "
+                                        "(SELECT 1 FROM documents d WHERE d.doc_key = a.doc_key)");
+    if (orphanAliases.executeStep() && orphanAliases.getColumn(0).getInt64() > 0)
+        databaseWide(report, std::to_string(orphanAliases.getColumn(0).getInt64()) +
+                                 " aliases belong to no document");
+    SQLite::Statement danglingRefs(db, "SELECT count(*) FROM refs r WHERE NOT EXISTS "
+                                       "(SELECT 1 FROM aliases a WHERE a.alias_key = r.to_alias)");
+    if (danglingRefs.executeStep() && danglingRefs.getColumn(0).getInt64() > 0)
+        databaseWide(report, std::to_string(danglingRefs.getColumn(0).getInt64()) +
+                                 " references point at no document (dangling)");
+}
+
+// The change log against the documents: what it says exists is here, and each entry keeps what it was written
+// with.
+void checkChangeLog(SQLite::Database &db, IntegrityReport &report)
+{
+    // The change log says these exist (their last entry is not a delete), yet they are gone.
+    SQLite::Statement vanished(db, "SELECT c.id, c.resource FROM changes c "
+                                   "WHERE c.seq = (SELECT max(seq) FROM change_rows WHERE id = c.id_key) "
+                                   "AND c.op <> 'delete' "
+                                   "AND NOT EXISTS (SELECT 1 FROM document_rows d WHERE d.id = c.id_key)");
+    while (vanished.executeStep())
+        report.violations.push_back({vanished.getColumn(0).getString(), vanished.getColumn(1).getString(),
+                                     "the change log says it exists, but the document is missing"});
+    // A current entry leaves its id to the document that points at it (schema version 24).
+    SQLite::Statement unpointed(db,
+                                "SELECT c.seq, r.resource FROM change_rows c JOIN resources r "
+                                "ON r.resource_key = c.resource_key WHERE c.id IS NULL "
+                                "AND NOT EXISTS (SELECT 1 FROM document_rows d WHERE d.change_seq = c.seq)");
+    while (unpointed.executeStep())
+        report.violations.push_back({"", unpointed.getColumn(1).getString(),
+                                     "change-log entry " + unpointed.getColumn(0).getString() +
+                                         " is a document's current state, but no document points at it: "
+                                         "the document is missing"});
+    // An entry without a body, etag or time stands for its document's current state; any other
+    // has lost what it was written with.
+    SQLite::Statement bodiless(
+        db, std::string("SELECT c.id, c.resource, c.seq, c.body IS NULL FROM ") + kChangesWithBodies +
+                " WHERE (c.body IS NULL OR c.etag IS NULL OR c.at = '') AND c.op <> 'delete' "
+                "AND d.body IS NULL");
+    while (bodiless.executeStep())
+        report.violations.push_back(
+            {bodiless.getColumn(0).getString(), bodiless.getColumn(1).getString(),
+             "its change-log entry " + bodiless.getColumn(2).getString() + " has lost the " +
+                 (bodiless.getColumn(3).getInt() ? "body" : "etag or time") + " it was written with"});
+}
+
+// A merge base read from `row` at `column` (the columns checkSyncBookkeeping selects): an entry of the change
+// log for that document, or a text of its own that is JSON.
+void checkMergeBase(IntegrityReport &report, const std::string &id, const std::string &what,
+                    const SQLite::Statement &row, int column)
+{
+    const bool hasSeq = !row.getColumn(column).isNull();
+    const bool hasText = !row.getColumn(column + 1).isNull();
+    if (hasSeq && hasText)
+        report.violations.push_back({id, {}, what + " has both a change-log entry and a text of its own"});
+    else if (hasSeq && row.getColumn(column + 2).isNull())
+        report.violations.push_back({id,
+                                     {},
+                                     what + " points at change-log entry " +
+                                         row.getColumn(column).getString() + ", which is missing"});
+    else if (hasSeq && row.getColumn(column + 2).getString() == "delete" &&
+             row.getColumn(column + 5).getInt() != 0)
+        report.violations.push_back({id,
+                                     {},
+                                     what + " points at change-log entry " +
+                                         row.getColumn(column).getString() +
+                                         ", a delete, yet the document is here"});
+    else if (hasSeq && row.getColumn(column + 3).getInt() == 0)
+        report.violations.push_back({id,
+                                     {},
+                                     what + " points at change-log entry " +
+                                         row.getColumn(column).getString() + " of another document"});
+    else if (hasText && row.getColumn(column + 4).getInt() == 0)
+        report.violations.push_back({id, {}, what + " is not JSON"});
+}
+
+// Sync bookkeeping: every merge base (and every conflict's) is sound, and a conflict keeps the
+// target's copy it is about.
+void checkSyncBookkeeping(SQLite::Database &db, IntegrityReport &report)
+{
+    const std::string baseColumns =
+        "base_seq, base_text, (SELECT c.op FROM changes c WHERE c.seq = s.base_seq), "
+        "coalesce((SELECT c.id_key = steward_id_key(s.id) FROM changes c WHERE c.seq = s.base_seq), 0), "
+        "coalesce(json_valid(base_text), 0), "
+        "EXISTS (SELECT 1 FROM document_rows d WHERE d.id = steward_id_key(s.id))";
+    SQLite::Statement bases(db,
+                            "SELECT s.id, t.url, " + baseColumns +
+                                " FROM sync_remote_ids s JOIN sync_targets t ON t.target_id = s.target_id "
+                                "WHERE s.base_seq IS NOT NULL OR s.base_text IS NOT NULL");
+    while (bases.executeStep())
+        checkMergeBase(report, bases.getColumn(0).getString(),
+                       "its merge base with " + bases.getColumn(1).getString(), bases, 2);
+    SQLite::Statement conflicts(
+        db, "SELECT s.id, t.url, " + baseColumns +
+                ", s.kind, s.theirs_text IS NULL, coalesce(json_valid(s.theirs_text), 0), "
+                "s.resolved_op IS NULL OR EXISTS (SELECT 1 FROM edit_operations o "
+                "WHERE o.op_id = s.resolved_op AND o.kind = 'resolve-conflict') "
+                "FROM sync_conflicts s JOIN sync_targets t ON t.target_id = s.target_id");
+    while (conflicts.executeStep()) {
+        const std::string id = conflicts.getColumn(0).getString();
+        const std::string what = "its sync conflict with " + conflicts.getColumn(1).getString();
+        checkMergeBase(report, id, what + ": the base", conflicts, 2);
+        const std::string kind = conflicts.getColumn(8).getString();
+        const bool theirsMissing = conflicts.getColumn(9).getInt() != 0;
+        if (theirsMissing && kind != "deleted-there")
+            report.violations.push_back({id, {}, what + " (" + kind + ") has lost the target's copy"});
+        else if (!theirsMissing && conflicts.getColumn(10).getInt() == 0)
+            report.violations.push_back({id, {}, what + ": the target's copy is not JSON"});
+        if (conflicts.getColumn(11).getInt() == 0)
+            report.violations.push_back(
+                {id, {}, what + " was resolved by an operation the journal does not have"});
+    }
+}
+
 } // namespace
 
 Json IntegrityReport::toJson() const
@@ -26,7 +175,246 @@ Json IntegrityReport::toJson() const
     return Json{{"documents", documents}, {"clean", clean()}, {"cancelled", cancelled}, {"violations", list}};
 }
 
-IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::int64_t, std::int64_t)> &progress)
+// The statements check() reads the documents with, what it has counted so far, and the document at hand.
+struct StoredDocumentCheck
+{
+    explicit StoredDocumentCheck(SQLite::Database &db);
+    void violation(IntegrityReport &report, const std::string &problem) const
+    {
+        report.violations.push_back({id, resourceName, problem});
+    }
+
+    SQLite::Statement rows;
+    // Stored text is read one document at a time, so that one that cannot be read is reported, not fatal.
+    SQLite::Statement texts;
+    SQLite::Statement refs;
+    SQLite::Statement searchRow;
+    SQLite::Statement lastChange;
+    // Every value a document gives a query field has its word in the query index; the words found are
+    // counted per field, so that any other entry (one no document gives) shows too.
+    std::map<std::int64_t, std::int64_t> indexRowsFound;
+    std::int64_t unreadable = 0; // documents whose words could not be counted: no index entry is then "extra"
+
+    std::int64_t docKey = 0;
+    std::string id;
+    std::string resourceName;
+    const ResourceSchema *resource = nullptr;
+    std::string identityText;
+    std::string bodyText;
+    Json body;
+    std::optional<DocumentIdentity> identity;
+};
+
+StoredDocumentCheck::StoredDocumentCheck(SQLite::Database &db)
+    : rows(db, "SELECT doc_key, id, project, resource, referential_id, identity, body, etag, change_seq "
+               "FROM documents ORDER BY doc_key"),
+      texts(db, "SELECT steward_text(?), steward_text(?)"),
+      refs(db, "SELECT to_alias FROM refs WHERE from_doc = ?"),
+      searchRow(db, "SELECT terms FROM search_index WHERE rowid = ?"),
+      lastChange(db, std::string("SELECT c.op, steward_text(c.body), c.etag, c.seq FROM changes c WHERE ") +
+                         kEntryOfDocument + " ORDER BY c.seq DESC LIMIT 1")
+{
+}
+
+namespace {
+
+// Reads the stored identity and body text of the document at hand; false (reported) when they cannot be read.
+bool readStoredTexts(StoredDocumentCheck &check, IntegrityReport &report)
+{
+    try {
+        check.texts.reset();
+        for (int column : {5, 6}) {
+            const SQLite::Column stored = check.rows.getColumn(column);
+            if (stored.isBlob())
+                check.texts.bind(column - 4, stored.getBlob(), stored.getBytes());
+            else
+                check.texts.bind(column - 4, stored.getString());
+        }
+        check.texts.executeStep();
+        check.identityText = check.texts.getColumn(0).getString();
+        check.bodyText = check.texts.getColumn(1).getString();
+        return true;
+    } catch (const SQLite::Exception &e) {
+        check.violation(report, std::string("its stored text cannot be read: ") + e.what());
+        ++check.unreadable;
+        return false;
+    }
+}
+
+// The change log's last entry for the document at hand is its current state.
+void checkLastChange(StoredDocumentCheck &check, IntegrityReport &report)
+{
+    SQLite::Statement &lastChange = check.lastChange;
+    lastChange.reset();
+    lastChange.bind(1, check.id);
+    bool hasLastChange = false;
+    try {
+        hasLastChange = lastChange.executeStep();
+    } catch (const SQLite::Exception &e) {
+        check.violation(report, std::string("its last change-log entry cannot be read: ") + e.what());
+        return;
+    }
+    const SQLite::Statement &document = check.rows;
+    if (!hasLastChange)
+        check.violation(report, "the change log has no entry for it");
+    else if (lastChange.getColumn(0).getString() == "delete")
+        check.violation(report, "the change log's last entry deletes it, but it is stored");
+    // An etag left out is the document's (its current entry's); one written must be the document's.
+    else if (lastChange.getColumn(2).isNull()
+                 ? document.getColumn(8).getInt64() == 0
+                 : lastChange.getColumn(2).getString() != document.getColumn(7).getString())
+        check.violation(report, "the change log's last entry is not its current state");
+    else if (const std::int64_t changeSeq = document.getColumn(8).getInt64();
+             changeSeq != 0 && changeSeq != lastChange.getColumn(3).getInt64())
+        check.violation(report, "it points at change-log entry " + std::to_string(changeSeq) +
+                                    ", not at its last one");
+    else if (lastChange.getColumn(1).isNull() ? changeSeq == 0
+                                              : lastChange.getColumn(1).getString() != check.bodyText)
+        check.violation(report, "the change log's last entry is not its current state");
+}
+
+} // namespace
+
+void Engine::checkStoredDocument(StoredDocumentCheck &check, IntegrityReport &report)
+{
+    check.docKey = check.rows.getColumn(0).getInt64();
+    check.id = check.rows.getColumn(1).getString();
+    check.resourceName = check.rows.getColumn(3).getString();
+    check.resource = m_model.findByName(check.rows.getColumn(2).getString(), check.resourceName);
+    if (check.resource == nullptr) {
+        check.violation(report, "its resource is not in the loaded model (" + m_model.describe() +
+                                    "); open it with the schema it was made with");
+        return;
+    }
+    if (!readStoredTexts(check, report))
+        return;
+    check.body = Json::parse(check.bodyText, nullptr, false);
+    if (check.body.is_discarded() || !check.body.is_object()) {
+        check.violation(report, "its stored body is not a JSON object");
+        return;
+    }
+    check.identity = m_identity.documentIdentity(*check.resource, check.body);
+    if (!check.identity) {
+        check.violation(report, "its body lacks an identity value");
+        return;
+    }
+    checkIdentityAndAliases(check, report);
+    checkReferenceRows(check, report);
+    checkIndexes(check, report);
+    if (!etagFitsBody(check.rows.getColumn(7).getString(), check.bodyText))
+        check.violation(report, "its body does not match its etag: it was changed outside Steward");
+    checkLastChange(check, report);
+}
+
+void Engine::checkIdentityAndAliases(const StoredDocumentCheck &check, IntegrityReport &report)
+{
+    const DocumentIdentity &identity = *check.identity;
+    Uuid storedId;
+    readUuid(check.rows.getColumn(4), storedId);
+    if (!(identity.referentialId() == storedId))
+        check.violation(report, "its referential id " + hex(storedId) + " does not match its body (" +
+                                    identity.referentialName() + " gives " + hex(identity.referentialId()) +
+                                    ")");
+    const Json identityObject = m_identity.identityObject(*check.resource, check.body);
+    if (dumpJson(identityObject) != check.identityText)
+        check.violation(report, "its stored identity " + check.identityText + " does not match its body");
+
+    std::set<std::string> expectedAliases{hex(identity.referentialId())};
+    if (std::optional<DocumentIdentity> super = m_identity.superclassIdentity(*check.resource, identity))
+        expectedAliases.insert(hex(super->referentialId()));
+    std::set<std::string> actualAliases;
+    for (const auto &[aliasKey, referentialId] : m_store.aliasesOf(check.docKey))
+        actualAliases.insert(hex(referentialId));
+    if (actualAliases != expectedAliases)
+        check.violation(report, "its aliases (" + std::to_string(actualAliases.size()) + ") are not the " +
+                                    std::to_string(expectedAliases.size()) + " its identity needs");
+}
+
+void Engine::checkReferenceRows(StoredDocumentCheck &check, IntegrityReport &report)
+{
+    Resolved resolved;
+    if (std::optional<Response> unresolved = resolveReferences(*check.resource, check.body, resolved)) {
+        check.violation(report, "it references what is not stored: " +
+                                    unresolved->body.value("detail", std::string()));
+        return;
+    }
+    std::set<std::int64_t> stored;
+    SQLite::Statement &refs = check.refs;
+    refs.reset();
+    refs.bind(1, check.docKey);
+    while (refs.executeStep())
+        stored.insert(refs.getColumn(0).getInt64());
+    if (stored != resolved.aliasKeys)
+        check.violation(report, "its reference rows (" + std::to_string(stored.size()) +
+                                    ") differ from the " + std::to_string(resolved.aliasKeys.size()) +
+                                    " its body makes");
+}
+
+void Engine::checkIndexes(StoredDocumentCheck &check, IntegrityReport &report)
+{
+    const ResourceSchema &resource = *check.resource;
+    const std::vector<QueryIndexWord> words =
+        m_store.queryIndexWords(resource.projectName(), resource.resourceName, check.body);
+    std::vector<std::string> wordTexts;
+    for (const QueryIndexWord &word : words)
+        wordTexts.push_back(word.word);
+    const bool allIndexed = m_store.queryIndexHolds(check.docKey, wordTexts);
+    std::string unindexed;
+    for (const QueryIndexWord &word : words) {
+        if (allIndexed || m_store.queryIndexHolds(check.docKey, {word.word})) {
+            ++check.indexRowsFound[word.fieldKey];
+            continue;
+        }
+        auto field = resource.queryFields.find(word.fieldName);
+        unindexed += (unindexed.empty() ? "" : ", ") +
+                     (field != resource.queryFields.end() ? field->second.name : word.fieldName) + " " +
+                     word.value.dump();
+    }
+    if (!unindexed.empty())
+        check.violation(report, "the query index lacks its values of " + unindexed +
+                                    ": queries by them would miss it");
+
+    check.searchRow.reset();
+    check.searchRow.bind(1, check.docKey);
+    const std::string searchTerms =
+        check.searchRow.executeStep() ? check.searchRow.getColumn(0).getString() : std::string();
+    if (const std::string expected = searchTermsOf(check.body); searchTerms != expected)
+        check.violation(report, "the find-anything index holds '" + searchTerms +
+                                    "' for it, not its values '" + expected + "'");
+}
+
+void Engine::checkIndexLeftovers(const StoredDocumentCheck &check, IntegrityReport &report)
+{
+    // Fields of resources this model has: their documents were checked (another model's were not).
+    std::map<std::int64_t, std::string> fieldsOfThisModel; // key -> "Resource.field"
+    for (const ResourceSchema *resource : m_model.resources()) {
+        std::size_t position = 0;
+        for (const auto &[name, field] : resource->queryFields)
+            fieldsOfThisModel[m_store.queryFieldKey(*resource, position++)] =
+                resource->resourceName + "." + field.name;
+    }
+    if (check.unreadable == 0) {
+        for (const auto &[key, entries] : m_store.queryIndexEntriesPerField()) {
+            auto found = check.indexRowsFound.find(key);
+            const std::int64_t extra = entries - (found != check.indexRowsFound.end() ? found->second : 0);
+            auto field = fieldsOfThisModel.find(key);
+            if (extra > 0 && key != 0 && field != fieldsOfThisModel.end())
+                databaseWide(report, "the query index holds " + std::to_string(extra) + " values of " +
+                                         field->second +
+                                         " that no document has: queries by them would answer wrongly");
+        }
+    }
+    SQLite::Statement orphanTerms(m_database.connection(),
+                                  "SELECT count(*) FROM search_index s WHERE NOT EXISTS "
+                                  "(SELECT 1 FROM documents d WHERE d.doc_key = s.rowid)");
+    if (orphanTerms.executeStep() && orphanTerms.getColumn(0).getInt64() > 0)
+        databaseWide(report, "the find-anything index holds " +
+                                 std::to_string(orphanTerms.getColumn(0).getInt64()) +
+                                 " entries of no document: finding would list them");
+}
+
+IntegrityReport Engine::check(bool repairIndexes,
+                              const std::function<bool(std::int64_t, std::int64_t)> &progress)
 {
     IntegrityReport report;
     SQLite::Database &db = m_database.connection();
@@ -39,284 +427,22 @@ IntegrityReport Engine::check(bool repairIndexes, const std::function<bool(std::
     }
 
     DeferredTransaction snapshot(db);
-    auto databaseWide = [&report](const std::string &problem) { report.violations.push_back({{}, {}, problem}); };
-    {
-        try {
-            SQLite::Statement integrity(db, "PRAGMA integrity_check");
-            while (integrity.executeStep())
-                if (integrity.getColumn(0).getString() != "ok")
-                    databaseWide("SQLite integrity_check: " + integrity.getColumn(0).getString());
-        } catch (const SQLite::Exception &e) {
-            // The natural-key index is worked out from stored text; text that cannot be read stops
-            // integrity_check there. quick_check reads no index expression (the documents that
-            // cannot be read are named below).
-            databaseWide(std::string("SQLite integrity_check could not finish: ") + e.what()
-                         + "; quick_check ran instead");
-            SQLite::Statement quick(db, "PRAGMA quick_check");
-            while (quick.executeStep())
-                if (quick.getColumn(0).getString() != "ok")
-                    databaseWide("SQLite quick_check: " + quick.getColumn(0).getString());
-        }
-        SQLite::Statement foreignKeys(db, "PRAGMA foreign_key_check");
-        while (foreignKeys.executeStep())
-            databaseWide("row " + foreignKeys.getColumn(1).getString() + " of " + foreignKeys.getColumn(0).getString()
-                         + " points at a missing row of " + foreignKeys.getColumn(2).getString());
-        SQLite::Statement orphanAliases(db, "SELECT count(*) FROM aliases a WHERE NOT EXISTS "
-                                            "(SELECT 1 FROM documents d WHERE d.doc_key = a.doc_key)");
-        if (orphanAliases.executeStep() && orphanAliases.getColumn(0).getInt64() > 0)
-            databaseWide(std::to_string(orphanAliases.getColumn(0).getInt64()) + " aliases belong to no document");
-        SQLite::Statement danglingRefs(db, "SELECT count(*) FROM refs r WHERE NOT EXISTS "
-                                           "(SELECT 1 FROM aliases a WHERE a.alias_key = r.to_alias)");
-        if (danglingRefs.executeStep() && danglingRefs.getColumn(0).getInt64() > 0)
-            databaseWide(std::to_string(danglingRefs.getColumn(0).getInt64())
-                         + " references point at no document (dangling)");
-        // The change log says these exist (their last entry is not a delete), yet they are gone.
-        SQLite::Statement vanished(db, "SELECT c.id, c.resource FROM changes c "
-                                       "WHERE c.seq = (SELECT max(seq) FROM change_rows WHERE id = c.id_key) "
-                                       "AND c.op <> 'delete' "
-                                       "AND NOT EXISTS (SELECT 1 FROM document_rows d WHERE d.id = c.id_key)");
-        while (vanished.executeStep())
-            report.violations.push_back({vanished.getColumn(0).getString(), vanished.getColumn(1).getString(),
-                                         "the change log says it exists, but the document is missing"});
-        // A current entry leaves its id to the document that points at it (schema version 24).
-        SQLite::Statement unpointed(db, "SELECT c.seq, r.resource FROM change_rows c JOIN resources r "
-                                        "ON r.resource_key = c.resource_key WHERE c.id IS NULL "
-                                        "AND NOT EXISTS (SELECT 1 FROM document_rows d WHERE d.change_seq = c.seq)");
-        while (unpointed.executeStep())
-            report.violations.push_back({"", unpointed.getColumn(1).getString(),
-                                         "change-log entry " + unpointed.getColumn(0).getString()
-                                             + " is a document's current state, but no document points at it: "
-                                               "the document is missing"});
-        // An entry without a body, etag or time stands for its document's current state; any other
-        // has lost what it was written with.
-        SQLite::Statement bodiless(db, std::string("SELECT c.id, c.resource, c.seq, c.body IS NULL FROM ")
-                                           + kChangesWithBodies
-                                           + " WHERE (c.body IS NULL OR c.etag IS NULL OR c.at = '') AND c.op <> 'delete' "
-                                             "AND d.body IS NULL");
-        while (bodiless.executeStep())
-            report.violations.push_back({bodiless.getColumn(0).getString(), bodiless.getColumn(1).getString(),
-                                         "its change-log entry " + bodiless.getColumn(2).getString() + " has lost the "
-                                             + (bodiless.getColumn(3).getInt() ? "body" : "etag or time")
-                                             + " it was written with"});
-        // Sync bookkeeping: every merge base (and every conflict's) is a body the log still holds for
-        // that document, or a text of its own that is JSON; a conflict keeps the target's copy it is about.
-        auto checkBase = [&report](const std::string &id, const std::string &what, const SQLite::Statement &row,
-                                   int column) {
-            const bool hasSeq = !row.getColumn(column).isNull();
-            const bool hasText = !row.getColumn(column + 1).isNull();
-            if (hasSeq && hasText)
-                report.violations.push_back({id, {}, what + " has both a change-log entry and a text of its own"});
-            else if (hasSeq && row.getColumn(column + 2).isNull())
-                report.violations.push_back({id, {}, what + " points at change-log entry "
-                                                         + row.getColumn(column).getString() + ", which is missing"});
-            else if (hasSeq && row.getColumn(column + 2).getString() == "delete" && row.getColumn(column + 5).getInt() != 0)
-                report.violations.push_back({id, {}, what + " points at change-log entry "
-                                                         + row.getColumn(column).getString()
-                                                         + ", a delete, yet the document is here"});
-            else if (hasSeq && row.getColumn(column + 3).getInt() == 0)
-                report.violations.push_back({id, {}, what + " points at change-log entry "
-                                                         + row.getColumn(column).getString()
-                                                         + " of another document"});
-            else if (hasText && row.getColumn(column + 4).getInt() == 0)
-                report.violations.push_back({id, {}, what + " is not JSON"});
-        };
-        const std::string baseColumns =
-            "base_seq, base_text, (SELECT c.op FROM changes c WHERE c.seq = s.base_seq), "
-            "coalesce((SELECT c.id_key = steward_id_key(s.id) FROM changes c WHERE c.seq = s.base_seq), 0), "
-            "coalesce(json_valid(base_text), 0), "
-            "EXISTS (SELECT 1 FROM document_rows d WHERE d.id = steward_id_key(s.id))";
-        SQLite::Statement bases(db, "SELECT s.id, t.url, " + baseColumns
-                                        + " FROM sync_remote_ids s JOIN sync_targets t ON t.target_id = s.target_id "
-                                          "WHERE s.base_seq IS NOT NULL OR s.base_text IS NOT NULL");
-        while (bases.executeStep())
-            checkBase(bases.getColumn(0).getString(), "its merge base with " + bases.getColumn(1).getString(), bases, 2);
-        SQLite::Statement conflicts(db, "SELECT s.id, t.url, " + baseColumns
-                                            + ", s.kind, s.theirs_text IS NULL, coalesce(json_valid(s.theirs_text), 0), "
-                                              "s.resolved_op IS NULL OR EXISTS (SELECT 1 FROM edit_operations o "
-                                              "WHERE o.op_id = s.resolved_op AND o.kind = 'resolve-conflict') "
-                                              "FROM sync_conflicts s JOIN sync_targets t ON t.target_id = s.target_id");
-        while (conflicts.executeStep()) {
-            const std::string id = conflicts.getColumn(0).getString();
-            const std::string what = "its sync conflict with " + conflicts.getColumn(1).getString();
-            checkBase(id, what + ": the base", conflicts, 2);
-            const std::string kind = conflicts.getColumn(8).getString();
-            const bool theirsMissing = conflicts.getColumn(9).getInt() != 0;
-            if (theirsMissing && kind != "deleted-there")
-                report.violations.push_back({id, {}, what + " (" + kind + ") has lost the target's copy"});
-            else if (!theirsMissing && conflicts.getColumn(10).getInt() == 0)
-                report.violations.push_back({id, {}, what + ": the target's copy is not JSON"});
-            if (conflicts.getColumn(11).getInt() == 0)
-                report.violations.push_back({id, {}, what + " was resolved by an operation the journal does not have"});
-        }
-    }
+    checkSqliteIntegrity(db, report);
+    checkAliasesAndReferences(db, report);
+    checkChangeLog(db, report);
+    checkSyncBookkeeping(db, report);
 
     const std::int64_t total = db.execAndGet("SELECT count(*) FROM documents").getInt64();
-    SQLite::Statement documents(db, "SELECT doc_key, id, project, resource, referential_id, identity, body, etag, "
-                                    "change_seq FROM documents ORDER BY doc_key");
-    // Stored text is read one document at a time, so that one that cannot be read is reported, not fatal.
-    SQLite::Statement texts(db, "SELECT steward_text(?), steward_text(?)");
-    SQLite::Statement refs(db, "SELECT to_alias FROM refs WHERE from_doc = ?");
-    // Every value a document gives a query field has its word in the query index; the words found are
-    // counted per field, so that any other entry (one no document gives) shows too.
-    SQLite::Statement searchRow(db, "SELECT terms FROM search_index WHERE rowid = ?");
-    std::map<std::int64_t, std::int64_t> indexRowsFound;
-    std::int64_t unreadable = 0; // documents whose words could not be counted: no index entry is then "extra"
-    SQLite::Statement lastChange(db, std::string("SELECT c.op, steward_text(c.body), c.etag, c.seq FROM changes c WHERE ")
-                                         + kEntryOfDocument + " ORDER BY c.seq DESC LIMIT 1");
-    while (documents.executeStep()) {
+    StoredDocumentCheck documents(db);
+    while (documents.rows.executeStep()) {
         ++report.documents;
         if (progress && report.documents % 1000 == 0 && !progress(report.documents, total)) {
             report.cancelled = true;
             return report;
         }
-        const std::int64_t docKey = documents.getColumn(0).getInt64();
-        const std::string id = documents.getColumn(1).getString();
-        const std::string resourceName = documents.getColumn(3).getString();
-        auto violation = [&](const std::string &problem) { report.violations.push_back({id, resourceName, problem}); };
-
-        const ResourceSchema *resource = m_model.findByName(documents.getColumn(2).getString(), resourceName);
-        if (resource == nullptr) {
-            violation("its resource is not in the loaded model (" + m_model.describe() + "); open it with the schema it was made with");
-            continue;
-        }
-        std::string identityText;
-        std::string bodyText;
-        try {
-            texts.reset();
-            for (int column : {5, 6}) {
-                const SQLite::Column stored = documents.getColumn(column);
-                if (stored.isBlob())
-                    texts.bind(column - 4, stored.getBlob(), stored.getBytes());
-                else
-                    texts.bind(column - 4, stored.getString());
-            }
-            texts.executeStep();
-            identityText = texts.getColumn(0).getString();
-            bodyText = texts.getColumn(1).getString();
-        } catch (const SQLite::Exception &e) {
-            violation(std::string("its stored text cannot be read: ") + e.what());
-            ++unreadable;
-            continue;
-        }
-        Json body = Json::parse(bodyText, nullptr, false);
-        if (body.is_discarded() || !body.is_object()) {
-            violation("its stored body is not a JSON object");
-            continue;
-        }
-        std::optional<DocumentIdentity> identity = m_identity.documentIdentity(*resource, body);
-        if (!identity) {
-            violation("its body lacks an identity value");
-            continue;
-        }
-        Uuid stored;
-        readUuid(documents.getColumn(4), stored);
-        if (!(identity->referentialId() == stored))
-            violation("its referential id " + hex(stored) + " does not match its body (" + identity->referentialName()
-                      + " gives " + hex(identity->referentialId()) + ")");
-        const Json identityObject = m_identity.identityObject(*resource, body);
-        if (dumpJson(identityObject) != identityText)
-            violation("its stored identity " + identityText + " does not match its body");
-
-        std::set<std::string> expectedAliases{hex(identity->referentialId())};
-        if (std::optional<DocumentIdentity> super = m_identity.superclassIdentity(*resource, *identity))
-            expectedAliases.insert(hex(super->referentialId()));
-        std::set<std::string> actualAliases;
-        for (const auto &[aliasKey, referentialId] : m_store.aliasesOf(docKey))
-            actualAliases.insert(hex(referentialId));
-        if (actualAliases != expectedAliases)
-            violation("its aliases (" + std::to_string(actualAliases.size()) + ") are not the "
-                      + std::to_string(expectedAliases.size()) + " its identity needs");
-
-        Resolved resolved;
-        if (std::optional<Response> unresolved = resolveReferences(*resource, body, resolved)) {
-            violation("it references what is not stored: " + unresolved->body.value("detail", std::string()));
-        } else {
-            std::set<std::int64_t> stored;
-            refs.reset();
-            refs.bind(1, docKey);
-            while (refs.executeStep())
-                stored.insert(refs.getColumn(0).getInt64());
-            if (stored != resolved.aliasKeys)
-                violation("its reference rows (" + std::to_string(stored.size()) + ") differ from the "
-                          + std::to_string(resolved.aliasKeys.size()) + " its body makes");
-        }
-
-        const std::vector<QueryIndexWord> words =
-            m_store.queryIndexWords(resource->projectName(), resource->resourceName, body);
-        std::vector<std::string> wordTexts;
-        for (const QueryIndexWord &word : words)
-            wordTexts.push_back(word.word);
-        const bool allIndexed = m_store.queryIndexHolds(docKey, wordTexts);
-        std::vector<std::string> unindexed;
-        for (const QueryIndexWord &word : words) {
-            if (allIndexed || m_store.queryIndexHolds(docKey, {word.word})) {
-                ++indexRowsFound[word.fieldKey];
-                continue;
-            }
-            auto field = resource->queryFields.find(word.fieldName);
-            unindexed.push_back((field != resource->queryFields.end() ? field->second.name : word.fieldName) + " "
-                                + word.value.dump());
-        }
-        if (!unindexed.empty()) {
-            std::string list;
-            for (const std::string &item : unindexed)
-                list += (list.empty() ? "" : ", ") + item;
-            violation("the query index lacks its values of " + list + ": queries by them would miss it");
-        }
-
-        searchRow.reset();
-        searchRow.bind(1, docKey);
-        const std::string searchTerms = searchRow.executeStep() ? searchRow.getColumn(0).getString() : std::string();
-        if (const std::string expected = searchTermsOf(body); searchTerms != expected)
-            violation("the find-anything index holds '" + searchTerms + "' for it, not its values '" + expected + "'");
-
-        if (!etagFitsBody(documents.getColumn(7).getString(), bodyText))
-            violation("its body does not match its etag: it was changed outside Steward");
-
-        lastChange.reset();
-        lastChange.bind(1, id);
-        bool hasLastChange = false;
-        try {
-            hasLastChange = lastChange.executeStep();
-        } catch (const SQLite::Exception &e) {
-            violation(std::string("its last change-log entry cannot be read: ") + e.what());
-            continue;
-        }
-        if (!hasLastChange)
-            violation("the change log has no entry for it");
-        else if (lastChange.getColumn(0).getString() == "delete")
-            violation("the change log's last entry deletes it, but it is stored");
-        // An etag left out is the document's (its current entry's); one written must be the document's.
-        else if (lastChange.getColumn(2).isNull() ? documents.getColumn(8).getInt64() == 0
-                                                  : lastChange.getColumn(2).getString() != documents.getColumn(7).getString())
-            violation("the change log's last entry is not its current state");
-        else if (const std::int64_t changeSeq = documents.getColumn(8).getInt64();
-                 changeSeq != 0 && changeSeq != lastChange.getColumn(3).getInt64())
-            violation("it points at change-log entry " + std::to_string(changeSeq) + ", not at its last one");
-        else if (lastChange.getColumn(1).isNull() ? changeSeq == 0
-                                                  : lastChange.getColumn(1).getString() != bodyText)
-            violation("the change log's last entry is not its current state");
+        checkStoredDocument(documents, report);
     }
-    // Fields of resources this model has: their documents were checked above (another model's were not).
-    std::map<std::int64_t, std::string> fieldsOfThisModel; // key -> "Resource.field"
-    for (const ResourceSchema *resource : m_model.resources()) {
-        std::size_t position = 0;
-        for (const auto &[name, field] : resource->queryFields)
-            fieldsOfThisModel[m_store.queryFieldKey(*resource, position++)] = resource->resourceName + "." + field.name;
-    }
-    for (const auto &[key, entries] :
-         unreadable > 0 ? std::map<std::int64_t, std::int64_t>() : m_store.queryIndexEntriesPerField()) {
-        const std::int64_t extra = entries - indexRowsFound[key];
-        auto field = fieldsOfThisModel.find(key);
-        if (extra > 0 && key != 0 && field != fieldsOfThisModel.end())
-            databaseWide("the query index holds " + std::to_string(extra) + " values of " + field->second
-                         + " that no document has: queries by them would answer wrongly");
-    }
-    SQLite::Statement orphanTerms(db, "SELECT count(*) FROM search_index s WHERE NOT EXISTS "
-                                      "(SELECT 1 FROM documents d WHERE d.doc_key = s.rowid)");
-    if (orphanTerms.executeStep() && orphanTerms.getColumn(0).getInt64() > 0)
-        databaseWide("the find-anything index holds " + std::to_string(orphanTerms.getColumn(0).getInt64())
-                     + " entries of no document: finding would list them");
+    checkIndexLeftovers(documents, report);
     if (progress)
         progress(report.documents, total);
     return report;
