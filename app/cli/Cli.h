@@ -34,6 +34,22 @@ bool parseCount(const std::string &text, int min, int max, int &out);
 // Writes the JSON (indented) to path atomically; on failure says why on stderr and returns false.
 bool writeReportFile(const std::string &path, const steward::Json &report);
 
+// Ctrl-C (SIGINT) or SIGTERM while alive asks the running command to stop at a clean point (no half
+// batch, no half import) instead of killing it midway; the previous handlers come back at the end.
+class InterruptGuard
+{
+public:
+    InterruptGuard();
+    ~InterruptGuard();
+    InterruptGuard(const InterruptGuard &) = delete;
+    InterruptGuard &operator=(const InterruptGuard &) = delete;
+    bool interrupted() const;
+
+private:
+    void (*m_previousInt)(int);
+    void (*m_previousTerm)(int);
+};
+
 // One function per command; each parses its own arguments and prints its own --help.
 int commandRequests(const CliContext &context, const std::vector<std::string> &args);
 int commandOrder(const CliContext &context, const std::vector<std::string> &args);

@@ -3,20 +3,11 @@
 
 #include <QThread>
 
-#include <atomic>
-#include <csignal>
 #include <iostream>
 
 using namespace steward;
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-
-void onStop(int)
-{
-    g_stop = true;
-}
 
 } // namespace
 
@@ -61,11 +52,10 @@ int commandChanges(const CliContext &context, const std::vector<std::string> &ar
         std::cerr << "steward-cli: database error: " << e.what() << "\n";
         return kExitUsage;
     }
-    std::signal(SIGINT, onStop);
-    std::signal(SIGTERM, onStop);
+    const InterruptGuard interrupt;
     SQLite::Database &db = database->connection();
     std::int64_t dataVersion = -1;
-    while (!g_stop.load()) {
+    while (!interrupt.interrupted()) {
         // PRAGMA data_version changes when another connection commits: poll it, not the table.
         const std::int64_t version = db.execAndGet("PRAGMA data_version").getInt64();
         if (version != dataVersion) {

@@ -4,7 +4,6 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 
-#include <csignal>
 #include <iostream>
 
 #include <unistd.h>
@@ -12,28 +11,6 @@
 using namespace steward;
 
 namespace {
-
-volatile std::sig_atomic_t g_interrupted = 0;
-
-extern "C" void onInterrupt(int)
-{
-    g_interrupted = 1;
-}
-
-// Ctrl-C cancels the export cleanly (no half batch) instead of killing it midway.
-class InterruptGuard
-{
-public:
-    InterruptGuard()
-    {
-        g_interrupted = 0;
-        m_previous = std::signal(SIGINT, onInterrupt);
-    }
-    ~InterruptGuard() { std::signal(SIGINT, m_previous); }
-
-private:
-    void (*m_previous)(int) = SIG_DFL;
-};
 
 // Takes "--name VALUE" or "--name=VALUE"; false (with error set) when the value is missing.
 bool optionValue(const std::vector<std::string> &args, std::size_t &i, const std::string &name, std::string &value,
@@ -148,7 +125,7 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
             sinceShown.restart();
             shown = true;
         }
-        return g_interrupted == 0;
+        return !interrupt.interrupted();
     };
     const ExportResult result = exportBatch(*database, *model, options, progress);
     if (shown)

@@ -17,7 +17,7 @@ namespace {
 constexpr std::int64_t kMaxScale = 10'000'000; // the generator's own limit
 constexpr std::size_t kFlushBytes = 1 << 20;
 
-const char *const kHelp =
+const char *const kGenerateHelp =
     "Usage: steward-cli generate [--scale N] [--seed S] [--out FILE|-]\n"
     "\n"
     "Writes a made-up but realistic school district for the starter model as NDJSON, one document\n"
@@ -54,7 +54,7 @@ struct WriteFailed
 int commandGenerate(const CliContext &, const std::vector<std::string> &args)
 {
     if (wantsHelp(args)) {
-        std::cout << kHelp;
+        std::cout << kGenerateHelp;
         return kExitOk;
     }
     GeneratorOptions options;

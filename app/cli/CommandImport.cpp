@@ -3,8 +3,6 @@
 #include "Importer.h"
 #include "RowMapping.h"
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -13,13 +11,6 @@
 using namespace steward;
 
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-void onInterrupt(int)
-{
-    g_interrupted = true;
-}
 
 void drawBar(const ImportProgress &p)
 {
@@ -117,8 +108,7 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
     Engine engine(*model, *database);
     options.actor = currentOsUser();
 
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    const InterruptGuard interrupt;
     const ImportReport report = importFiles(engine, *model, options, [&](const ImportProgress &p) {
         if (progressMode == "bar")
             drawBar(p);
@@ -130,7 +120,7 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
                               {"bytesTotal", p.bytesTotal}}
                              .dump()
                       << "\n";
-        return !g_interrupted.load();
+        return !interrupt.interrupted();
     });
     if (progressMode == "bar")
         std::fprintf(stderr, "\n");

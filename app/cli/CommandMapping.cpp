@@ -11,7 +11,7 @@ using namespace steward;
 
 namespace {
 
-const char *const kHelp =
+const char *const kMappingHelp =
     "Usage: steward-cli [--db PATH] [--schema PATH]... mapping suggest FILE --resource PROJECT/RESOURCE\n"
     "                   [--sheet NAME] [--rows N]\n"
     "       steward-cli [--schema PATH]... mapping check MAPPING [FILE]\n"
@@ -56,7 +56,7 @@ const ResourceSchema *resourceNamed(const Model &model, const std::string &name)
 int commandMapping(const CliContext &context, const std::vector<std::string> &args)
 {
     if (wantsHelp(args) || args.empty()) {
-        std::cout << kHelp;
+        std::cout << kMappingHelp;
         return args.empty() ? kExitUsage : kExitOk;
     }
     const std::string action = args[0];

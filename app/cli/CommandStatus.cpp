@@ -10,7 +10,7 @@ using namespace steward;
 
 namespace {
 
-const char *const kHelp =
+const char *const kStatusHelp =
     "Usage: steward-cli [--db PATH] [--schema PATH]... status [--resource R]... [--json] [--strict]\n"
     "\n"
     "Tells whether the data is ready to submit. For each resource: stored documents, drafts, business-rule\n"
@@ -111,7 +111,7 @@ bool checkReadinessBeforeSending(const std::string &command, Database &database,
 int commandStatus(const CliContext &context, const std::vector<std::string> &args)
 {
     if (wantsHelp(args)) {
-        std::cout << kHelp;
+        std::cout << kStatusHelp;
         return kExitOk;
     }
     std::vector<std::string> resources;

@@ -4,8 +4,6 @@
 #include "Engine.h"
 #include "SyncJobs.h"
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -16,14 +14,7 @@ using namespace steward;
 
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-
-void onInterrupt(int)
-{
-    g_interrupted = true;
-}
-
-const char *const kHelp =
+const char *const kSyncHelp =
     "Usage: steward-cli [--db PATH] [--schema PATH]... sync pull --from URL --client ID [OPTIONS]\n"
     "       steward-cli [--db PATH] [--schema PATH]... sync push --to URL --client ID [--dry-run|--plan-only] [--strict] [OPTIONS]\n"
     "       steward-cli [--db PATH] sync remember --url URL --client ID [--secret-env NAME]\n"
@@ -93,7 +84,7 @@ struct SyncArgs
     bool wholeDocument = false;                // resolve --whole
 };
 
-bool showProgress(const std::string &mode, const SyncProgress &p)
+bool showProgress(const std::string &mode, const SyncProgress &p, const InterruptGuard &interrupt)
 {
     if (mode == "bar") {
         if (p.total > 0)
@@ -107,7 +98,7 @@ bool showProgress(const std::string &mode, const SyncProgress &p)
         std::cerr << Json{{"phase", p.phase}, {"resource", p.resource}, {"documents", p.done}, {"documentsTotal", p.total}}.dump()
                   << "\n";
     }
-    return !g_interrupted.load();
+    return !interrupt.interrupted();
 }
 
 void printPlan(const PushPlan &plan)
@@ -174,10 +165,9 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
         std::cerr << "steward-cli: " << error << "\n";
         return kExitFailed;
     }
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    const InterruptGuard interrupt;
     const std::string mode = args.progressMode;
-    auto progress = [&mode](const SyncProgress &p) { return showProgress(mode, p); };
+    auto progress = [&mode, &interrupt](const SyncProgress &p) { return showProgress(mode, p, interrupt); };
 
     if (args.action == "pull") {
         Engine engine(*model, *database);
@@ -378,7 +368,7 @@ int remember(const SyncArgs &args)
 int commandSync(const CliContext &context, const std::vector<std::string> &argv)
 {
     if (wantsHelp(argv) || argv.empty()) {
-        std::cout << kHelp;
+        std::cout << kSyncHelp;
         return argv.empty() ? kExitUsage : kExitOk;
     }
     SyncArgs args;

@@ -4,12 +4,20 @@
 #include <QCoreApplication>
 #include <QSaveFile>
 
+#include <csignal>
 #include <iostream>
 #include <map>
 
 using namespace steward;
 
 namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void onInterrupt(int)
+{
+    g_interrupted = 1;
+}
 
 const char *const kUsage =
     "Usage: steward-cli [--db PATH] [--schema PATH]... COMMAND [ARGS]\n"
@@ -85,6 +93,24 @@ bool CliContext::openModelAndDatabase(std::unique_ptr<Model> &model, std::unique
         return false;
     database = openDatabase();
     return database != nullptr;
+}
+
+InterruptGuard::InterruptGuard()
+{
+    g_interrupted = 0;
+    m_previousInt = std::signal(SIGINT, onInterrupt);
+    m_previousTerm = std::signal(SIGTERM, onInterrupt);
+}
+
+InterruptGuard::~InterruptGuard()
+{
+    std::signal(SIGINT, m_previousInt);
+    std::signal(SIGTERM, m_previousTerm);
+}
+
+bool InterruptGuard::interrupted() const
+{
+    return g_interrupted != 0;
 }
 
 int usageError(const std::string &command, const std::string &message)

@@ -1,4 +1,5 @@
 #include "BlockedDeleteDialog.h"
+#include "ItemRoles.h"
 
 #include "AppSession.h"
 #include "Prompt.h"
@@ -23,7 +24,6 @@
 
 namespace {
 
-constexpr int kIdRole = Qt::UserRole + 1;
 // Enough to group and act on; the count in the message is always the full one.
 constexpr int kListLimit = 10000;
 // Groups this small open by themselves; larger ones show their count until opened.
@@ -91,7 +91,7 @@ BlockedDeleteDialog::BlockedDeleteDialog(AppSession *session, const QString &doc
         item->setText(0, resource);
         item->setText(1, m_session->descriptorLabels().labelsIn(referrer.naturalKey));
         item->setText(2, field);
-        item->setData(0, kIdRole, QString::fromStdString(referrer.id));
+        item->setData(0, kDocumentIdRole, QString::fromStdString(referrer.id));
     }
     for (QTreeWidgetItem *group : std::as_const(groups)) {
         group->setText(1, documentsText(group->childCount()));
@@ -177,7 +177,7 @@ BlockedDeleteDialog::BlockedDeleteDialog(AppSession *session, const QString &doc
     connect(m_blockers, &QTreeWidget::itemActivated, this, &BlockedDeleteDialog::goToSelected);
     connect(m_blockers, &QTreeWidget::itemSelectionChanged, this, [this] {
         const QList<QTreeWidgetItem *> selected = m_blockers->selectedItems();
-        m_goTo->setEnabled(!selected.isEmpty() && !selected.first()->data(0, kIdRole).toString().isEmpty());
+        m_goTo->setEnabled(!selected.isEmpty() && !selected.first()->data(0, kDocumentIdRole).toString().isEmpty());
     });
     connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(listAsText()); });
     connect(save, &QPushButton::clicked, this, &BlockedDeleteDialog::saveList);
@@ -225,7 +225,7 @@ QString BlockedDeleteDialog::listAsText() const
         for (int j = 0; j < group->childCount(); ++j) {
             const QTreeWidgetItem *item = group->child(j);
             text += QStringLiteral("%1\t%2\t%3\t%4\n")
-                        .arg(item->text(0), item->text(1), item->text(2), item->data(0, kIdRole).toString());
+                        .arg(item->text(0), item->text(1), item->text(2), item->data(0, kDocumentIdRole).toString());
         }
     }
     return text;
@@ -234,9 +234,9 @@ QString BlockedDeleteDialog::listAsText() const
 void BlockedDeleteDialog::goToSelected()
 {
     const QList<QTreeWidgetItem *> selected = m_blockers->selectedItems();
-    if (selected.isEmpty() || selected.first()->data(0, kIdRole).toString().isEmpty())
+    if (selected.isEmpty() || selected.first()->data(0, kDocumentIdRole).toString().isEmpty())
         return;
-    m_chosenId = selected.first()->data(0, kIdRole).toString();
+    m_chosenId = selected.first()->data(0, kDocumentIdRole).toString();
     accept();
 }
 
@@ -279,7 +279,7 @@ void BlockedDeleteDialog::previewCascade()
             item->setText(2, QStringLiteral("%1 %2").arg(QString::fromStdString(parent.resource),
                                                        m_session->descriptorLabels().labelsIn(parent.naturalKey)));
         }
-        item->setData(0, kIdRole, QString::fromStdString(node.id));
+        item->setData(0, kDocumentIdRole, QString::fromStdString(node.id));
     }
     for (QTreeWidgetItem *branch : std::as_const(branches)) {
         branch->setText(1, documentsText(branch->childCount()));

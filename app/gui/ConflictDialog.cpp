@@ -20,7 +20,7 @@
 
 namespace {
 
-enum Column
+enum ConflictColumn
 {
     FieldColumn,
     BaseColumn,

@@ -37,7 +37,9 @@
 
 using steward::Json;
 
-namespace {
+// Named, not anonymous: The editor's Private holds these types, and a class whose members have
+// internal linkage is warned about once the file is compiled inside a unity batch.
+namespace editorparts {
 
 // One line that takes what room the row leaves it: the text cut with "…" where it does not fit, the
 // whole of it on hover.
@@ -205,7 +207,9 @@ QString jsonText(const Json &value)
     return QString::fromStdString(value.is_string() ? value.get<std::string>() : value.dump());
 }
 
-} // namespace
+} // namespace editorparts
+
+using namespace editorparts;
 
 struct DocumentEditor::Private
 {

@@ -14,7 +14,9 @@
 #include <unordered_set>
 #include <vector>
 
-namespace {
+// Named, not anonymous: The table model's Private holds these types, and a class whose members have
+// internal linkage is warned about once the file is compiled inside a unity batch.
+namespace tableparts {
 
 // Rows per request to the loader: a screenful several times over, and a short IN (...) list.
 constexpr int kChunkRows = 200;
@@ -131,7 +133,9 @@ std::vector<std::string> usefulProperties(const steward::ResourceSchema &resourc
     return chosen;
 }
 
-} // namespace
+} // namespace tableparts
+
+using namespace tableparts;
 
 struct DocumentTableModel::Private
 {

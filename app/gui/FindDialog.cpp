@@ -1,4 +1,5 @@
 #include "FindDialog.h"
+#include "ItemRoles.h"
 
 #include "Database.h"
 #include "SearchTerms.h"
@@ -12,7 +13,6 @@
 
 namespace {
 
-constexpr int kIdRole = Qt::UserRole + 1;
 constexpr int kHitLimit = 50;
 // Long enough for a word typed at speed to need one search, short enough to feel immediate.
 constexpr int kTypingPauseMs = 120;
@@ -112,7 +112,7 @@ void FindDialog::showHits()
         if (!others.isEmpty())
             text += QStringLiteral("  —  ") + others.join(QLatin1Char(' '));
         auto *item = new QListWidgetItem(text, m_hits);
-        item->setData(kIdRole, QString::fromStdString(hit.id));
+        item->setData(kDocumentIdRole, QString::fromStdString(hit.id));
         item->setToolTip(tr("Found by: %1\nId: %2").arg(QString::fromStdString(hit.terms), QString::fromStdString(hit.id)));
     }
     if (!hits.empty())
@@ -131,6 +131,6 @@ void FindDialog::openCurrent()
     const QListWidgetItem *item = m_hits->currentItem();
     if (item == nullptr)
         return;
-    Q_EMIT documentChosen(item->data(kIdRole).toString());
+    Q_EMIT documentChosen(item->data(kDocumentIdRole).toString());
     accept();
 }

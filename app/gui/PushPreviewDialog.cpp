@@ -1,4 +1,5 @@
 #include "PushPreviewDialog.h"
+#include "ItemRoles.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>
@@ -8,7 +9,6 @@
 
 namespace {
 
-constexpr int kIdRole = Qt::UserRole + 1;
 // Small groups open by themselves; a large one shows its count until opened.
 constexpr int kExpandedGroup = 20;
 
@@ -62,7 +62,7 @@ PushPreviewDialog::PushPreviewDialog(const steward::PushPreview &preview, const 
             auto *document = new QTreeWidgetItem(
                 branch, {QStringLiteral("%1 %2").arg(QString::fromStdString(item.resource),
                                                       QString::fromStdString(item.naturalKey))});
-            document->setData(0, kIdRole, QString::fromStdString(item.id));
+            document->setData(0, kDocumentIdRole, QString::fromStdString(item.id));
             for (const std::string &reason : item.reasons) {
                 auto *line = new QTreeWidgetItem(document, {QString::fromStdString(reason)});
                 line->setFirstColumnSpanned(true);
@@ -112,12 +112,12 @@ PushPreviewDialog::PushPreviewDialog(const steward::PushPreview &preview, const 
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_documents, &QTreeWidget::currentItemChanged, this, [open](QTreeWidgetItem *item) {
-        open->setEnabled(item != nullptr && !item->data(0, kIdRole).toString().isEmpty());
+        open->setEnabled(item != nullptr && !item->data(0, kDocumentIdRole).toString().isEmpty());
     });
     connect(open, &QPushButton::clicked, this, [this] {
         const QTreeWidgetItem *item = m_documents->currentItem();
-        if (item != nullptr && !item->data(0, kIdRole).toString().isEmpty()) {
-            Q_EMIT documentActivated(item->data(0, kIdRole).toString());
+        if (item != nullptr && !item->data(0, kDocumentIdRole).toString().isEmpty()) {
+            Q_EMIT documentActivated(item->data(0, kDocumentIdRole).toString());
             reject();
         }
     });

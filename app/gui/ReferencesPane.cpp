@@ -1,4 +1,5 @@
 #include "ReferencesPane.h"
+#include "ItemRoles.h"
 
 #include "AppSession.h"
 
@@ -12,7 +13,6 @@
 
 namespace {
 
-constexpr int kIdRole = Qt::UserRole + 1;
 
 QTreeWidget *makeTree(const QStringList &headers, QWidget *parent)
 {
@@ -58,7 +58,7 @@ ReferencesPane::ReferencesPane(AppSession *session, QWidget *parent)
 
 void ReferencesPane::activate(QTreeWidgetItem *item)
 {
-    const QString id = item->data(0, kIdRole).toString();
+    const QString id = item->data(0, kDocumentIdRole).toString();
     if (!id.isEmpty())
         Q_EMIT navigateTo(id);
 }
@@ -86,7 +86,7 @@ void ReferencesPane::reload()
         item->setText(1, QString::fromStdString(ref.storedResource.empty() ? ref.targetResource : ref.storedResource));
         item->setText(2, m_session->descriptorLabels().labelsIn(ref.naturalKey));
         item->setToolTip(2, QString::fromStdString(ref.naturalKey));
-        item->setData(0, kIdRole, QString::fromStdString(ref.targetId));
+        item->setData(0, kDocumentIdRole, QString::fromStdString(ref.targetId));
         item->setToolTip(0, ref.targetId.empty() ? tr("Nothing stored answers to this reference")
                                                  : tr("Double-click or press Enter to go there"));
         if (ref.targetId.empty())
@@ -126,7 +126,7 @@ void ReferencesPane::loadMoreReferrers()
         for (const std::string &path : referrer.paths)
             fields << QString::fromStdString(path.substr(2));
         item->setText(1, fields.join(QStringLiteral(", ")));
-        item->setData(0, kIdRole, QString::fromStdString(referrer.id));
+        item->setData(0, kDocumentIdRole, QString::fromStdString(referrer.id));
         group->setText(0, QStringLiteral("%1 (%2)").arg(resource).arg(group->childCount()));
     }
     m_loadedReferrers += static_cast<int>(page.items.size());

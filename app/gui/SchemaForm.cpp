@@ -35,7 +35,9 @@
 
 using steward::Json;
 
-namespace {
+// Named, not anonymous: The form's Private holds these types, and a class whose members have
+// internal linkage is warned about once the file is compiled inside a unity batch.
+namespace formparts {
 
 const Json &emptyObject()
 {
@@ -309,7 +311,9 @@ QLabel *makeErrorLabel()
     return label;
 }
 
-} // namespace
+} // namespace formparts
+
+using namespace formparts;
 
 std::vector<std::string> schemaPropertyOrder(const Json &objectSchema, const steward::ResourceSchema *resource,
                                              bool root)

@@ -30,7 +30,7 @@ namespace {
 constexpr int kSampleRows = 200;
 constexpr int kPreviewRows = 20;
 constexpr int kPreviewPauseMs = 250;
-enum Column { ColumnName, ColumnSample, ColumnField, ColumnFormat };
+enum MappingColumn { ColumnName, ColumnSample, ColumnField, ColumnFormat };
 const char *const kValuesProperty = "values"; // a column's value map, JSON text, on its field box
 
 QString sampleOf(const std::vector<steward::SheetRow> &rows, std::size_t column)

@@ -47,12 +47,6 @@ std::string lower(const QString &text)
     return text.toLower().toStdString();
 }
 
-bool endsWith(const std::string &text, const std::string &suffix)
-{
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // A JSON Schema property a child element maps to.
 struct PropertyMatch
 {
@@ -190,15 +184,15 @@ private:
                 continue;
             // Ed-Fi pluralizes collection names; the interchange repeats the singular element.
             std::vector<std::string> singulars{name};
-            if (endsWith(name, "ies"))
+            if (name.ends_with("ies"))
                 singulars.push_back(name.substr(0, name.size() - 3) + "y");
-            if (endsWith(name, "ices")) // matrices
+            if (name.ends_with("ices")) // matrices
                 singulars.push_back(name.substr(0, name.size() - 4) + "ix");
-            if (endsWith(name, "ses")) // diagnoses
+            if (name.ends_with("ses")) // diagnoses
                 singulars.push_back(name.substr(0, name.size() - 3) + "sis");
-            if (endsWith(name, "es"))
+            if (name.ends_with("es"))
                 singulars.push_back(name.substr(0, name.size() - 2));
-            if (endsWith(name, "s"))
+            if (name.ends_with("s"))
                 singulars.push_back(name.substr(0, name.size() - 1));
             for (const std::string &singular : singulars)
                 index.arraysBySingular.emplace_back(singular, match);
@@ -245,7 +239,7 @@ private:
         for (const auto &[singular, match] : index.arraysBySingular) {
             for (const std::string &form : {singular, singular + "reference"}) {
                 // Only at a word boundary of the element name: "...IdentificationCode", not "...ode".
-                if (form.size() < name.size() && endsWith(name, form) &&
+                if (form.size() < name.size() && name.ends_with(form) &&
                     element[element.size() - qsizetype(form.size())].isUpper())
                     return match;
             }

@@ -9,12 +9,6 @@ namespace steward {
 
 namespace {
 
-bool endsWith(const std::string &text, const std::string &suffix)
-{
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 bool sameValue(const Json *a, const Json *b)
 {
     if (a == nullptr || b == nullptr)
@@ -25,11 +19,6 @@ bool sameValue(const Json *a, const Json *b)
 std::optional<Json> optionalOf(const Json *value)
 {
     return value == nullptr ? std::nullopt : std::optional<Json>(*value);
-}
-
-bool isScalar(const Json &value)
-{
-    return !value.is_structured();
 }
 
 // The schema at a generic path ("$.addresses[*]") of a resource's JSON Schema, or null.
@@ -102,8 +91,8 @@ std::vector<std::string> DocumentMerger::itemKeyFields(const std::string &generi
                     continue;
                 const std::string field = name.get<std::string>();
                 const std::string type = properties[field].value("type", std::string());
-                if ((type == "string" && endsWith(field, "Descriptor")) ||
-                    (type == "object" && endsWith(field, "Reference")))
+                if ((type == "string" && field.ends_with("Descriptor")) ||
+                    (type == "object" && field.ends_with("Reference")))
                     fields.push_back(field);
                 else if (type != "object" && type != "array")
                     scalars.push_back(field);
@@ -218,7 +207,7 @@ private:
                 continue;
             }
             any = true;
-            key.push_back(found->is_string() && endsWith(field, "Descriptor")
+            key.push_back(found->is_string() && field.ends_with("Descriptor")
                               ? Json(lowerAscii(found->get<std::string>()))
                               : *found);
         }

@@ -11,11 +11,6 @@ namespace {
 constexpr std::size_t kMaxTerms = 64;
 constexpr std::size_t kMaxValueLength = 200;
 
-bool endsWith(std::string_view text, std::string_view suffix)
-{
-    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 // Whether text ends with a lower-case suffix, in any case: a body's every key is asked, so no
 // lowered copy is made.
 bool endsWithInAnyCase(std::string_view text, std::string_view lowerSuffix)
@@ -54,7 +49,7 @@ void collect(const Json &object, std::string &out, std::size_t &count)
                     collect(item, out, count);
             continue;
         }
-        if (value.is_object() || endsWith(key, "Reference") || !isNameLike(key))
+        if (value.is_object() || key.ends_with("Reference") || !isNameLike(key))
             continue;
         std::string text;
         if (value.is_string())

@@ -24,7 +24,9 @@
 
 namespace steward {
 
-namespace {
+// Named, not anonymous: DocumentValidator::Compiled holds these types, and a class whose members
+// have internal linkage is warned about once the file is compiled inside a unity batch.
+namespace compiledschema {
 
 // A group of values that must not repeat among the items of one array.
 struct UniquenessGroup
@@ -362,7 +364,9 @@ std::uint64_t characterCount(const std::string &text)
     return count;
 }
 
-} // namespace
+} // namespace compiledschema
+
+using namespace compiledschema;
 
 // PCRE2 (QRegularExpression), not std::regex: libstdc++'s matcher recurses once per character of a
 // repetition, so a time with a megabyte of fractional-second digits overflowed the stack.

@@ -18,11 +18,6 @@ const char *const kSecurityScheme = "oauth2_client_credentials";
 // The names of the parameters every collection and change feed shares, as components.parameters keys.
 const char *const kPagingParameters[] = {"offset", "limit", "MinChangeVersion", "MaxChangeVersion", "totalCount"};
 
-bool endsWith(const std::string &text, const std::string &suffix)
-{
-    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string upperFirst(std::string text)
 {
     if (!text.empty())
@@ -65,7 +60,7 @@ std::string camelNamespace(const std::string &ns)
 // "people" -> "person", otherwise the last letter dropped ("staffs" -> "staff").
 std::string clientSingular(const std::string &endpoint)
 {
-    if (endsWith(endpoint, "ies"))
+    if (endpoint.ends_with("ies"))
         return endpoint.substr(0, endpoint.size() - 3) + "y";
     if (endpoint == "people")
         return "person";
@@ -75,12 +70,12 @@ std::string clientSingular(const std::string &endpoint)
 // A name for one item of an array property. No client derives these, so it only has to read well.
 std::string itemSingular(const std::string &property)
 {
-    if (endsWith(property, "ies") && property.size() > 3)
+    if (property.ends_with("ies") && property.size() > 3)
         return property.substr(0, property.size() - 3) + "y";
-    if (endsWith(property, "sses") || endsWith(property, "xes") || endsWith(property, "ches")
-        || endsWith(property, "shes"))
+    if (property.ends_with("sses") || property.ends_with("xes") || property.ends_with("ches")
+        || property.ends_with("shes"))
         return property.substr(0, property.size() - 2);
-    if (endsWith(property, "s") && !endsWith(property, "ss") && property.size() > 1)
+    if (property.ends_with("s") && !property.ends_with("ss") && property.size() > 1)
         return property.substr(0, property.size() - 1);
     return property;
 }
@@ -606,7 +601,7 @@ Json DocumentBuilder::queryParameter(const ResourceContext &context, const Query
         identity = identity || context.identityPaths.count(path.path.text()) > 0;
     // A field named like an identity value is that value, whichever of its paths the model lists first.
     for (const std::string &text : context.identityPaths)
-        identity = identity || endsWith(text, "." + field.name);
+        identity = identity || text.ends_with("." + field.name);
     if (identity)
         parameter[kIdentity] = true;
     return parameter;

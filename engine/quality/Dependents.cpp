@@ -12,7 +12,6 @@ namespace steward {
 
 namespace {
 
-constexpr int kReferrerPage = 500;
 
 const char *const kCascadeDeleteKind = "cascade-delete"; // DocumentJournal.cpp names it too
 

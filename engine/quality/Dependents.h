@@ -44,6 +44,8 @@ struct CascadeDeleteResult
 
 // More than this many dependents is refused (preview included): nothing that size should go by one click.
 constexpr std::size_t kCascadeLimit = 100000;
+// Referrers are read this many at a time when walking what depends on a document.
+constexpr int kReferrerPage = 500;
 
 // Deletes the document and every document that references it, transitively, referrers first, in one
 // transaction through Engine::handle. The preview (apply = false) runs the same deletes and rolls

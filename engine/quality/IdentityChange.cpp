@@ -17,7 +17,6 @@ namespace steward {
 namespace {
 
 constexpr int kMaxDepth = 32;
-constexpr int kReferrerPage = 500;
 
 // Dotted paths of every value that differs between two bodies ("studentReference.studentUniqueId").
 void differingFields(const Json &before, const Json &after, const std::string &prefix, std::vector<std::string> &out)
