@@ -350,7 +350,7 @@ private Q_SLOTS:
     {
         QVERIFY(m_readme.blocks.size() >= 2);
         QCOMPARE(m_readme.blocks[0].lines,
-                 QStringList{"scripts/install-deps.sh && scripts/build.sh && build/app/gui/steward"});
+                 QStringList{"scripts/install-deps.sh && scripts/build.sh apps && build/app/gui/steward"});
         QCOMPARE(m_readme.blocks[0].kind, QStringLiteral("run"));
         QCOMPARE(m_readme.blocks[1].kind, QStringLiteral("ci"));
         QVERIFY(m_readme.blocks[1].lines.first().startsWith(
