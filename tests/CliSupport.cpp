@@ -24,7 +24,7 @@ const char *const kExampleSession = R"(
 CliRun runCli(const QStringList &args, const QByteArray &input)
 {
     QProcess process;
-    process.start(QStringLiteral(STEWARD_CLI_PATH), args);
+    process.start(cliPath(), args);
     process.waitForStarted();
     process.write(input);
     process.closeWriteChannel();
@@ -81,7 +81,7 @@ void checkExampleSession(const QStringList &schemaArgs, const QString &dbPath)
 Server::Server(const QString &dbPath, const QStringList &extra)
 {
     m_process.setProcessChannelMode(QProcess::SeparateChannels);
-    m_process.start(QStringLiteral(STEWARD_CLI_PATH), QStringList{"--db", dbPath, "serve", "--port", "0"} + extra);
+    m_process.start(cliPath(), QStringList{"--db", dbPath, "serve", "--port", "0"} + extra);
     m_process.waitForStarted();
     while (!m_process.canReadLine() && m_process.state() == QProcess::Running)
         m_process.waitForReadyRead(30000);

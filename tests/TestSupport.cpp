@@ -17,7 +17,7 @@ namespace steward::test {
 
 QString sharedEdfiDir()
 {
-    const QString dir = QStringLiteral(STEWARD_SHARED_DIR "/edfi");
+    const QString dir = sharedDir() + QStringLiteral("/edfi");
     return QFileInfo(dir + "/ds-5.1/ApiSchema.json").exists() ? QDir(dir).absolutePath() : QString();
 }
 

@@ -14,6 +14,13 @@ namespace steward::test {
 
 // The folder of Ed-Fi's published files, or empty when this checkout has no ../shared.
 QString sharedEdfiDir();
+// The built programs the suites run. Their paths are compiled into one generated file
+// (TestPaths.cpp) rather than into every suite, so two clones of the same sources compile the
+// suites alike and a compiler cache serves one clone what the other compiled.
+QString cliPath();
+QString appPath();
+// The folder configured as ../shared (STEWARD_SHARED_DIR), whether or not it exists.
+QString sharedDir();
 
 // An engine on a fresh database in a temporary folder.
 class Fixture

@@ -1061,7 +1061,7 @@ private Q_SLOTS:
                               QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
         env.insert("XDG_RUNTIME_DIR", home.filePath("runtime"));
         app.setProcessEnvironment(env);
-        app.start(QStringLiteral(STEWARD_APP_PATH), {"--screenshot", png});
+        app.start(steward::test::appPath(), {"--screenshot", png});
         QVERIFY(app.waitForFinished(60000));
         QCOMPARE(app.exitCode(), 0);
         // No errors in the terminal on a first run. The offscreen platform plugin says it cannot

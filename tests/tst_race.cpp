@@ -24,7 +24,7 @@ class CliWorker
 public:
     explicit CliWorker(const QString &dbPath)
     {
-        m_process.start(QStringLiteral(STEWARD_CLI_PATH), {"--db", dbPath, "requests", "-"});
+        m_process.start(cliPath(), {"--db", dbPath, "requests", "-"});
         m_process.waitForStarted();
     }
     ~CliWorker()

@@ -134,7 +134,7 @@ private Q_SLOTS:
         // The command line: exit 1 with a line naming the document.
         const QStringList args{"--db", QString::fromStdString(db), "check"};
         QProcess cli;
-        cli.start(QStringLiteral(STEWARD_CLI_PATH), args);
+        cli.start(cliPath(), args);
         QVERIFY(cli.waitForFinished(60000));
         QCOMPARE(cli.exitCode(), 1);
         QVERIFY(cli.readAllStandardOutput().contains(QByteArray::fromStdString(courseId)));
@@ -207,7 +207,7 @@ private Q_SLOTS:
         std::int64_t operations = 0;
         for (int cycle = 0; cycle < cycles; ++cycle) {
             QProcess child;
-            child.start(QStringLiteral(STEWARD_CLI_PATH), {"--db", QString::fromStdString(db), "requests", "-"});
+            child.start(cliPath(), {"--db", QString::fromStdString(db), "requests", "-"});
             QVERIFY(child.waitForStarted());
             const int ops = 3 + static_cast<int>(random.bounded(25));
             for (int op = 0; op < ops; ++op) {
@@ -302,7 +302,7 @@ private Q_SLOTS:
         const int cycles = std::max(5, fromEnvironment("STEWARD_KILL_CYCLES", 50) / 10);
         for (int cycle = 0; cycle < cycles; ++cycle) {
             QProcess child;
-            child.start(QStringLiteral(STEWARD_CLI_PATH), {"--db", QString::fromStdString(f.databasePath()), "import",
+            child.start(cliPath(), {"--db", QString::fromStdString(f.databasePath()), "import",
                                                            input, "--chunk", "100", "--progress", "none"});
             QVERIFY(child.waitForStarted());
             std::this_thread::sleep_for(std::chrono::milliseconds(50 + random.bounded(400)));

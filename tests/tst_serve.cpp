@@ -701,7 +701,7 @@ private Q_SLOTS:
         std::vector<Answer> viaCli;
         {
             QProcess cli;
-            cli.start(QStringLiteral(STEWARD_CLI_PATH), {"--db", m_dir->filePath("cli.db"), "requests", "-"});
+            cli.start(cliPath(), {"--db", m_dir->filePath("cli.db"), "requests", "-"});
             QVERIFY(cli.waitForStarted());
             std::vector<std::string> locations;
             for (const char *line : kSession) {

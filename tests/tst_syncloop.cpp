@@ -236,7 +236,7 @@ private Q_SLOTS:
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         environment.insert("STEWARD_CLIENT_SECRET", QString::fromUtf8(m_client.secret));
         child.setProcessEnvironment(environment);
-        child.start(QStringLiteral(STEWARD_CLI_PATH),
+        child.start(cliPath(),
                     {"--db", dbA, "sync", "push", "--to", m_url, "--client", "district", "--progress", "none"});
         QVERIFY(child.waitForStarted());
         // Kill it once B has some but not all of them.
@@ -339,7 +339,7 @@ private Q_SLOTS:
 
         // --follow prints what another program commits while it runs.
         QProcess follower;
-        follower.start(QStringLiteral(STEWARD_CLI_PATH), {"--db", dbA, "changes", "--since", QString::number(last), "--follow"});
+        follower.start(cliPath(), {"--db", dbA, "changes", "--since", QString::number(last), "--follow"});
         QVERIFY(follower.waitForStarted());
         QCOMPARE(a.call("DELETE", "/ed-fi/schools/" + schoolId).status, 204);
         QTRY_VERIFY_WITH_TIMEOUT((follower.waitForReadyRead(100), follower.canReadLine()), 10000);
