@@ -9,13 +9,15 @@
 #      last line (.ci/run builds the apps first, then the rest: the same work as the test command)
 #   4. .ci/run, fresh clone, with the cache the run of 3 left
 # Takes about 40 minutes on two cores; run it on a quiet machine.
-#   usage: scripts/build-time.sh [--only-run]    (--only-run: figures 1 and 2)
+#   usage: scripts/build-time.sh [--only-run | --only-ci]   (figures 1 and 2, or 3 and 4)
 #   STEWARD_REFTU=path/to/reftu.sh overrides where the reference compile is found.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 only_run=0
+only_ci=0
 [ "${1:-}" = "--only-run" ] && only_run=1
+[ "${1:-}" = "--only-ci" ] && only_ci=1
 reftu="${STEWARD_REFTU:-$root/../shared/tools/reftu.sh}"
 if [ ! -f "$reftu" ]; then
   echo "build-time.sh: no reference compile at $reftu (set STEWARD_REFTU)" >&2
@@ -50,29 +52,31 @@ figure() {
 }
 
 # 1. The run command, cold.
-clone="$scratch/run"
-fresh_clone "$clone"
-export CCACHE_DIR="$scratch/cache-run"
-mkdir -p "$CCACHE_DIR" "$scratch/home"
-before="$(reference)"
-start="$(now)"
-(cd "$clone" && scripts/install-deps.sh && scripts/build.sh apps \
-  && HOME="$scratch/home" XDG_DATA_HOME="$scratch/home/data" XDG_CONFIG_HOME="$scratch/home/config" \
-     QT_QPA_PLATFORM=offscreen build/app/gui/steward --screenshot "$scratch/window.png") >"$scratch/run.log" 2>&1
-end="$(now)"
-after="$(reference)"
-[ -s "$scratch/window.png" ] || { echo "build-time.sh: the app showed no window (see $scratch/run.log)" >&2; exit 1; }
-figure "run command, empty cache, to the window" "$(echo "$end - $start" | bc)" "$before" "$after" 20
+if [ "$only_ci" -eq 0 ]; then
+  clone="$scratch/run"
+  fresh_clone "$clone"
+  export CCACHE_DIR="$scratch/cache-run"
+  mkdir -p "$CCACHE_DIR" "$scratch/home"
+  before="$(reference)"
+  start="$(now)"
+  (cd "$clone" && scripts/install-deps.sh && scripts/build.sh apps \
+    && HOME="$scratch/home" XDG_DATA_HOME="$scratch/home/data" XDG_CONFIG_HOME="$scratch/home/config" \
+       QT_QPA_PLATFORM=offscreen build/app/gui/steward --screenshot "$scratch/window.png") >"$scratch/run.log" 2>&1
+  end="$(now)"
+  after="$(reference)"
+  [ -s "$scratch/window.png" ] || { echo "build-time.sh: the app showed no window (see $scratch/run.log)" >&2; exit 1; }
+  figure "run command, empty cache, to the window" "$(echo "$end - $start" | bc)" "$before" "$after" 20
 
-# 2. One line changed in the engine, the run command's programs rebuilt.
-echo 'namespace { [[maybe_unused]] constexpr int kBuildTimeProbe = 1; }' >>"$clone/engine/protocol/Engine.cpp"
-before="$(reference)"
-start="$(now)"
-(cd "$clone" && CCACHE_DISABLE=1 scripts/build.sh apps) >"$scratch/edit.log" 2>&1
-end="$(now)"
-after="$(reference)"
-figure "one line in engine/protocol/Engine.cpp, apps rebuilt" "$(echo "$end - $start" | bc)" "$before" "$after" 2
-rm -rf "$clone"
+  # 2. One line changed in the engine, the run command's programs rebuilt.
+  echo 'namespace { [[maybe_unused]] constexpr int kBuildTimeProbe = 1; }' >>"$clone/engine/protocol/Engine.cpp"
+  before="$(reference)"
+  start="$(now)"
+  (cd "$clone" && CCACHE_DISABLE=1 scripts/build.sh apps) >"$scratch/edit.log" 2>&1
+  end="$(now)"
+  after="$(reference)"
+  figure "one line in engine/protocol/Engine.cpp, apps rebuilt" "$(echo "$end - $start" | bc)" "$before" "$after" 2
+  rm -rf "$clone"
+fi
 
 if [ "$only_run" -eq 0 ]; then
   # 3. .ci/run, cold; the test command's figure is the same run until ctest's last line.

@@ -3,8 +3,14 @@
 # SECONDS (default 60) on a copy of its seed corpus, after replaying its kept crashing inputs.
 # Prints the executions per harness; exits non-zero on any finding, with the crash file's path.
 #   scripts/fuzz.sh [SECONDS]        STEWARD_BUILD_JOBS=N limits the build's parallelism
+#   scripts/fuzz.sh --build-only     only build the harnesses (.ci/run does it beside ctest)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build_only=0
+if [ "${1:-}" = "--build-only" ]; then
+  build_only=1
+  shift
+fi
 seconds="${1:-60}"
 root="$PWD"
 build="$root/build-fuzz"
@@ -22,6 +28,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=R
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DSTEWARD_FUZZ=ON -DBUILD_TESTING=OFF -DSTEWARD_BUILD_BENCH=OFF >/dev/null
 # Only what the harnesses need: the engine and the harnesses, not the apps.
 cmake --build "$build" --parallel "${STEWARD_BUILD_JOBS:-$(nproc)}" --target "${harnesses[@]}"
+[ "$build_only" -eq 1 ] && exit 0
 
 symbolizer="$(command -v llvm-symbolizer-14 || command -v llvm-symbolizer || true)"
 [ -n "$symbolizer" ] && export ASAN_SYMBOLIZER_PATH="$symbolizer"
