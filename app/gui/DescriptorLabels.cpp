@@ -51,9 +51,9 @@ const DescriptorLabels::Value *DescriptorLabels::find(const std::string &uri)
     const std::size_t slash = uri.rfind('/', hash);
     if (hash == std::string::npos || slash == std::string::npos)
         return nullptr;
-    const std::string name = uri.substr(slash + 1, hash - slash - 1);
+    const std::string name = steward::lowerAscii(uri.substr(slash + 1, hash - slash - 1));
     for (const steward::ResourceSchema *resource : m_engine.model().resources())
-        if (resource->isDescriptor && steward::lowerAscii(resource->resourceName) == steward::lowerAscii(name)
+        if (resource->isDescriptor && steward::lowerAscii(resource->resourceName) == name
             && m_byResource.count(resource->projectName() + '|' + resource->resourceName) == 0) {
             values(resource->projectName(), resource->resourceName);
             if (auto known = m_byUri.find(key); known != m_byUri.end())

@@ -535,6 +535,8 @@ struct SchemaForm::Private
     void fillDescriptorItems(Node *node, QComboBox *combo);
     // The URI on hover; a value no stored descriptor has marked as such.
     void markDescriptor(Node *node, const QString &uri, bool unknown);
+    // The field's value as a URI (empty when blank), and whether a stored descriptor has it.
+    std::pair<QString, bool> descriptorState(Node *node);
     QString candidateText(const steward::ReferenceMapping *reference, const steward::StoredDocument &doc) const;
     void searchReferences(Node *node, const QString &text);
     void chooseReference(Node *node, int row);
@@ -1000,25 +1002,31 @@ QWidget *SchemaForm::Private::buildDescriptorInput(Node *node)
     completer->setCompletionMode(QCompleter::PopupCompletion);
     completer->setMaxVisibleItems(12);
     combo->setCompleter(completer);
-    QObject::connect(combo, &QComboBox::currentTextChanged, q, [this, node, combo] {
+    QObject::connect(combo, &QComboBox::currentTextChanged, q, [this, node] {
         commitScalar(node);
         // While typing, a value that is stored loses its mark at once; one that is not gets it when done.
-        const std::optional<Json> uri = scalarValue(node);
-        const bool stored = uri && combo->findData(QString::fromStdString(uri->get<std::string>()), Qt::UserRole,
-                                                   Qt::MatchFixedString) >= 0;
-        if (stored || !uri)
-            markDescriptor(node, uri ? QString::fromStdString(uri->get<std::string>()) : QString(), false);
+        const auto [uri, stored] = descriptorState(node);
+        if (stored || uri.isEmpty())
+            markDescriptor(node, uri, false);
     });
     QObject::connect(combo, &QComboBox::activated, q, [this, node] { announceEdit(node); });
-    QObject::connect(combo->lineEdit(), &QLineEdit::editingFinished, q, [this, node, combo] {
-        const std::optional<Json> uri = scalarValue(node);
-        markDescriptor(node, uri ? QString::fromStdString(uri->get<std::string>()) : QString(),
-                       uri && combo->findData(QString::fromStdString(uri->get<std::string>()), Qt::UserRole,
-                                              Qt::MatchFixedString) < 0);
+    QObject::connect(combo->lineEdit(), &QLineEdit::editingFinished, q, [this, node] {
+        const auto [uri, stored] = descriptorState(node);
+        markDescriptor(node, uri, !uri.isEmpty() && !stored);
         announceEdit(node);
     });
     node->input = combo;
     return combo;
+}
+
+std::pair<QString, bool> SchemaForm::Private::descriptorState(Node *node)
+{
+    const std::optional<Json> value = scalarValue(node);
+    if (!value)
+        return {QString(), false};
+    const QString uri = QString::fromStdString(value->get<std::string>());
+    const auto *combo = static_cast<QComboBox *>(node->input);
+    return {uri, combo->findData(uri, Qt::UserRole, Qt::MatchFixedString) >= 0};
 }
 
 void SchemaForm::Private::markDescriptor(Node *node, const QString &uri, bool unknown)
