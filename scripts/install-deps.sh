@@ -17,6 +17,8 @@ packages=(
   fonts-dejavu-core
   # The results grid's .xlsx export, and unzip to read such files back in tests.
   libxlsxwriter-dev unzip
+  # The submission report test reads its PDF back (pdfinfo, pdftotext, pdftoppm).
+  poppler-utils
   # Spreadsheet import: minizip opens the .xlsx zip container (its XML parts are read with
   # QXmlStreamReader). Not QuaZip: it exports its own zipOpen3 & co., which libxlsxwriter's calls
   # into the system minizip then reach, and the .xlsx export crashes in any program with both.

@@ -350,6 +350,10 @@ int compareCompiledSchemaWithFullWay(const Model &model, const ResourceSchema &r
 }
 
 const char *const kBackBeforeResourceKeys =
+    // Version 26's packs, imported results, acknowledgements and submissions (rule_results keeps
+    // its wider CHECK, which an older version's rows all pass).
+    "DROP VIEW imported_results; DROP TABLE external_results; DROP TABLE result_sources;"
+    "DROP TABLE rule_packs; DROP TABLE acknowledgements; DROP TABLE submissions;"
     // Version 25's merge bases and conflicts.
     "DROP VIEW open_sync_conflicts; DROP TABLE sync_conflicts;"
     "ALTER TABLE sync_remote_ids DROP COLUMN base_etag; ALTER TABLE sync_remote_ids DROP COLUMN base_seq;"

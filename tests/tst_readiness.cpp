@@ -111,11 +111,15 @@ private Q_SLOTS:
 
         const ReadinessReport report = computeReadiness(f.database().connection());
         QVERIFY(!report.ready);
-        QCOMPARE(report.reasons.size(), std::size_t(2));
+        // A warning blocks until someone acknowledges it; info never does.
+        QCOMPARE(report.reasons.size(), std::size_t(3));
         QCOMPARE(QString::fromStdString(report.reasons[0]), QStringLiteral("2 drafts in Student"));
         QCOMPARE(QString::fromStdString(report.reasons[1]), QStringLiteral("2 fatal results in StudentSchoolAssociation"));
+        QCOMPARE(QString::fromStdString(report.reasons[2]),
+                 QStringLiteral("1 unacknowledged warning in StudentSchoolAssociation"));
         QCOMPARE(QString::fromStdString(report.verdictText()),
-                 QStringLiteral("Not ready: 2 drafts in Student, 2 fatal results in StudentSchoolAssociation"));
+                 QStringLiteral("Not ready: 2 drafts in Student, 2 fatal results in StudentSchoolAssociation, "
+                                "1 unacknowledged warning in StudentSchoolAssociation"));
         const ResourceReadiness *ssa = rowOf(report, "StudentSchoolAssociation");
         QCOMPARE(ssa->fatal, 2);
         QCOMPARE(ssa->warning, 1);
@@ -142,7 +146,7 @@ private Q_SLOTS:
         // The JSON carries the same.
         const Json json = report.toJson();
         QCOMPARE(json["ready"].get<bool>(), false);
-        QCOMPARE(json["reasons"].size(), std::size_t(2));
+        QCOMPARE(json["reasons"].size(), std::size_t(3));
     }
 
     void changesSinceTheNewestExportCountPerDocument()

@@ -2,6 +2,7 @@
 // the bulk-edit and mapping dialogs from preview to apply to undo, double-click navigation, and
 // the view exported to CSV and .xlsx and read back cell by cell.
 #include "AppSession.h"
+#include "ExternalResults.h"
 #include "MainWindow.h"
 #include "Prompt.h"
 #include "ResultsGrid.h"
@@ -9,6 +10,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QHeaderView>
 #include <QProcess>
@@ -384,6 +386,77 @@ private Q_SLOTS:
         // Offscreen picture of the grid, for a look at how it reads.
         const QString shot = QDir(QStringLiteral(STEWARD_SCREENSHOT_DIR)).filePath(QStringLiteral("resultsgrid.png"));
         QVERIFY(grid.grab().save(shot));
+    }
+
+    // The state's results sit beside Steward's own: the source facet picks them out, and a warning
+    // among them is acknowledged through the reason field and the button.
+    void stateResultsWithTheSourceFacetAndAnAcknowledgement()
+    {
+        const QString file = m_dir->filePath(QStringLiteral("state.jsonl"));
+        {
+            QFile out(file);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(Json{{"rule", "10010-0001"}, {"severity", "W"}, {"message", "Campus web site missing"}, {"id", m_schoolId}}
+                          .dump()
+                          .c_str());
+            out.write("\n");
+            out.write(Json{{"rule", "10010-0002"}, {"severity", "F"}, {"message", "Campus not in AskTED"}, {"id", m_schoolId}}
+                          .dump()
+                          .c_str());
+            out.write("\n");
+        }
+        ResultsImportOptions options;
+        options.runAt = "2099-01-01";
+        const ResultsImportReport imported =
+            importExternalResults(m_session->database(), m_session->model(), file.toStdString(), nullptr, options);
+        QCOMPARE(imported.matched, std::int64_t(2));
+
+        ResultsGrid grid(m_session.get());
+        QAbstractItemModelTester tester(grid.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        grid.resize(1260, 520);
+        grid.show();
+        waitLoaded(grid.model());
+        QCOMPARE(grid.model()->rowCount(), 8);
+        QComboBox *source = grid.facetCombo(static_cast<int>(ResultsGridModel::Facet::Source));
+        const int stateIndex = source->findText(QStringLiteral("state, file state.jsonl, run 2099-01-01 (2)"));
+        QVERIFY2(stateIndex > 0, qPrintable(source->itemText(1)));
+        source->setCurrentIndex(stateIndex);
+        QCOMPARE(grid.model()->rowCount(), 2);
+
+        int warningRow = -1;
+        for (int r = 0; r < grid.model()->rowCount(); ++r)
+            if (grid.model()->rowAt(r).severity == "warning")
+                warningRow = r;
+        QVERIFY(warningRow >= 0);
+        QVERIFY(!grid.acknowledgeButton()->isEnabled());
+        grid.view()->selectRow(warningRow);
+        QVERIFY(!grid.acknowledgeButton()->isEnabled()); // no reason yet
+        QTest::keyClicks(grid.acknowledgeReason(), QStringLiteral("Site goes live in January"));
+        QVERIFY(grid.acknowledgeButton()->isEnabled());
+        QSignalSpy reloaded(grid.model(), &ResultsGridModel::loaded);
+        QTest::mouseClick(grid.acknowledgeButton(), Qt::LeftButton);
+        QVERIFY(reloaded.wait(kWaitMs));
+        QCOMPARE(grid.model()->rowCount(), 2);
+        bool sawAcknowledged = false;
+        for (int r = 0; r < grid.model()->rowCount(); ++r) {
+            const QString status = grid.model()->index(r, ResultsGridModel::StatusColumn).data().toString();
+            if (grid.model()->rowAt(r).severity == "warning") {
+                QVERIFY2(status.startsWith(QStringLiteral("acknowledged by ")) && status.endsWith("Site goes live in January"),
+                         qPrintable(status));
+                sawAcknowledged = true;
+            }
+        }
+        QVERIFY(sawAcknowledged);
+        QVERIFY(grid.acknowledgeReason()->text().isEmpty());
+        source->setCurrentIndex(0);
+        QVERIFY(grid.grab().save(QDir(QStringLiteral(STEWARD_SCREENSHOT_DIR)).filePath(QStringLiteral("resultsgrid-state.png"))));
+        // The fatal one cannot be: the button stays off for it.
+        for (int r = 0; r < grid.model()->rowCount(); ++r)
+            if (grid.model()->rowAt(r).severity == "fatal")
+                grid.view()->selectRow(r);
+        QTest::keyClicks(grid.acknowledgeReason(), QStringLiteral("We disagree"));
+        QVERIFY(!grid.acknowledgeButton()->isEnabled());
+        QCOMPARE(acknowledgements(m_session->database().connection()).size(), std::size_t(1));
     }
 
     void exportCsvAndXlsxReadBack()

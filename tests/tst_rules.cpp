@@ -330,8 +330,8 @@ void TestRules::packErrorsNameTheRule_data()
     QTest::addColumn<QString>("expected");
     QTest::newRow("unknown rule field") << QString::fromStdString(packText("SELECT id FROM students", {{"colour", "red"}}))
                                         << "rule EVIL-1: the rule has an unknown field \"colour\"";
-    QTest::newRow("bad severity") << QString::fromStdString(packText("SELECT id FROM students", {{"severity", "error"}}))
-                                  << "rule EVIL-1: severity \"error\" is not one of fatal, warning, info";
+    QTest::newRow("bad severity") << QString::fromStdString(packText("SELECT id FROM students", {{"severity", "critical"}}))
+                                  << "rule EVIL-1: severity \"critical\" is not one of fatal, error, warning, info";
     QTest::newRow("unknown resource")
         << QString::fromStdString(packText("SELECT id FROM students", {{"resource", "Pupil"}}))
         << "rule EVIL-1: resource \"Pupil\" is not a resource of the model";

@@ -66,6 +66,8 @@ int commandClients(const CliContext &context, const std::vector<std::string> &ar
 int commandServe(const CliContext &context, const std::vector<std::string> &args);
 int commandRules(const CliContext &context, const std::vector<std::string> &args);
 int commandStatus(const CliContext &context, const std::vector<std::string> &args);
+int commandSubmission(const CliContext &context, const std::vector<std::string> &args);
+int commandReport(const CliContext &context, const std::vector<std::string> &args);
 
 // Readiness of what export / sync push is about to send (resources: its --resource names, empty for
 // all): ready → true; not ready → a warning on stderr and true, or with strict the refusal on stderr

@@ -2,6 +2,7 @@
 #include "Cli.h"
 
 #include "Engine.h"
+#include "ExternalResults.h"
 #include "RowMapping.h"
 #include "Spreadsheet.h"
 
@@ -15,6 +16,8 @@ const char *const kMappingHelp =
     "Usage: steward-cli [--db PATH] [--schema PATH]... mapping suggest FILE --resource PROJECT/RESOURCE\n"
     "                   [--sheet NAME] [--rows N]\n"
     "       steward-cli [--schema PATH]... mapping check MAPPING [FILE]\n"
+    "       steward-cli [--schema PATH]... mapping suggest FILE --results [--resource PROJECT/RESOURCE] [--sheet NAME]\n"
+    "       steward-cli [--schema PATH]... mapping check MAPPING --results [FILE]\n"
     "\n"
     "suggest  prints a first mapping (JSON) for a spreadsheet (.csv, .tsv, .txt or .xlsx) and one\n"
     "         resource: each column matched to a field by its header (case, spaces and punctuation set\n"
@@ -24,6 +27,9 @@ const char *const kMappingHelp =
     "         steward-cli import FILE --mapping map.json\n"
     "check    reads a mapping against the model (and, with FILE, against its header) and says what\n"
     "         is wrong, naming the place.\n"
+    "--results  the same for a results mapping: how a state portal's export of validation results\n"
+    "         reads (rule, severity, message, school year, school, the record's Ed-Fi id or natural key\n"
+    "         columns); steward-cli rules import-results FILE --mapping map.json reads it.\n"
     "\n"
     "Options:\n"
     "  --resource PROJECT/RESOURCE   (suggest) the resource the rows become, as its endpoint: ed-fi/students\n"
@@ -51,6 +57,66 @@ const ResourceSchema *resourceNamed(const Model &model, const std::string &name)
     return model.findByPath(!name.empty() && name.front() == '/' ? name.substr(1) : name);
 }
 
+std::unique_ptr<SheetReader> openOrSay(const std::string &path, char delimiter, const std::string &sheet)
+{
+    std::string error;
+    std::unique_ptr<SheetReader> reader = openSheet(path, delimiter, sheet, &error);
+    if (!reader)
+        std::cerr << "steward-cli: mapping: " << error << "\n";
+    return reader;
+}
+
+int resultsMapping(const Model &model, const std::string &action, const std::vector<std::string> &positional,
+                   const std::string &resourceName, const std::string &sheet, int sampleRows)
+{
+    if (action == "check") {
+        if (positional.empty() || positional.size() > 2)
+            return usageError("mapping", "mapping check --results takes MAPPING and optionally the results file");
+        try {
+            const ResultsMapping mapping = loadResultsMapping(positional[0], model);
+            if (positional.size() == 2) {
+                std::unique_ptr<SheetReader> reader = openOrSay(positional[1], mapping.delimiter, mapping.sheet);
+                if (!reader)
+                    return kExitFailed;
+                const HeaderIndex header(reader->header());
+                for (const auto &[role, column] : mapping.columns)
+                    if (header.find(column) == std::string::npos)
+                        throw ResultsImportError("columns." + role + ": '" + column + "' is not in the header of "
+                                                 + positional[1]);
+                for (const auto &[resource, keys] : mapping.keys)
+                    checkColumns(keys, reader->header());
+            }
+            std::cout << positional[0] << ": a results mapping; fits"
+                      << (positional.size() == 2 ? " " + positional[1] : std::string(" the model")) << "\n";
+            return kExitOk;
+        } catch (const std::runtime_error &e) {
+            std::cerr << "steward-cli: mapping: " << e.what() << "\n";
+            return kExitFailed;
+        }
+    }
+    if (action != "suggest")
+        return usageError("mapping", "unknown mapping action '" + action + "' (suggest, check)");
+    if (positional.size() != 1)
+        return usageError("mapping", "mapping suggest --results takes one results file");
+    const ResourceSchema *resource = nullptr;
+    if (!resourceName.empty() && (resource = resourceNamed(model, resourceName)) == nullptr)
+        return usageError("mapping", "'" + resourceName + "' is not a resource of the model");
+    std::unique_ptr<SheetReader> reader = openOrSay(positional[0], 0, sheet);
+    if (!reader)
+        return kExitFailed;
+    std::vector<SheetRow> rows;
+    SheetRow row;
+    while (static_cast<int>(rows.size()) < sampleRows && reader->next(row))
+        rows.push_back(row);
+    ResultsMappingSuggestion suggestion = suggestResultsMapping(reader->header(), rows, resource);
+    if (!sheet.empty())
+        suggestion.mapping["sheet"] = sheet;
+    std::cout << suggestion.mapping.dump(2) << "\n";
+    for (const std::string &line : suggestion.unmatched)
+        std::cerr << "steward-cli: mapping: " << line << "\n";
+    return kExitOk;
+}
+
 } // namespace
 
 int commandMapping(const CliContext &context, const std::vector<std::string> &args)
@@ -64,6 +130,7 @@ int commandMapping(const CliContext &context, const std::vector<std::string> &ar
     std::string resourceName;
     std::string sheet;
     int sampleRows = 200;
+    bool results = false;
     for (std::size_t i = 1; i < args.size(); ++i) {
         const std::string &arg = args[i];
         if (arg == "--resource" || arg == "--sheet" || arg == "--rows") {
@@ -76,6 +143,8 @@ int commandMapping(const CliContext &context, const std::vector<std::string> &ar
                 sheet = value;
             else if (!parseCount(value, 1, 100000, sampleRows))
                 return usageError("mapping", "--rows takes a number from 1 to 100000");
+        } else if (arg == "--results") {
+            results = true;
         } else if (arg.rfind("--", 0) == 0) {
             return usageError("mapping", "unknown option '" + arg + "'");
         } else {
@@ -86,6 +155,8 @@ int commandMapping(const CliContext &context, const std::vector<std::string> &ar
     if (!model)
         return kExitUsage;
 
+    if (results)
+        return resultsMapping(*model, action, positional, resourceName, sheet, sampleRows);
     if (action == "check") {
         if (positional.empty() || positional.size() > 2)
             return usageError("mapping", "mapping check takes MAPPING and optionally the spreadsheet");

@@ -1,5 +1,6 @@
 #include "Cli.h"
 #include "Readiness.h"
+#include "Submissions.h"
 
 #include <SQLiteCpp/Exception.h>
 
@@ -11,14 +12,18 @@ using namespace steward;
 namespace {
 
 const char *const kStatusHelp =
-    "Usage: steward-cli [--db PATH] [--schema PATH]... status [--resource R]... [--json] [--strict]\n"
+    "Usage: steward-cli [--db PATH] [--schema PATH]... status [--resource R]... [--submission] [--json] [--strict]\n"
     "\n"
-    "Tells whether the data is ready to submit. For each resource: stored documents, drafts, business-rule\n"
-    "results (fatal, warning, info), documents changed since the newest export, and documents changed since\n"
-    "each sync target's last push. The verdict is \"Ready to submit\" when the scope holds no drafts and no\n"
-    "fatal results; otherwise \"Not ready:\" and why (\"12 drafts in Student\").\n"
+    "Tells whether the data is ready to submit. For each resource: stored documents, drafts, results of\n"
+    "Steward's rules and of imported state results (fatal, error, warning with how many are acknowledged,\n"
+    "info, and state results whose record changed since the state's run: resubmit to clear them),\n"
+    "documents changed since the newest export, and documents changed since each sync target's last push.\n"
+    "The verdict is \"Ready to submit\" when the scope holds no drafts, no fatal or error results, no\n"
+    "unacknowledged warnings and no open sync conflicts; otherwise \"Not ready:\" and why (\"12 drafts in\n"
+    "Student\").\n"
     "\n"
     "Options:\n"
+    "  --submission   also the last signed-off submission (steward-cli submission) and what changed since.\n"
     "  --resource R   only this resource: endpoint (\"students\"), resource name (\"Student\") or\n"
     "                 \"ed-fi/students\"; repeatable. Default: every resource.\n"
     "  --json         print the report as one JSON object instead of a table.\n"
@@ -46,15 +51,17 @@ void printTable(const ReadinessReport &report)
     std::cout << (report.exported ? "newest export covers changes up to " + std::to_string(report.exportedUpTo)
                                   : std::string("nothing exported yet"))
               << "\n\n";
-    std::vector<std::string> header = {"resource", "documents", "drafts", "fatal", "warning", "info", "not exported"};
+    std::vector<std::string> header = {"resource", "documents", "drafts",       "fatal",   "error",
+                                       "warning",  "ack'd",     "info",   "resubmit", "not exported"};
     for (std::size_t t = 0; t < report.targets.size(); ++t)
         header.push_back("not synced " + std::to_string(t + 1));
     std::vector<std::vector<std::string>> rows;
     for (const ResourceReadiness &r : report.resources) {
-        std::vector<std::string> row = {r.project + "/" + r.resource, std::to_string(r.documents),
-                                        std::to_string(r.drafts),     std::to_string(r.fatal),
-                                        std::to_string(r.warning),    std::to_string(r.info),
-                                        std::to_string(r.changesNotExported)};
+        std::vector<std::string> row = {r.project + "/" + r.resource,  std::to_string(r.documents),
+                                        std::to_string(r.drafts),      std::to_string(r.fatal),
+                                        std::to_string(r.error),       std::to_string(r.warning),
+                                        std::to_string(r.acknowledged), std::to_string(r.info),
+                                        std::to_string(r.awaitingResubmit), std::to_string(r.changesNotExported)};
         for (std::int64_t count : r.changesNotSynced)
             row.push_back(std::to_string(count));
         rows.push_back(std::move(row));
@@ -75,7 +82,27 @@ void printTable(const ReadinessReport &report)
         printRow(row);
     if (rows.empty())
         std::cout << "(no documents, drafts or results)\n";
+    if (report.unmatchedImported > 0)
+        std::cout << "\n" << report.unmatchedImported
+                  << " imported result(s) match no stored record (steward-cli rules results --unmatched)\n";
     std::cout << "\n" << report.verdictText() << "\n";
+}
+
+void printSubmissionStatus(const SubmissionStatus &status)
+{
+    if (!status.last) {
+        std::cout << "\nNo submission signed off yet (steward-cli submission sign).\n";
+        return;
+    }
+    std::cout << "\nLast submission: " << status.last->summary() << "\n"
+              << "  verdict then: " << status.last->verdict.value("verdict", std::string()) << "\n";
+    if (status.changedTotal == 0) {
+        std::cout << "  nothing changed since\n";
+        return;
+    }
+    std::cout << "  changed since: " << status.changedTotal << " document(s)\n";
+    for (const auto &[name, count] : status.changedSince)
+        std::cout << "    " << name << ": " << count << "\n";
 }
 
 } // namespace
@@ -117,12 +144,15 @@ int commandStatus(const CliContext &context, const std::vector<std::string> &arg
     std::vector<std::string> resources;
     bool json = false;
     bool strict = false;
+    bool submission = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &arg = args[i];
         if (arg == "--json") {
             json = true;
         } else if (arg == "--strict") {
             strict = true;
+        } else if (arg == "--submission") {
+            submission = true;
         } else if (arg == "--resource") {
             if (i + 1 >= args.size() || args[i + 1].empty())
                 return usageError("status", "--resource needs a value");
@@ -148,10 +178,19 @@ int commandStatus(const CliContext &context, const std::vector<std::string> &arg
         std::cerr << "steward-cli: database error: " << database->path() << ": " << e.what() << "\n";
         return kExitUsage;
     }
-    if (json)
-        std::cout << report.toJson().dump(2) << "\n";
-    else
+    SubmissionStatus last;
+    if (submission)
+        last = submissionStatus(database->connection());
+    if (json) {
+        Json out = report.toJson();
+        if (submission)
+            out["submission"] = last.toJson();
+        std::cout << out.dump(2) << "\n";
+    } else {
         printTable(report);
+        if (submission)
+            printSubmissionStatus(last);
+    }
     std::cout << std::flush;
     return strict && !report.ready ? kExitFailed : kExitOk;
 }

@@ -2,6 +2,7 @@
 #include "Cli.h"
 
 #include <QCoreApplication>
+#include <QGuiApplication>
 #include <QSaveFile>
 
 #include <csignal>
@@ -44,8 +45,10 @@ const char *const kUsage =
     "  restore --from FILE  replace the database's content with a backup\n"
     "  serve [--port N]    answer Ed-Fi API requests over HTTP (OAuth2 client credentials)\n"
     "  clients add NAME    create a client for serve (also: clients list, clients remove NAME)\n"
-    "  rules run|list|results  check business rules (rule packs) and list what fails them\n"
+    "  rules run|list|...  business rules: versioned rule packs, the state's results, acknowledgements\n"
     "  status [--strict]   per resource: documents, drafts, rule results, unsent changes; ready to submit?\n"
+    "  submission sign|list  sign off what went out (a batch or a push) with the verdict then\n"
+    "  report --out FILE.pdf  a page per school: documents, results by severity and rule, changes since\n"
     "  duplicates          list likely duplicate students/staff (also: duplicates distinct ID1 ID2)\n"
     "  merge --keep ID --drop ID   merge two documents: referrers move to the kept one\n"
     "  change-identity ID --set FIELD=VALUE   change identifying values; referrers follow\n"
@@ -153,9 +156,33 @@ bool wantsHelp(const std::vector<std::string> &args)
     return false;
 }
 
+// The report draws text into a PDF, which needs fonts and so a QGuiApplication; every other command
+// stays a QCoreApplication that needs no display.
+std::unique_ptr<QCoreApplication> makeApplication(int &argc, char *argv[])
+{
+    bool report = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--db" || arg == "--schema") {
+            ++i;
+            continue;
+        }
+        if (arg.rfind("-", 0) != 0) {
+            report = arg == "report";
+            break;
+        }
+    }
+    if (!report)
+        return std::make_unique<QCoreApplication>(argc, argv);
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
+        && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    return std::make_unique<QGuiApplication>(argc, argv);
+}
+
 int main(int argc, char *argv[])
 {
-    QCoreApplication app(argc, argv);
+    const std::unique_ptr<QCoreApplication> app = makeApplication(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("steward"));
     QCoreApplication::setApplicationVersion(QStringLiteral(STEWARD_VERSION));
 
@@ -198,7 +225,7 @@ int main(int argc, char *argv[])
         {"check", commandCheck},       {"backup", commandBackup},           {"restore", commandRestore},
         {"serve", commandServe},       {"clients", commandClients},
         {"rules", commandRules},
-        {"status", commandStatus},
+        {"status", commandStatus},     {"submission", commandSubmission}, {"report", commandReport},
         {"duplicates", commandDuplicates}, {"merge", commandMerge}, {"change-identity", commandChangeIdentity},
         {"causes", commandCauses},     {"delete", commandDelete},    {"find", commandFind},        {"mapping", commandMapping},           {"repoint", commandRepoint},
         {"fix", commandFix},

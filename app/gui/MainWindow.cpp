@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 
 #include "Prompt.h"
+#include "SubmissionReport.h"
 
 #include "AppSession.h"
 #include "BlockedDeleteDialog.h"
@@ -115,6 +116,7 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Import…"), QKeySequence(tr("Ctrl+I")), this, &MainWindow::importFilesDialog);
     file->addAction(tr("Import s&preadsheet…"), this, &MainWindow::importSpreadsheetDialog);
     file->addAction(tr("&Export validated batch…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportBatchDialog);
+    file->addAction(tr("Export repor&t (PDF)…"), this, &MainWindow::exportReportDialog);
     file->addSeparator();
     QMenu *model = file->addMenu(tr("&Model"));
     model->addAction(tr("Embedded &starter model"), this, [this] { chooseModelDialog(true); });
@@ -889,6 +891,28 @@ void MainWindow::runImport(steward::ImportOptions options)
     if (t.drafts > 0)
         text += tr("\nDrafts are listed under each resource's Drafts tab with their reasons.");
     Prompt::inform(this, tr("Import"), text);
+}
+
+void MainWindow::exportReportDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export the submission report"),
+                                                      QStringLiteral("submission-report.pdf"), tr("PDF (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    steward::Database *database = &m_session->database();
+    const steward::Model *model = &m_session->model();
+    // Read on a worker (a million documents take a few seconds); drawn here, where fonts live.
+    const steward::SubmissionReportData data = runWithProgress<steward::SubmissionReportData>(
+        this, tr("Reading the report…"), [database, model](const std::function<bool(int, int)> &) {
+            return steward::gatherSubmissionReport(database->connection(), *model);
+        });
+    QString error;
+    if (!steward::writeSubmissionReportPdf(data, path, &error))
+        Prompt::inform(this, tr("Export report"), error);
+    else
+        statusBar()->showMessage(tr("Report written to %1: %n page(s).", nullptr, static_cast<int>(data.pages.size() + 1))
+                                     .arg(QDir::toNativeSeparators(path)),
+                                 8000);
 }
 
 void MainWindow::exportBatchDialog()

@@ -84,6 +84,7 @@ public Q_SLOTS:
     // Tools > Run rules: the starter rule pack on a worker thread, then a summary.
     void runRules();
     void exportBatchDialog();
+    void exportReportDialog();
     void refreshCounts();
     void showReadiness();
     void openDuplicatesDialog();

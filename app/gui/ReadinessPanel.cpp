@@ -78,6 +78,7 @@ QVariant ReadinessModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ForegroundRole) {
         // What blocks submission stands out; the rest reads as plain counts.
         if ((column == DraftsColumn && row.drafts > 0) || (column == FatalColumn && row.fatal > 0)
+            || (column == ErrorColumn && row.error > 0) || (column == WarningColumn && row.warning > row.acknowledged)
             || (column == ConflictsColumn && row.conflicts > 0))
             return QColor(0xb0, 0x20, 0x20);
         return {};
@@ -93,10 +94,17 @@ QVariant ReadinessModel::data(const QModelIndex &index, int role) const
         return QVariant::fromValue<qlonglong>(row.drafts);
     case FatalColumn:
         return QVariant::fromValue<qlonglong>(row.fatal);
+    case ErrorColumn:
+        return QVariant::fromValue<qlonglong>(row.error);
     case WarningColumn:
+        // "5 (3 ack'd)": acknowledged warnings no longer block.
+        if (row.acknowledged > 0 && role == Qt::DisplayRole)
+            return tr("%1 (%2 ack'd)").arg(row.warning).arg(row.acknowledged);
         return QVariant::fromValue<qlonglong>(row.warning);
     case InfoColumn:
         return QVariant::fromValue<qlonglong>(row.info);
+    case ResubmitColumn:
+        return QVariant::fromValue<qlonglong>(row.awaitingResubmit);
     case NotExportedColumn:
         return QVariant::fromValue<qlonglong>(row.changesNotExported);
     case ConflictsColumn:
@@ -129,10 +137,14 @@ QVariant ReadinessModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Drafts");
     case FatalColumn:
         return tr("Fatal");
+    case ErrorColumn:
+        return tr("Errors");
     case WarningColumn:
         return tr("Warnings");
     case InfoColumn:
         return tr("Info");
+    case ResubmitColumn:
+        return tr("Fixed, to resubmit");
     case NotExportedColumn:
         return tr("Not exported");
     case ConflictsColumn:
@@ -207,7 +219,7 @@ void ReadinessPanel::showReport(const steward::ReadinessReport &report, const QS
     steward::ReadinessReport ordered = report;
     std::stable_sort(ordered.resources.begin(), ordered.resources.end(),
                      [](const steward::ResourceReadiness &a, const steward::ResourceReadiness &b) {
-                         return (a.drafts + a.fatal > 0) > (b.drafts + b.fatal > 0);
+                         return (a.drafts + a.fatal + a.error > 0) > (b.drafts + b.fatal + b.error > 0);
                      });
     m_model->setReport(ordered);
     m_view->resizeColumnsToContents();

@@ -16,8 +16,8 @@ class ReadinessModel : public QAbstractTableModel
     Q_OBJECT
 
 public:
-    enum Column { ResourceColumn, DocumentsColumn, DraftsColumn, FatalColumn, WarningColumn, InfoColumn,
-                  NotExportedColumn, ConflictsColumn, FirstSyncColumn };
+    enum Column { ResourceColumn, DocumentsColumn, DraftsColumn, FatalColumn, ErrorColumn, WarningColumn, InfoColumn,
+                  ResubmitColumn, NotExportedColumn, ConflictsColumn, FirstSyncColumn };
 
     explicit ReadinessModel(QObject *parent = nullptr);
 

@@ -1,6 +1,8 @@
 #include "ResultsGrid.h"
 
 #include "AppSession.h"
+#include "Engine.h"
+#include "ExternalResults.h"
 #include "Prompt.h"
 #include "Progress.h"
 #include "ResultsGridModel.h"
@@ -29,7 +31,9 @@ namespace {
 
 using Facet = ResultsGridModel::Facet;
 
-constexpr Facet kFacetOrder[] = {Facet::Resource, Facet::Cause, Facet::Severity, Facet::Field, Facet::Kind};
+constexpr Facet kFacetOrder[] = {Facet::Resource, Facet::Cause, Facet::Severity, Facet::Source, Facet::Field,
+                                 Facet::Kind};
+static_assert(std::size(kFacetOrder) == ResultsGridModel::kFacetCount);
 
 QString valueText(const steward::Json &value)
 {
@@ -60,6 +64,8 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
     , m_view(new QTableView(this))
     , m_countLabel(new QLabel(this))
     , m_bulkEditButton(new QPushButton(tr("Bulk edit…"), this))
+    , m_ackReason(new QLineEdit(this))
+    , m_ackButton(new QPushButton(tr("Acknowledge"), this))
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
@@ -114,8 +120,27 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
     for (QPushButton *button : {m_bulkEditButton, mapButton, undoButton, exportButton, refreshButton})
         buttons->addWidget(button);
     buttons->addStretch(1);
+    // A warning the steward has reasons to keep: acknowledged, it stops blocking readiness.
+    m_ackReason->setObjectName(QStringLiteral("acknowledgeReason"));
+    m_ackReason->setPlaceholderText(tr("Why the selected warnings may stand"));
+    m_ackReason->setMinimumWidth(180);
+    m_ackButton->setObjectName(QStringLiteral("acknowledge"));
+    m_ackButton->setToolTip(tr("Acknowledge the selected warnings with this reason: they stop blocking readiness. "
+                               "Fatal and error results must be fixed."));
     layout->addLayout(buttons);
+    // Its own row: beside the fix buttons it would not fit a 1280-pixel window.
+    auto *acknowledgeRow = new QHBoxLayout;
+    acknowledgeRow->addWidget(m_ackReason, 1);
+    acknowledgeRow->addWidget(m_ackButton);
+    layout->addLayout(acknowledgeRow);
     m_bulkEditButton->setEnabled(false);
+    m_ackButton->setEnabled(false);
+    connect(m_ackButton, &QPushButton::clicked, this, &ResultsGrid::acknowledgeSelection);
+    connect(m_ackReason, &QLineEdit::textChanged, this, &ResultsGrid::updateButtons);
+    connect(m_ackReason, &QLineEdit::returnPressed, this, [this] {
+        if (m_ackButton->isEnabled())
+            acknowledgeSelection();
+    });
 
     connect(m_bulkEditButton, &QPushButton::clicked, this, &ResultsGrid::bulkEditSelection);
     connect(mapButton, &QPushButton::clicked, this, &ResultsGrid::mapDescriptorValue);
@@ -123,10 +148,9 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
     connect(exportButton, &QPushButton::clicked, this, &ResultsGrid::exportViewDialog);
     connect(refreshButton, &QPushButton::clicked, this, &ResultsGrid::reload);
     connect(m_view, &QAbstractItemView::doubleClicked, this, &ResultsGrid::activateRow);
-    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            [this] { m_bulkEditButton->setEnabled(m_view->selectionModel()->hasSelection()); });
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ResultsGrid::updateButtons);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
-        m_bulkEditButton->setEnabled(false);
+        updateButtons();
         m_countLabel->setText(tr("%1 of %2 row(s)").arg(m_model->rowCount()).arg(m_model->totalRows()));
     });
     connect(m_model, &ResultsGridModel::loaded, this, [this] {
@@ -142,6 +166,54 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
 void ResultsGrid::reload()
 {
     m_model->reload();
+}
+
+namespace {
+
+bool acknowledgeable(const steward::QualityRow &row)
+{
+    return (row.kind == steward::QualityRow::Kind::Rule || row.kind == steward::QualityRow::Kind::Imported)
+           && row.severity == "warning" && !row.docId.empty() && !row.acknowledged;
+}
+
+} // namespace
+
+void ResultsGrid::updateButtons()
+{
+    const QModelIndexList selected = m_view->selectionModel()->selectedRows();
+    m_bulkEditButton->setEnabled(!selected.isEmpty());
+    const bool anyWarning = std::any_of(selected.begin(), selected.end(), [this](const QModelIndex &index) {
+        return acknowledgeable(m_model->rowAt(index.row()));
+    });
+    m_ackButton->setEnabled(anyWarning && !m_ackReason->text().trimmed().isEmpty());
+}
+
+void ResultsGrid::acknowledgeSelection()
+{
+    const std::string reason = m_ackReason->text().trimmed().toStdString();
+    if (reason.empty())
+        return;
+    int done = 0;
+    QStringList refused;
+    for (const QModelIndex &index : m_view->selectionModel()->selectedRows()) {
+        const steward::QualityRow &row = m_model->rowAt(index.row());
+        if (!acknowledgeable(row))
+            continue;
+        try {
+            steward::acknowledgeResult(m_session->database(), row.origin, row.cause, row.docId, reason,
+                                       steward::currentOsUser());
+            ++done;
+        } catch (const std::exception &e) {
+            refused << QString::fromStdString(e.what());
+        }
+    }
+    if (!refused.isEmpty())
+        Prompt::inform(this, tr("Acknowledge"), refused.join(QLatin1Char('\n')));
+    if (done > 0) {
+        m_ackReason->clear();
+        Q_EMIT fixApplied(tr("Acknowledged %n warning(s)", nullptr, done));
+        reload();
+    }
 }
 
 void ResultsGrid::refreshFacets()

@@ -18,8 +18,10 @@ class QTableView;
 class QTableWidget;
 class ResultsGridModel;
 
-// The "Data quality" tab: drafts, rule results and sync conflicts with facet filters, bulk edits with a preview,
-// descriptor mapping, undo of the last fix, and export of what is shown to CSV or .xlsx.
+// The "Data quality" tab: drafts, results of Steward's rules and of imported sources (the state's)
+// and sync conflicts with facet filters (the source among them), acknowledgement of warnings with a
+// reason, bulk edits with a preview, descriptor mapping, undo of the last fix, and export of what is
+// shown to CSV or .xlsx.
 class ResultsGrid : public QWidget
 {
     Q_OBJECT
@@ -30,6 +32,8 @@ public:
     ResultsGridModel *model() const { return m_model; }
     QTableView *view() const { return m_view; }
     QComboBox *facetCombo(int facet) const { return m_facets[facet]; }
+    QLineEdit *acknowledgeReason() const { return m_ackReason; }
+    QPushButton *acknowledgeButton() const { return m_ackButton; }
 
     // The documents and drafts behind the selected rows (each once).
     steward::EditSelection selectedTargets() const;
@@ -43,6 +47,8 @@ public Q_SLOTS:
     void mapDescriptorValue();
     void undoLastFix();
     void exportViewDialog();
+    // Acknowledges the selected warnings with the reason typed beside the button.
+    void acknowledgeSelection();
 
 Q_SIGNALS:
     void openDocument(const QString &id);
@@ -53,13 +59,16 @@ Q_SIGNALS:
 private:
     void refreshFacets();
     void activateRow(const QModelIndex &index);
+    void updateButtons();
 
     AppSession *m_session;
     ResultsGridModel *m_model;
     QTableView *m_view;
-    std::array<QComboBox *, 5> m_facets{};
+    std::array<QComboBox *, 6> m_facets{};
     QLabel *m_countLabel;
     QPushButton *m_bulkEditButton;
+    QLineEdit *m_ackReason;
+    QPushButton *m_ackButton;
     bool m_refreshingFacets = false;
 };
 

@@ -48,6 +48,8 @@ QString ResultsGridModel::facetName(Facet facet)
         return tr("Rule or cause");
     case Facet::Field:
         return tr("Field");
+    case Facet::Source:
+        return tr("Source");
     }
     return {};
 }
@@ -56,9 +58,17 @@ QString ResultsGridModel::facetValue(const steward::QualityRow &row, Facet facet
 {
     switch (facet) {
     case Facet::Kind:
-        return row.kind == steward::QualityRow::Kind::Draft ? tr("draft")
-               : row.kind == steward::QualityRow::Kind::Rule ? tr("rule")
-                                                             : tr("sync conflict");
+        switch (row.kind) {
+        case steward::QualityRow::Kind::Draft:
+            return tr("draft");
+        case steward::QualityRow::Kind::Rule:
+            return tr("rule");
+        case steward::QualityRow::Kind::Imported:
+            return tr("imported result");
+        case steward::QualityRow::Kind::Conflict:
+            return tr("sync conflict");
+        }
+        return {};
     case Facet::Severity:
         return QString::fromStdString(row.severity);
     case Facet::Resource:
@@ -67,6 +77,8 @@ QString ResultsGridModel::facetValue(const steward::QualityRow &row, Facet facet
         return QString::fromStdString(row.cause);
     case Facet::Field:
         return QString::fromStdString(row.field);
+    case Facet::Source:
+        return QString::fromStdString(row.source);
     }
     return {};
 }
@@ -86,6 +98,10 @@ QString ResultsGridModel::cellText(const steward::QualityRow &row, int column) c
         return facetValue(row, Facet::Cause);
     case FieldColumn:
         return facetValue(row, Facet::Field);
+    case StatusColumn:
+        return QString::fromStdString(row.status);
+    case SourceColumn:
+        return facetValue(row, Facet::Source);
     case MessageColumn:
         return QString::fromStdString(row.message);
     default:
@@ -126,6 +142,10 @@ QVariant ResultsGridModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Rule or problem type");
     case FieldColumn:
         return tr("Field");
+    case StatusColumn:
+        return tr("Status");
+    case SourceColumn:
+        return tr("Source");
     case MessageColumn:
         return tr("Message");
     default:

@@ -13,7 +13,7 @@
 #include <array>
 #include <vector>
 
-// Drafts and business-rule results as one table, filtered by facets. Rows are read on a worker
+// Drafts, results (Steward's rules' and imported ones) and sync conflicts as one table, filtered by facets. Rows are read on a worker
 // thread with a read-only connection; a newer reload makes an older one's answer stale.
 class ResultsGridModel : public QAbstractTableModel
 {
@@ -28,6 +28,8 @@ public:
         KeyColumn,
         CauseColumn,
         FieldColumn,
+        StatusColumn,
+        SourceColumn,
         MessageColumn,
         ColumnCount,
     };
@@ -39,8 +41,9 @@ public:
         Resource,
         Cause,
         Field,
+        Source,
     };
-    static constexpr int kFacetCount = 5;
+    static constexpr int kFacetCount = 6;
 
     explicit ResultsGridModel(QString databasePath, QObject *parent = nullptr);
     ~ResultsGridModel() override;

@@ -14,16 +14,20 @@
 
 namespace steward {
 
-namespace {
-
-// "Student ID" -> "studentid": what header and field names are compared by.
-std::string folded(const std::string &text)
+std::string foldedName(const std::string &text)
 {
     std::string out;
     for (char c : text)
         if (std::isalnum(static_cast<unsigned char>(c)))
             out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
+}
+
+namespace {
+
+std::string folded(const std::string &text)
+{
+    return foldedName(text);
 }
 
 // "gradeLevels[0].gradeLevelDescriptor" -> {"gradeLevels", "[0]", "gradeLevelDescriptor"}; empty when malformed.

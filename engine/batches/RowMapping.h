@@ -83,6 +83,9 @@ struct MappedDocument
     std::string error;
 };
 
+// "Student ID" -> "studentid": how header and field names are compared.
+std::string foldedName(const std::string &text);
+
 // A header's columns by name (compared without case, spacing and punctuation), worked out once.
 class HeaderIndex
 {

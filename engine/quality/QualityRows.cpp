@@ -1,6 +1,7 @@
 #include "QualityRows.h"
 
 #include "Database.h"
+#include "ExternalResults.h"
 #include "Json.h"
 
 #include <SQLiteCpp/Statement.h>
@@ -35,6 +36,7 @@ std::vector<QualityRow> readQualityRows(SQLite::Database &db)
         base.kind = QualityRow::Kind::Draft;
         base.severity = "fatal";
         base.draftId = drafts.getColumn(0).getInt64();
+        base.source = "Steward (drafts)";
         base.project = drafts.getColumn(1).getString();
         base.resource = drafts.getColumn(2).getString();
         base.docId = drafts.getColumn(3).isNull() ? std::string() : drafts.getColumn(3).getString();
@@ -70,18 +72,25 @@ std::vector<QualityRow> readQualityRows(SQLite::Database &db)
             rows.push_back(std::move(base));
         }
     }
-    SQLite::Statement results(db, "SELECT severity, project, resource, natural_key, doc_id, rule_id, message "
-                                  "FROM rule_results ORDER BY result_id");
-    while (results.executeStep()) {
+    for (const QualityResult &result : readQualityResults(db)) {
         QualityRow row;
-        row.kind = QualityRow::Kind::Rule;
-        row.severity = results.getColumn(0).getString();
-        row.project = results.getColumn(1).getString();
-        row.resource = results.getColumn(2).getString();
-        row.key = results.getColumn(3).getString();
-        row.docId = results.getColumn(4).getString();
-        row.cause = results.getColumn(5).getString();
-        row.message = results.getColumn(6).getString();
+        row.kind = result.originKind == "rules" ? QualityRow::Kind::Rule : QualityRow::Kind::Imported;
+        row.severity = result.severity;
+        row.project = result.project;
+        row.resource = result.resource;
+        row.key = result.docId.empty() ? "row " + std::to_string(result.row) : result.naturalKey;
+        row.docId = result.docId;
+        row.cause = result.ruleId;
+        row.message = result.message;
+        row.source = result.originLabel;
+        row.origin = result.origin;
+        row.acknowledged = result.acknowledged;
+        if (result.acknowledged)
+            row.status = "acknowledged by " + result.ackActor + ": " + result.ackReason;
+        else if (result.changedSince)
+            row.status = "changed since: resubmit to clear";
+        else if (!result.unmatched.empty())
+            row.status = "matches no record: " + result.unmatched;
         rows.push_back(std::move(row));
     }
     SQLite::Statement conflicts(db, "SELECT c.id, c.project, c.resource, c.kind, c.reason, t.url, d.natural_key "
@@ -97,6 +106,7 @@ std::vector<QualityRow> readQualityRows(SQLite::Database &db)
         row.cause = "sync conflict: " + conflicts.getColumn(3).getString();
         row.message = conflicts.getColumn(4).getString() + " (with " + conflicts.getColumn(5).getString() + ")";
         row.key = conflicts.getColumn(6).isNull() ? "(deleted here)" : conflicts.getColumn(6).getString();
+        row.source = "sync with " + conflicts.getColumn(5).getString();
         rows.push_back(std::move(row));
     }
     return rows;

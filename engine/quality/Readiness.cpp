@@ -58,8 +58,11 @@ Json ReadinessReport::toJson() const
                         {"documents", r.documents},
                         {"drafts", r.drafts},
                         {"fatal", r.fatal},
+                        {"error", r.error},
                         {"warning", r.warning},
+                        {"acknowledged", r.acknowledged},
                         {"info", r.info},
+                        {"awaitingResubmit", r.awaitingResubmit},
                         {"changesNotExported", r.changesNotExported},
                         {"changesNotSynced", synced},
                         {"conflicts", r.conflicts}});
@@ -74,6 +77,7 @@ Json ReadinessReport::toJson() const
             {"exported", exported},
             {"exportedUpTo", exportedUpTo},
             {"targets", targetList},
+            {"unmatchedImported", unmatchedImported},
             {"resources", rows}};
 }
 
@@ -128,16 +132,37 @@ ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const R
                 r->drafts = query.getColumn(2).getInt64();
     }
     {
-        SQLite::Statement query(db, "SELECT project, resource, severity, COUNT(*) FROM rule_results "
-                                    "GROUP BY project, resource, severity");
+        // Steward's results and the imported ones on stored documents, each with whether it was
+        // acknowledged and whether it waits for a resubmission.
+        SQLite::Statement query(
+            db, "WITH x AS (SELECT project, resource, severity, pack_id AS origin, rule_id, doc_id, 0 AS changed"
+                "           FROM rule_results"
+                "           UNION ALL SELECT project, resource, severity, source, rule_id, doc_id, changed_since"
+                "           FROM imported_results WHERE doc_id IS NOT NULL)"
+                " SELECT x.project, x.resource, x.severity, x.changed,"
+                "        EXISTS (SELECT 1 FROM acknowledgements a WHERE a.origin = x.origin AND a.rule_id = x.rule_id"
+                "                AND a.doc_id = x.doc_id) AS acked, COUNT(*)"
+                " FROM x GROUP BY 1, 2, 3, 4, 5");
         while (query.executeStep()) {
             ResourceReadiness *r = row({query.getColumn(0).getString(), query.getColumn(1).getString()});
             if (r == nullptr)
                 continue;
             const std::string severity = query.getColumn(2).getString();
-            const std::int64_t count = query.getColumn(3).getInt64();
-            (severity == "fatal" ? r->fatal : severity == "warning" ? r->warning : r->info) += count;
+            const std::int64_t count = query.getColumn(5).getInt64();
+            if (query.getColumn(3).getInt() != 0) {
+                r->awaitingResubmit += count;
+                continue;
+            }
+            (severity == "fatal" ? r->fatal : severity == "error" ? r->error : severity == "warning" ? r->warning : r->info)
+                += count;
+            if (severity == "warning" && query.getColumn(4).getInt() != 0)
+                r->acknowledged += count;
         }
+    }
+    {
+        SQLite::Statement query(db, "SELECT COUNT(*) FROM external_results WHERE doc_id IS NULL");
+        query.executeStep();
+        report.unmatchedImported = query.getColumn(0).getInt64();
     }
     {
         SQLite::Statement query(db, "SELECT COUNT(*), COALESCE(MAX(seq_to), 0) FROM batches");
@@ -190,6 +215,13 @@ ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const R
     for (const ResourceReadiness &r : report.resources)
         if (r.fatal > 0)
             report.reasons.push_back(plural(r.fatal, "fatal result", "fatal results") + " in " + r.resource);
+    for (const ResourceReadiness &r : report.resources)
+        if (r.error > 0)
+            report.reasons.push_back(plural(r.error, "error", "errors") + " in " + r.resource);
+    for (const ResourceReadiness &r : report.resources)
+        if (r.warning > r.acknowledged)
+            report.reasons.push_back(plural(r.warning - r.acknowledged, "unacknowledged warning", "unacknowledged warnings")
+                                     + " in " + r.resource);
     for (const ReadinessTarget &target : report.targets)
         if (target.conflicts > 0)
             report.reasons.push_back(plural(target.conflicts, "unresolved sync conflict", "unresolved sync conflicts")

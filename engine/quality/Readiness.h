@@ -27,9 +27,15 @@ struct ResourceReadiness
     std::string resource;
     std::int64_t documents = 0;
     std::int64_t drafts = 0;
+    // Results of Steward's rules and of imported sources (the state's), on stored documents. An
+    // imported result whose document changed after the source's run waits for the next submission
+    // to clear it and is counted in awaitingResubmit only.
     std::int64_t fatal = 0;
+    std::int64_t error = 0;
     std::int64_t warning = 0;
     std::int64_t info = 0;
+    std::int64_t acknowledged = 0; // of the warnings: acknowledged with a reason, so they do not block
+    std::int64_t awaitingResubmit = 0;
     // Documents (deleted ones included) whose last change came after the newest export's seq_to.
     std::int64_t changesNotExported = 0;
     // Per ReadinessReport::targets, in the same order: documents changed after that target's
@@ -46,9 +52,11 @@ struct ReadinessReport
     bool exported = false;        // whether any batch was ever exported
     std::int64_t exportedUpTo = 0; // the newest batch's seq_to
     std::vector<std::string> scope; // "Project/Resource" names given; empty: everything
-    // Ready to submit: no drafts, no fatal rule results and no open sync conflicts in the scope.
+    // Ready to submit: no drafts, no fatal or error results, no warning left unacknowledged and no
+    // open sync conflicts in the scope.
     bool ready = true;
     std::vector<std::string> reasons; // "12 drafts in Student", "3 fatal results in StudentSchoolAssociation"
+    std::int64_t unmatchedImported = 0; // imported results that match no stored document (they do not block)
 
     std::string verdictText() const; // "Ready to submit" or "Not ready: <reasons>"
     Json toJson() const;

@@ -1,5 +1,7 @@
 #include "Rules.h"
 
+#include "DocumentJournal.h"
+
 #include <SQLiteCpp/Statement.h>
 #include <sqlite3.h>
 
@@ -19,9 +21,11 @@ namespace steward {
 
 namespace {
 
-const std::set<std::string> kSeverities = {"fatal", "warning", "info"};
-const std::set<std::string> kPackFields = {"id", "title", "version"};
-const std::set<std::string> kRuleFields = {"id", "severity", "resource", "title", "message", "fix", "dependsOn", "sql"};
+const std::set<std::string> kSeverities = {"fatal", "error", "warning", "info"};
+const std::set<std::string> kPackFields = {"id", "title", "version", "publisher"};
+const std::set<std::string> kRuleFields = {"id",   "severity",  "resource",    "title",      "message",
+                                           "fix",  "dependsOn", "schoolYears", "collections", "sql"};
+const char *const kStarterPackId = "steward-starter";
 const std::set<std::string> kTopFields = {"pack", "rules"};
 
 // The temp table an incremental run fills with the changed documents of one resource.
@@ -32,11 +36,6 @@ const char *const kChangesTable = "steward_rule_changes";
 const char *const kCheckedTable = "steward_rule_checked";
 // Per rule: the failing documents, their natural keys and messages, until writeResults stores them.
 const char *const kFoundTable = "steward_rule_found";
-
-std::string nowText()
-{
-    return QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
-}
 
 std::string sqlText(const std::string &text)
 {
@@ -145,6 +144,11 @@ RulePack parseRulePack(const std::string &file, const std::string &text, const M
     pack.id = requiredText(file, "", header, "id", "\"pack\"");
     pack.title = requiredText(file, "", header, "title", "\"pack\"");
     pack.version = requiredText(file, "", header, "version", "\"pack\"");
+    if (auto publisher = header.find("publisher"); publisher != header.end()) {
+        if (!publisher->is_string())
+            throw RulePackError(file, "", "\"pack\": \"publisher\" must be text");
+        pack.publisher = publisher->get<std::string>();
+    }
     if (!isValidRuleId(pack.id))
         throw RulePackError(file, "", "pack id \"" + pack.id + "\" may hold only letters, digits, '-', '_' and '.'");
 
@@ -166,7 +170,7 @@ RulePack parseRulePack(const std::string &file, const std::string &text, const M
         rule.severity = requiredText(file, ruleId, entry, "severity", "the rule");
         if (kSeverities.count(rule.severity) == 0)
             throw RulePackError(file, ruleId,
-                                "severity \"" + rule.severity + "\" is not one of fatal, warning, info");
+                                "severity \"" + rule.severity + "\" is not one of fatal, error, warning, info");
         rule.resource = requiredText(file, ruleId, entry, "resource", "the rule");
         rule.schema = findResource(model, rule.resource);
         if (!rule.schema)
@@ -205,13 +209,34 @@ RulePack parseRulePack(const std::string &file, const std::string &text, const M
                 rule.dependsOnSchemas.push_back(target);
             }
         }
+        if (auto years = entry.find("schoolYears"); years != entry.end()) {
+            if (!years->is_array())
+                throw RulePackError(file, ruleId, "\"schoolYears\" must be an array of years such as 2026");
+            for (const Json &year : *years) {
+                if (!year.is_number_integer() || year.get<int>() < 1900 || year.get<int>() > 2200)
+                    throw RulePackError(file, ruleId,
+                                        "\"schoolYears\" holds " + year.dump() + ", which is not a school year such as 2026");
+                rule.schoolYears.push_back(year.get<int>());
+            }
+        }
+        if (auto collections = entry.find("collections"); collections != entry.end()) {
+            if (!collections->is_array())
+                throw RulePackError(file, ruleId, "\"collections\" must be an array of collection names");
+            for (const Json &collection : *collections) {
+                if (!collection.is_string() || collection.get<std::string>().empty())
+                    throw RulePackError(file, ruleId,
+                                        "\"collections\" holds " + collection.dump() + ", which is not a collection name");
+                rule.collections.push_back(collection.get<std::string>());
+            }
+        }
         pack.rules.push_back(std::move(rule));
     }
     if (pack.rules.empty())
         throw RulePackError(file, "", "the pack has no rules");
 
+    pack.content = dumpJson(document);
     QCryptographicHash hash(QCryptographicHash::Sha256);
-    const std::string canonical = dumpJson(document) + "\n" + model.describe();
+    const std::string canonical = pack.content + "\n" + model.describe();
     hash.addData(QByteArrayView(canonical.data(), static_cast<qsizetype>(canonical.size())));
     pack.hash = hash.result().toHex().toStdString();
     return pack;
@@ -234,6 +259,223 @@ RulePack loadStarterRulePack(const Model &model)
     if (!file.open(QIODevice::ReadOnly))
         throw RulePackError(resourcePath.toStdString(), "", "the embedded starter pack is missing from this build");
     return parseRulePack("starter pack", file.readAll().toStdString(), model);
+}
+
+bool Rule::appliesTo(int schoolYear, const std::string &collection) const
+{
+    if (schoolYear != 0 && !schoolYears.empty()
+        && std::find(schoolYears.begin(), schoolYears.end(), schoolYear) == schoolYears.end())
+        return false;
+    if (collection.empty() || collections.empty())
+        return true;
+    return std::any_of(collections.begin(), collections.end(),
+                       [&](const std::string &name) { return toLower(name) == toLower(collection); });
+}
+
+RulePack scopedRulePack(const RulePack &pack, int schoolYear, const std::string &collection)
+{
+    if (schoolYear == 0 && collection.empty())
+        return pack;
+    RulePack scoped = pack;
+    scoped.rules.clear();
+    for (const Rule &rule : pack.rules)
+        if (rule.appliesTo(schoolYear, collection))
+            scoped.rules.push_back(rule);
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    const std::string named = pack.hash + "\nscope " + std::to_string(schoolYear) + " " + toLower(collection);
+    hash.addData(QByteArrayView(named.data(), static_cast<qsizetype>(named.size())));
+    scoped.hash = hash.result().toHex().toStdString();
+    return scoped;
+}
+
+int compareVersions(const std::string &a, const std::string &b)
+{
+    auto parts = [](const std::string &text) {
+        std::vector<std::string> out(1);
+        for (char c : text)
+            if (c == '.' || c == '-')
+                out.emplace_back();
+            else
+                out.back().push_back(c);
+        return out;
+    };
+    const std::vector<std::string> left = parts(a);
+    const std::vector<std::string> right = parts(b);
+    for (std::size_t i = 0; i < std::max(left.size(), right.size()); ++i) {
+        const std::string x = i < left.size() ? left[i] : "0";
+        const std::string y = i < right.size() ? right[i] : "0";
+        const bool numbers = !x.empty() && !y.empty() && x.size() <= 18 && y.size() <= 18
+                             && std::all_of(x.begin(), x.end(), ::isdigit) && std::all_of(y.begin(), y.end(), ::isdigit);
+        if (numbers) {
+            const long long p = std::stoll(x);
+            const long long q = std::stoll(y);
+            if (p != q)
+                return p < q ? -1 : 1;
+        } else if (x != y) {
+            return x < y ? -1 : 1;
+        }
+    }
+    return 0;
+}
+
+std::vector<RulePackChange> diffRulePacks(const RulePack &older, const RulePack &newer)
+{
+    std::map<std::string, const Rule *> before;
+    for (const Rule &rule : older.rules)
+        before[rule.id] = &rule;
+    std::vector<RulePackChange> changes;
+    std::set<std::string> seen;
+    for (const Rule &rule : newer.rules) {
+        seen.insert(rule.id);
+        auto it = before.find(rule.id);
+        if (it == before.end()) {
+            changes.push_back({rule.id, "added", "", rule.severity});
+            continue;
+        }
+        const Rule &old = *it->second;
+        if (old.severity != rule.severity)
+            changes.push_back({rule.id, "severity", old.severity, rule.severity});
+        else if (old.sql != rule.sql || old.message != rule.message || old.fix != rule.fix || old.title != rule.title
+                 || old.schoolYears != rule.schoolYears || old.collections != rule.collections
+                 || old.dependsOn != rule.dependsOn)
+            changes.push_back({rule.id, "changed", "", ""});
+    }
+    for (const Rule &rule : older.rules)
+        if (seen.count(rule.id) == 0)
+            changes.push_back({rule.id, "removed", rule.severity, ""});
+    return changes;
+}
+
+namespace {
+
+std::string sha256Hex(const std::string &text)
+{
+    return QCryptographicHash::hash(QByteArrayView(text.data(), static_cast<qsizetype>(text.size())),
+                                    QCryptographicHash::Sha256)
+        .toHex()
+        .toStdString();
+}
+
+// Stored versions of one pack, oldest first.
+std::vector<std::pair<std::string, std::string>> storedVersions(SQLite::Database &db, const std::string &packId)
+{
+    SQLite::Statement query(db, "SELECT version, content FROM rule_packs WHERE pack_id = ?");
+    query.bind(1, packId);
+    std::vector<std::pair<std::string, std::string>> versions;
+    while (query.executeStep())
+        versions.emplace_back(query.getColumn(0).getString(), query.getColumn(1).getString());
+    std::sort(versions.begin(), versions.end(),
+              [](const auto &a, const auto &b) { return compareVersions(a.first, b.first) < 0; });
+    return versions;
+}
+
+} // namespace
+
+RulePackImport importRulePack(Database &database, const RulePack &pack, const std::string &actor, const Model &model)
+{
+    SQLite::Database &db = database.connection();
+    ImmediateTransaction transaction(db);
+    RulePackImport outcome;
+    const std::vector<std::pair<std::string, std::string>> versions = storedVersions(db, pack.id);
+    // Every rule id each earlier version gave, with its resource, and whether the newest of them still has it.
+    std::map<std::string, std::pair<std::string, std::string>> everUsed; // id -> (resource, version)
+    std::optional<RulePack> newestOlder;
+    for (const auto &[version, content] : versions) {
+        if (version == pack.version) {
+            if (sha256Hex(content) != sha256Hex(pack.content))
+                throw RulePackError(pack.file, "",
+                                    "version " + pack.version + " of pack " + pack.id
+                                        + " is stored already with other rules; give the changed pack a new version");
+            outcome.alreadyStored = true;
+            continue;
+        }
+        if (compareVersions(version, pack.version) > 0)
+            continue;
+        RulePack older = parseRulePack(pack.id + "@" + version, content, model);
+        for (const Rule &rule : older.rules)
+            everUsed[rule.id] = {rule.resource, version};
+        newestOlder = std::move(older);
+    }
+    if (newestOlder) {
+        outcome.previousVersion = newestOlder->version;
+        outcome.changes = diffRulePacks(*newestOlder, pack);
+        std::set<std::string> current;
+        for (const Rule &rule : newestOlder->rules)
+            current.insert(rule.id);
+        for (const Rule &rule : pack.rules) {
+            auto it = everUsed.find(rule.id);
+            if (it == everUsed.end())
+                continue;
+            if (it->second.first != rule.resource)
+                throw RulePackError(pack.file, rule.id,
+                                    "version " + it->second.second + " used this id for a rule on " + it->second.first
+                                        + "; a rule id is never reused, give this rule a new one");
+            if (current.count(rule.id) == 0)
+                throw RulePackError(pack.file, rule.id,
+                                    "this id was retired after version " + it->second.second
+                                        + "; a rule id is never reused, give this rule a new one");
+        }
+    }
+    if (outcome.alreadyStored)
+        return outcome;
+    SQLite::Statement insert(db, "INSERT INTO rule_packs (pack_id, version, title, content, content_sha, imported_at,"
+                                 " imported_by) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    insert.bind(1, pack.id);
+    insert.bind(2, pack.version);
+    insert.bind(3, pack.title);
+    insert.bind(4, pack.content);
+    insert.bind(5, sha256Hex(pack.content));
+    insert.bind(6, nowUtcText());
+    insert.bind(7, actor);
+    insert.exec();
+    transaction.commit();
+    return outcome;
+}
+
+std::vector<StoredRulePack> storedRulePacks(SQLite::Database &db)
+{
+    SQLite::Statement query(db, "SELECT pack_id, version, title, imported_at, imported_by FROM rule_packs");
+    std::vector<StoredRulePack> packs;
+    while (query.executeStep())
+        packs.push_back({query.getColumn(0).getString(), query.getColumn(1).getString(),
+                         query.getColumn(2).getString(), query.getColumn(3).getString(),
+                         query.getColumn(4).getString()});
+    std::sort(packs.begin(), packs.end(), [](const StoredRulePack &a, const StoredRulePack &b) {
+        return a.id != b.id ? a.id < b.id : compareVersions(a.version, b.version) < 0;
+    });
+    return packs;
+}
+
+RulePack loadStoredRulePack(SQLite::Database &db, const std::string &packId, const std::string &version,
+                            const Model &model)
+{
+    const std::vector<std::pair<std::string, std::string>> versions = storedVersions(db, packId);
+    for (auto it = versions.rbegin(); it != versions.rend(); ++it)
+        if (version.empty() || it->first == version)
+            return parseRulePack(packId + "@" + it->first, it->second, model);
+    std::string known;
+    for (const auto &[stored, content] : versions)
+        known += (known.empty() ? "" : ", ") + stored;
+    throw RulePackError(packId + (version.empty() ? "" : "@" + version), "",
+                        versions.empty() ? "no such pack is stored (steward-cli rules import FILE stores one)"
+                                         : "no such version is stored (stored: " + known + ")");
+}
+
+RulePack resolveRulePack(SQLite::Database *db, const std::string &name, const Model &model)
+{
+    if (name.empty() || name == "starter")
+        return loadStarterRulePack(model);
+    // The starter pack's id: a version of it imported here, else the one built in.
+    if (name == kStarterPackId && (db == nullptr || storedVersions(*db, kStarterPackId).empty()))
+        return loadStarterRulePack(model);
+    if (QFile::exists(QString::fromStdString(name)))
+        return loadRulePack(name, model);
+    const std::size_t at = name.find('@');
+    const std::string id = name.substr(0, at);
+    const std::string version = at == std::string::npos ? std::string() : name.substr(at + 1);
+    if (db == nullptr || !isValidRuleId(id))
+        throw RulePackError(name, "", "no such file or stored pack");
+    return loadStoredRulePack(*db, id, version, model);
 }
 
 std::vector<RuleView> ruleViews(const Model &model)
@@ -305,7 +547,7 @@ Json RuleRunReport::toJson() const
                            {"failing", stats.failing},
                            {"ms", std::round(stats.milliseconds * 10) / 10}});
     Json totals = Json::object();
-    for (const char *severity : {"fatal", "warning", "info"}) {
+    for (const char *severity : {"fatal", "error", "warning", "info"}) {
         auto it = totalsBySeverity.find(severity);
         totals[severity] = it == totalsBySeverity.end() ? 0 : it->second;
     }
@@ -929,7 +1171,7 @@ void RuleRunner::writeResults(const std::vector<RuleOutcome> &outcomes, RuleRunR
 {
     SQLite::Database &db = m_database.connection();
     SQLite::Database &reader = m_reader->connection();
-    const std::string now = nowText();
+    const std::string now = nowUtcText();
     ImmediateTransaction transaction(db);
     // Begun after the writer holds the write lock, the reader sees rule_results as the writer found
     // them (nobody else can commit now) and never the writer's own changes, so its lists stay
@@ -1081,7 +1323,7 @@ std::vector<RuleResult> readRuleResults(SQLite::Database &db, const RuleResultFi
         sql += " AND severity = :severity";
     if (!filter.ruleId.empty())
         sql += " AND rule_id = :rule";
-    sql += " ORDER BY CASE severity WHEN 'fatal' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, rule_id, resource,"
+    sql += " ORDER BY CASE severity WHEN 'fatal' THEN 0 WHEN 'error' THEN 1 WHEN 'warning' THEN 2 ELSE 3 END, rule_id, resource,"
            " natural_key, doc_id";
     if (filter.limit > 0)
         sql += " LIMIT " + std::to_string(filter.limit);

@@ -31,15 +31,21 @@ private:
 struct Rule
 {
     std::string id;       // stable: results are kept per rule id
-    std::string severity; // "fatal", "warning" or "info"
+    std::string severity; // "fatal", "error", "warning" or "info"
     std::string resource; // the resource whose documents the rule checks, e.g. "StudentSchoolAssociation"
     std::string title;
     std::string message;  // may name result columns in braces: "Exit date {exitWithdrawDate} ..."
     std::string fix;      // what to do about it
     std::vector<std::string> dependsOn; // other resources whose changes make the rule re-check everything
+    // Where the rule applies; empty: every school year, every collection ("Fall enrollment").
+    std::vector<int> schoolYears;
+    std::vector<std::string> collections;
     std::string sql;      // one SELECT over the rule views returning at least an `id` column
     const ResourceSchema *schema = nullptr;
     std::vector<const ResourceSchema *> dependsOnSchemas;
+
+    // Whether the rule applies to that school year (0: any) and collection (empty: any).
+    bool appliesTo(int schoolYear, const std::string &collection) const;
 };
 
 struct RulePack
@@ -48,9 +54,58 @@ struct RulePack
     std::string id;
     std::string title;
     std::string version;
+    std::string publisher; // who issues it ("Grand Bend ISD", a state agency); may be empty
     std::string hash; // SHA-256 over the pack's content and the model: a different one re-checks everything
+    std::string content; // the pack file as one canonical JSON text: what is stored and exported
     std::vector<Rule> rules;
 };
+
+// The rules of a pack that apply to a school year (0: any) and a collection (empty: any). Its hash
+// names the scope, so a run in another scope checks everything again.
+RulePack scopedRulePack(const RulePack &pack, int schoolYear, const std::string &collection);
+
+// -1, 0 or 1: versions compared part by part ("1.10.0" after "1.9.2"; parts that are not numbers
+// compare as text).
+int compareVersions(const std::string &a, const std::string &b);
+
+// What a newer version of a pack changed.
+struct RulePackChange
+{
+    std::string ruleId;
+    std::string kind; // "added", "removed", "severity" (from -> to) or "changed" (anything else)
+    std::string from;
+    std::string to;
+};
+std::vector<RulePackChange> diffRulePacks(const RulePack &older, const RulePack &newer);
+
+struct StoredRulePack
+{
+    std::string id;
+    std::string version;
+    std::string title;
+    std::string importedAt;
+    std::string importedBy;
+};
+
+struct RulePackImport
+{
+    bool alreadyStored = false;       // the same id, version and content were there: nothing written
+    std::string previousVersion;      // the newest version stored before, if any
+    std::vector<RulePackChange> changes; // against previousVersion
+};
+
+// Stores a pack (every version is kept) in one BEGIN IMMEDIATE. Refuses (RulePackError) a version
+// stored already with other content, and a rule id an earlier version used for another resource or
+// retired: a rule id is never reused, so results and acknowledgements keep their meaning.
+RulePackImport importRulePack(Database &database, const RulePack &pack, const std::string &actor, const Model &model);
+// Every stored version, by pack id, oldest version first; any connection.
+std::vector<StoredRulePack> storedRulePacks(SQLite::Database &db);
+// A stored pack by id and version (empty: the newest stored); RulePackError when there is none.
+RulePack loadStoredRulePack(SQLite::Database &db, const std::string &packId, const std::string &version,
+                            const Model &model);
+// The pack a name gives: an existing file, "starter" or the starter pack's id, or a stored pack
+// ("id" for its newest version, "id@version" for one).
+RulePack resolveRulePack(SQLite::Database *db, const std::string &name, const Model &model);
 
 // Strict: an unknown or missing field, a bad severity, a duplicate rule id or a resource the
 // model does not have is a RulePackError naming the file and the rule.

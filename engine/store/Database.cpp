@@ -737,6 +737,112 @@ CREATE VIEW open_sync_conflicts AS
     SELECT * FROM sync_conflicts s WHERE s.resolved_op IS NULL
         OR EXISTS (SELECT 1 FROM edit_operations o WHERE o.op_id = s.resolved_op AND o.undone_at IS NOT NULL);
 )SQL",
+    // Version 26: the state's verdict. Rule packs a steward imported are kept whole, every version,
+    // so they can be exported, listed and compared; rules may now say "error" (a state's level
+    // between fatal and warning), so rule_results is rebuilt for its CHECK (nothing points at it).
+    // Results a state portal exported come in per source and replace that source's earlier ones;
+    // each keeps the row it came from and, when it matched a document, that document's change_seq
+    // then, so a later edit shows as "changed since". Warnings acknowledged with a reason stop
+    // blocking readiness (per origin: a pack's id or a results source's name); a submission ties what went out to the verdict and who signed it off.
+    R"SQL(
+CREATE TABLE rule_results_v26 (
+    result_id   INTEGER PRIMARY KEY,
+    pack_id     TEXT NOT NULL,
+    rule_id     TEXT NOT NULL,
+    severity    TEXT NOT NULL CHECK (severity IN ('fatal', 'error', 'warning', 'info')),
+    project     TEXT NOT NULL,
+    resource    TEXT NOT NULL,
+    doc_id      TEXT NOT NULL,
+    natural_key TEXT NOT NULL,
+    message     TEXT NOT NULL,
+    found_at    TEXT NOT NULL,
+    UNIQUE (pack_id, rule_id, doc_id)
+);
+INSERT INTO rule_results_v26 SELECT result_id, pack_id, rule_id, severity, project, resource, doc_id, natural_key,
+    message, found_at FROM rule_results;
+DROP TABLE rule_results;
+ALTER TABLE rule_results_v26 RENAME TO rule_results;
+CREATE INDEX rule_results_by_document ON rule_results(doc_id);
+CREATE INDEX rule_results_by_resource ON rule_results(project, resource, severity);
+
+CREATE TABLE rule_packs (
+    pack_id     TEXT NOT NULL,
+    version     TEXT NOT NULL,
+    title       TEXT NOT NULL,
+    content     TEXT NOT NULL,
+    content_sha TEXT NOT NULL,
+    imported_at TEXT NOT NULL,
+    imported_by TEXT NOT NULL,
+    PRIMARY KEY (pack_id, version)
+) WITHOUT ROWID;
+
+CREATE TABLE result_sources (
+    source_id   INTEGER PRIMARY KEY AUTOINCREMENT,
+    name        TEXT NOT NULL UNIQUE,
+    file        TEXT NOT NULL,
+    file_sha    TEXT NOT NULL,
+    run_at      TEXT,
+    imported_at TEXT NOT NULL,
+    imported_by TEXT NOT NULL,
+    row_count   INTEGER NOT NULL,
+    matched     INTEGER NOT NULL
+);
+
+CREATE TABLE external_results (
+    source_id   INTEGER NOT NULL REFERENCES result_sources(source_id) ON DELETE CASCADE,
+    row_number  INTEGER NOT NULL,
+    rule_id     TEXT NOT NULL,
+    severity    TEXT NOT NULL CHECK (severity IN ('fatal', 'error', 'warning', 'info')),
+    message     TEXT NOT NULL,
+    school_year TEXT NOT NULL,
+    school_id   TEXT NOT NULL,
+    project     TEXT NOT NULL,
+    resource    TEXT NOT NULL,
+    doc_id      TEXT,
+    natural_key TEXT NOT NULL,
+    seq_at_run  INTEGER,
+    unmatched   TEXT,
+    PRIMARY KEY (source_id, row_number)
+) WITHOUT ROWID;
+CREATE INDEX external_results_by_document ON external_results(doc_id) WHERE doc_id IS NOT NULL;
+-- Imported results with their source, and whether the document changed after the source's run
+-- (edited since it was matched, edited after the run date, or deleted): a fix that waits for the
+-- next submission to clear it.
+CREATE VIEW imported_results AS
+    SELECT e.source_id, e.row_number, e.rule_id, e.severity, e.message, e.school_year, e.school_id, e.project,
+           e.resource, e.doc_id, e.natural_key, e.seq_at_run, e.unmatched, s.name AS source, s.file, s.run_at,
+           s.imported_at,
+           CASE WHEN e.doc_id IS NULL THEN 0
+                WHEN d.doc_key IS NULL THEN 1
+                WHEN d.change_seq > e.seq_at_run THEN 1
+                WHEN s.run_at IS NOT NULL AND d.last_modified > s.run_at THEN 1
+                ELSE 0 END AS changed_since
+    FROM external_results e JOIN result_sources s ON s.source_id = e.source_id
+    LEFT JOIN document_rows d ON e.doc_id IS NOT NULL AND d.id = steward_id_key(e.doc_id);
+
+CREATE TABLE acknowledgements (
+    origin  TEXT NOT NULL,
+    rule_id TEXT NOT NULL,
+    doc_id  TEXT NOT NULL,
+    reason  TEXT NOT NULL,
+    actor   TEXT NOT NULL,
+    at      TEXT NOT NULL,
+    PRIMARY KEY (origin, rule_id, doc_id)
+) WITHOUT ROWID;
+
+CREATE TABLE submissions (
+    submission_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind          TEXT NOT NULL CHECK (kind IN ('export', 'push')),
+    what          TEXT NOT NULL,
+    seq_from      INTEGER NOT NULL,
+    seq_to        INTEGER NOT NULL,
+    verdict       TEXT NOT NULL,
+    acknowledged  TEXT NOT NULL,
+    signed_by     TEXT NOT NULL,
+    signed_at     TEXT NOT NULL,
+    note          TEXT NOT NULL
+);
+)SQL",
 };
 
 // The last migration that rebuilds a table other tables point at: foreign keys must be off while
