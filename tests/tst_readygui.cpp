@@ -8,6 +8,9 @@
 #include "MainWindow.h"
 #include "Prompt.h"
 #include "ReadinessPanel.h"
+#include "Rules.h"
+#include "Submissions.h"
+#include "Exporter.h"
 #include "ReferencesPane.h"
 #include "ResultsGrid.h"
 #include "RootCausesPanel.h"
@@ -186,15 +189,77 @@ private Q_SLOTS:
         QTRY_VERIFY(refreshed.count() >= 1);
         QCOMPARE(panel.banner()->text(), QStringLiteral("Ready to submit"));
         QVERIFY(panel.model()->rowCount() > 10);
+        QCOMPARE(panel.submissionLabel()->text(), QStringLiteral("No submission signed off yet."));
 
-        const int before = refreshed.count();
+        // A signed-off export shows under the banner, and what changes after it is counted there.
+        ExportOptions exportOptions;
+        exportOptions.outDir = dir.filePath(QStringLiteral("batch")).toStdString();
+        QVERIFY(exportBatch(session->database(), session->model(), exportOptions).ok);
+        signOffExport(session->database(), "", "A. Steward", "");
+        int before = refreshed.count();
+        panel.refresh();
+        QTRY_VERIFY(refreshed.count() > before);
+        QVERIFY2(panel.submissionLabel()->text().contains(QStringLiteral("Last submission: export of batch"))
+                     && panel.submissionLabel()->text().contains(QStringLiteral("Nothing changed since.")),
+                 qPrintable(panel.submissionLabel()->text()));
+
+        before = refreshed.count();
         session->saveDraft(*session->model().findByName("Ed-Fi", "Student"), QStringLiteral("{\"studentUniqueId\""),
                            QString(), 0);
         QTRY_VERIFY(refreshed.count() > before);
         QCOMPARE(panel.banner()->text(), QStringLiteral("Not ready: 1 draft in Student"));
+        Json descriptor{{"namespace", "uri://ed-fi.org/SexDescriptor"}, {"codeValue", "Other"}, {"shortDescription", "Other"}};
+        before = refreshed.count();
+        QCOMPARE(session->request("POST", "/ed-fi/sexDescriptors", descriptor).status, 201);
+        QTRY_VERIFY(refreshed.count() > before);
+        QVERIFY2(panel.submissionLabel()->text().contains(QStringLiteral("Changed since: 1 document(s) (1 SexDescriptor)")),
+                 qPrintable(panel.submissionLabel()->text()));
         QImage shot = panel.grab().toImage();
         QVERIFY(!shot.isNull());
         shot.save(QDir::temp().filePath(QStringLiteral("steward-readiness.png"))); // for a look by eye
+    }
+
+    // The Tools menu's rule pack, state results and sign-off, once their files and names are chosen.
+    void stateResultsRulePackAndSignOffFromTheWindow()
+    {
+        QTemporaryDir dir;
+        std::unique_ptr<AppSession> session = districtSession(dir);
+        QVERIFY(session);
+        AppSession *raw = session.get();
+        MainWindow window(std::move(session));
+        const std::string school =
+            raw->engine().handle({"GET", "/ed-fi/schools?limit=1", {}, std::nullopt, {}}).body[0]["id"].get<std::string>();
+        QFile results(dir.filePath(QStringLiteral("state.jsonl")));
+        QVERIFY(results.open(QIODevice::WriteOnly));
+        results.write((Json{{"rule", "10010-0001"}, {"severity", "W"}, {"message", "Campus web site missing"}, {"id", school}}.dump()
+                       + "\n" + Json{{"rule", "10010-0009"}, {"severity", "F"}, {"message", "No such campus"}, {"id", "nope"}}.dump()
+                       + "\n")
+                          .c_str());
+        results.close();
+        QSignalSpy resultsChanged(&window, &MainWindow::ruleResultsChanged);
+        const QString said = window.importStateResults(results.fileName(), QString());
+        QVERIFY2(said.contains(QStringLiteral("2 result(s) from state.jsonl: 1 matched to stored records, 1 matched nothing"))
+                     && said.contains(QStringLiteral("row 2 (10010-0009): no stored document has the id nope")),
+                 qPrintable(said));
+        QCOMPARE(resultsChanged.count(), 1);
+        QVERIFY(window.importStateResults(dir.filePath(QStringLiteral("missing.jsonl")), QString()).startsWith("Nothing stored"));
+
+        const QString pack = dir.filePath(QStringLiteral("pack.json"));
+        QFile packFile(pack);
+        QVERIFY(packFile.open(QIODevice::WriteOnly));
+        packFile.write(loadStarterRulePack(raw->model()).content.c_str());
+        packFile.close();
+        QVERIFY2(window.importRulePackFile(pack).startsWith(QStringLiteral("Stored steward-starter")),
+                 qPrintable(window.importRulePackFile(pack)));
+
+        QVERIFY(window.signOffLastExport(QStringLiteral("A. Steward")).startsWith(QStringLiteral("Not signed off: nothing was exported")));
+        ExportOptions exportOptions;
+        exportOptions.outDir = dir.filePath(QStringLiteral("batch")).toStdString();
+        QVERIFY(exportBatch(raw->database(), raw->model(), exportOptions).ok);
+        const QString signedOff = window.signOffLastExport(QStringLiteral("A. Steward"));
+        QVERIFY2(signedOff.contains(QStringLiteral("signed off by A. Steward"))
+                     && signedOff.contains(QStringLiteral("Not ready: 1 unacknowledged warning in School")),
+                 qPrintable(signedOff));
     }
 
     void exportAndPushAskWhenNotReady()

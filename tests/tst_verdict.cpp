@@ -6,6 +6,7 @@
 #include "Exporter.h"
 #include "ExternalResults.h"
 #include "Readiness.h"
+#include "RowMapping.h"
 #include "Rules.h"
 #include "Submissions.h"
 #include "TestSupport.h"
@@ -20,6 +21,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <set>
 
 using namespace steward;
 using namespace steward::test;
@@ -457,6 +460,105 @@ private Q_SLOTS:
         QCOMPARE(again.seqFrom, std::int64_t(40));
         QCOMPARE(again.seqTo, std::int64_t(55));
         QCOMPARE(submissions(f.database().connection()).size(), std::size_t(3));
+    }
+
+    // A vendor's file names students by the vendor's ids: import finds them through the codes of
+    // StudentEducationOrganizationAssociation, reports the rate, stops under --min-match, and lists
+    // the rows it could not place with their row numbers.
+    void studentIdsFromAnotherSystemAreMatched()
+    {
+        Fixture f;
+        f.loadSampleDistrict(2026, 3);
+        f.create("/ed-fi/studentIdentificationSystemDescriptors",
+                 Json{{"namespace", "uri://ed-fi.org/StudentIdentificationSystemDescriptor"},
+                      {"codeValue", "Local"},
+                      {"shortDescription", "Local"}});
+        const std::vector<Enrollment> some = enrollments(f, 10);
+        QCOMPARE(some.size(), std::size_t(10));
+        std::set<std::string> students;
+        for (const Enrollment &e : some) {
+            if (!students.insert(e.student).second)
+                continue;
+            f.create("/ed-fi/studentEducationOrganizationAssociations",
+                     Json{{"educationOrganizationReference", {{"educationOrganizationId", std::stoll(e.school)}}},
+                          {"studentReference", {{"studentUniqueId", e.student}}},
+                          {"studentIdentificationCodes",
+                           Json::array({{{"studentIdentificationSystemDescriptor",
+                                          "uri://ed-fi.org/StudentIdentificationSystemDescriptor#Local"},
+                                         {"assigningOrganizationIdentificationCode", "VENDOR"},
+                                         {"identificationCode", "V-" + e.student}}})}});
+        }
+        std::string csv = "Vendor ID,Campus,Entry Date,Grade\n";
+        for (const Enrollment &e : some) {
+            const Json body = f.call("GET", "/ed-fi/studentSchoolAssociations/" + e.id).body;
+            csv += "V-" + e.student + "," + e.school + "," + usDate(e.entryDate) + ","
+                   + body["entryGradeLevelDescriptor"].get<std::string>() + "\n";
+        }
+        csv += "V-NOBODY," + some[0].school + "," + usDate(some[0].entryDate) + ",uri://ed-fi.org/GradeLevelDescriptor#x\n";
+        QTemporaryDir dir;
+        writeFile(dir.filePath("vendor.csv"), csv);
+        // Built as JSON here: a raw string literal in the class body trips moc.
+        const Json vendorMapping{
+            {"studentIds",
+             {{"column", "Vendor ID"},
+              {"system", "uri://ed-fi.org/StudentIdentificationSystemDescriptor#Local"},
+              {"assigningOrganization", "VENDOR"}}},
+            {"documents",
+             Json::array({{{"resource", "ed-fi/studentSchoolAssociations"},
+                           {"fields",
+                            {{"schoolReference.schoolId", {{"column", "Campus"}}},
+                             {"entryDate", {{"column", "Entry Date"}, {"format", "MM/DD/YYYY"}}},
+                             {"entryGradeLevelDescriptor", {{"column", "Grade"}}}}}}})}};
+        writeFile(dir.filePath("map.json"), vendorMapping.dump(2));
+
+        RowMapping mapping = loadRowMapping(dir.filePath("map.json").toStdString(), f.model());
+        loadStudentIdCodes(f.database().connection(), f.model(), mapping);
+        const StudentIdMatch match = matchStudentIds(dir.filePath("vendor.csv").toStdString(), mapping);
+        QCOMPARE(match.rows, std::int64_t(11));
+        QCOMPARE(match.matched, std::int64_t(10));
+        QCOMPARE(match.unmatched.size(), std::size_t(1));
+        QCOMPARE(match.unmatched[0].row.number, std::int64_t(12));
+        QVERIFY2(match.unmatched[0].why.find("no student has the Local id 'V-NOBODY'") != std::string::npos,
+                 match.unmatched[0].why.c_str());
+
+        // Nothing may change when the rate is too low: not a document, not a draft.
+        auto changeLogAndDrafts = [&f] {
+            SQLite::Statement count(f.database().connection(),
+                                    "SELECT (SELECT coalesce(max(seq), 0) FROM change_rows), (SELECT count(*) FROM drafts)");
+            count.executeStep();
+            return std::make_pair(count.getColumn(0).getInt64(), count.getColumn(1).getInt64());
+        };
+        const auto before = changeLogAndDrafts();
+        const QString db = QString::fromStdString(f.databasePath());
+        CliRun run = runCli({"--db", db, "import", dir.filePath("vendor.csv"), "--mapping", dir.filePath("map.json"),
+                             "--min-match", "0.95", "--unmatched-out", dir.filePath("unmatched.csv")},
+                            {});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.stderrText.contains("10 of 11 rows found their student by Vendor ID (90.9%)")
+                     && run.stderrText.contains("nothing was imported"),
+                 qPrintable(run.stderrText));
+        QFile unmatched(dir.filePath("unmatched.csv"));
+        QVERIFY(unmatched.open(QIODevice::ReadOnly));
+        const QByteArray unmatchedText = unmatched.readAll();
+        QVERIFY2(unmatchedText.startsWith("row,reason,Vendor ID,Campus,Entry Date,Grade\r\n12,"), unmatchedText.constData());
+        QVERIFY(unmatchedText.contains("V-NOBODY"));
+        QVERIFY(changeLogAndDrafts() == before);
+
+        // At a rate the steward accepts: the ten are applied, the one without a student is a draft that says why.
+        run = runCli({"--db", db, "import", dir.filePath("vendor.csv"), "--mapping", dir.filePath("map.json"),
+                      "--min-match", "0.9", "--report", dir.filePath("report.json")},
+                     {});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
+        QVERIFY2(run.stderrText.contains("0 kept as drafts") == false && run.stderrText.contains("1 kept as drafts"),
+                 qPrintable(run.stderrText));
+        QFile reportFile(dir.filePath("report.json"));
+        QVERIFY(reportFile.open(QIODevice::ReadOnly));
+        const Json report = Json::parse(reportFile.readAll().toStdString());
+        const Json &totals = report["totals"];
+        QCOMPARE(totals["created"].get<int>() + totals["updated"].get<int>() + totals["unchanged"].get<int>(), 10);
+        QVERIFY2(report.dump().find("no student has the Local id 'V-NOBODY'") != std::string::npos,
+                 report.dump().substr(0, 2000).c_str());
+        QVERIFY(QFile::exists(dir.filePath("vendor.csv.unmatched.csv")));
     }
 
     void throughTheCli()

@@ -2,8 +2,11 @@
 #include "Engine.h"
 #include "Importer.h"
 #include "RowMapping.h"
+#include "Spreadsheet.h"
 
 #include <cstdio>
+#include <fstream>
+#include <cstdlib>
 #include <iostream>
 
 #include <unistd.h>
@@ -23,6 +26,67 @@ void drawBar(const ImportProgress &p)
                  std::string(width - filled, ' ').c_str(), static_cast<int>(fraction * 100),
                  static_cast<long long>(p.items));
     std::fflush(stderr);
+}
+
+} // namespace
+
+namespace {
+
+std::string csvField(const std::string &text)
+{
+    if (text.find_first_of(",\"\r\n") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (char c : text)
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
+// The crosswalk's match rate over each spreadsheet before anything is written: below the minimum the
+// import stops; the rows without a student go to a file either way.
+bool checkStudentIds(const ImportOptions &options, double minMatch, const std::string &unmatchedPath)
+{
+    for (const std::string &path : options.paths) {
+        if (!isSpreadsheetFile(path))
+            continue;
+        StudentIdMatch match;
+        try {
+            match = matchStudentIds(path, *options.mapping);
+        } catch (const MappingError &e) {
+            std::cerr << "steward-cli: import: " << path << ": " << e.what() << "\n";
+            return false;
+        }
+        std::cerr << "steward-cli: " << path << ": " << match.matched << " of " << match.rows
+                  << " rows found their student by " << options.mapping->studentIds->column << " ("
+                  << static_cast<int>(match.rate() * 1000) / 10.0 << "%)\n";
+        if (!match.unmatched.empty()) {
+            const std::string out = unmatchedPath.empty() ? path + ".unmatched.csv" : unmatchedPath;
+            std::ofstream file(out, std::ios::binary | std::ios::trunc);
+            file << "row,reason";
+            for (const std::string &column : match.header)
+                file << "," << csvField(column);
+            file << "\r\n";
+            for (const StudentIdMatch::Unmatched &u : match.unmatched) {
+                file << u.row.number << "," << csvField(u.why);
+                for (const std::string &cell : u.row.cells)
+                    file << "," << csvField(cell);
+                file << "\r\n";
+            }
+            file.close();
+            if (!file) {
+                std::cerr << "steward-cli: import: " << out << ": cannot be written\n";
+                return false;
+            }
+            std::cerr << "steward-cli: the " << match.unmatched.size() << " rows without a student are in " << out << "\n";
+        }
+        if (match.rate() < minMatch) {
+            std::cerr << "steward-cli: import stopped: " << static_cast<int>(match.rate() * 1000) / 10.0
+                      << "% of the rows found their student, under --min-match " << minMatch
+                      << "; nothing was imported\n";
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace
@@ -50,6 +114,12 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
                "indexes it does not read and builds them again at the end (shown as \"indexing\").\n"
                "\n"
                "  --mapping FILE            how spreadsheet rows become documents (see steward-cli mapping --help)\n"
+               "  --min-match RATE          with a mapping's studentIds (students found by another system's ids\n"
+               "                            through StudentEducationOrganizationAssociation.studentIdentificationCodes):\n"
+               "                            import nothing when fewer than RATE of the rows (0 to 1, e.g. 0.95) find\n"
+               "                            their student. Default 0: any rate; unmatched rows become drafts.\n"
+               "  --unmatched-out FILE      the rows whose student was not found, with their row numbers and why\n"
+               "                            (CSV; default: FILE.unmatched.csv beside the spreadsheet)\n"
                "  --report FILE             write the totals, counts per resource and the drafts as JSON\n"
                "  --progress bar|json|none  progress on stderr (default: bar on a terminal, else none)\n"
                "  --chunk N                 documents per transaction (default 50000)\n"
@@ -58,21 +128,32 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
                "\n"
                "Exit code 0 when all input was read and applied (drafts included), 1 when not.\n"
                "\n"
-               "Example: steward-cli --db district.db import descriptors/ students.ndjson --report report.json\n";
+               "Example: steward-cli --db district.db import descriptors/ students.ndjson --report report.json\n"
+               "         steward-cli --db district.db import vendor-scores.csv --mapping scores.json --min-match 0.95\n";
         return kExitOk;
     }
     ImportOptions options;
     std::string reportPath;
     std::string mappingPath;
+    std::string unmatchedPath;
+    double minMatch = 0.0;
     std::string progressMode = isatty(STDERR_FILENO) ? "bar" : "none";
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &arg = args[i];
-        if (arg == "--report" || arg == "--progress" || arg == "--chunk" || arg == "--mapping" || arg == "--jobs") {
+        if (arg == "--report" || arg == "--progress" || arg == "--chunk" || arg == "--mapping" || arg == "--jobs"
+            || arg == "--min-match" || arg == "--unmatched-out") {
             if (i + 1 >= args.size())
                 return usageError("import", arg + " needs a value");
             const std::string value = args[++i];
             if (arg == "--report") {
                 reportPath = value;
+            } else if (arg == "--unmatched-out") {
+                unmatchedPath = value;
+            } else if (arg == "--min-match") {
+                char *end = nullptr;
+                minMatch = std::strtod(value.c_str(), &end);
+                if (value.empty() || *end != '\0' || !(minMatch >= 0.0 && minMatch <= 1.0))
+                    return usageError("import", "--min-match takes a rate from 0 to 1, such as 0.95");
             } else if (arg == "--mapping") {
                 mappingPath = value;
             } else if (arg == "--jobs") {
@@ -99,11 +180,17 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
         return kExitUsage;
     if (!mappingPath.empty()) {
         try {
-            options.mapping = std::make_shared<RowMapping>(loadRowMapping(mappingPath, *model));
+            auto mapping = std::make_shared<RowMapping>(loadRowMapping(mappingPath, *model));
+            loadStudentIdCodes(database->connection(), *model, *mapping);
+            options.mapping = mapping;
         } catch (const MappingError &e) {
             std::cerr << "steward-cli: import: the mapping cannot be used: " << e.what() << "\n";
             return kExitUsage;
         }
+        if (options.mapping->studentIds && !checkStudentIds(options, minMatch, unmatchedPath))
+            return kExitFailed;
+    } else if (minMatch > 0.0 || !unmatchedPath.empty()) {
+        return usageError("import", "--min-match and --unmatched-out need a --mapping with studentIds");
     }
     Engine engine(*model, *database);
     options.actor = currentOsUser();

@@ -2,6 +2,10 @@
 
 #include "Prompt.h"
 #include "SubmissionReport.h"
+#include "ExternalResults.h"
+#include "Rules.h"
+#include "Submissions.h"
+#include "Spreadsheet.h"
 
 #include "AppSession.h"
 #include "BlockedDeleteDialog.h"
@@ -31,6 +35,7 @@
 #include <QDir>
 #include <QEventLoop>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QFileInfo>
 #include <QDockWidget>
 #include <QFutureWatcher>
@@ -157,6 +162,9 @@ void MainWindow::buildMenus()
     tools->addAction(tr("S&ync with an Ed-Fi API…"), QKeySequence(tr("Ctrl+Shift+Y")), this, &MainWindow::openSyncDialog);
     tools->addAction(tr("C&heck database"), this, &MainWindow::checkDatabase);
     tools->addAction(tr("Run &rules"), this, &MainWindow::runRules);
+    tools->addAction(tr("Import a rule &pack…"), this, &MainWindow::importRulePackDialog);
+    tools->addAction(tr("Import the s&tate's results…"), this, &MainWindow::importStateResultsDialog);
+    tools->addAction(tr("Sign &off the last export…"), this, &MainWindow::signOffDialog);
     tools->addAction(tr("Readi&ness dashboard"), QKeySequence(tr("Ctrl+Shift+D")), this, &MainWindow::showReadiness);
     tools->addAction(tr("Find &duplicates…"), this, &MainWindow::openDuplicatesDialog);
     tools->addAction(tr("Root &causes of drafts (fix list)…"), QKeySequence(tr("Ctrl+Shift+R")), this,
@@ -891,6 +899,132 @@ void MainWindow::runImport(steward::ImportOptions options)
     if (t.drafts > 0)
         text += tr("\nDrafts are listed under each resource's Drafts tab with their reasons.");
     Prompt::inform(this, tr("Import"), text);
+}
+
+void MainWindow::importRulePackDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import a rule pack"), QString(), tr("Rule packs (*.json)"));
+    if (!path.isEmpty())
+        Prompt::inform(this, tr("Import a rule pack"), importRulePackFile(path));
+}
+
+QString MainWindow::importRulePackFile(const QString &path)
+{
+    try {
+        const steward::RulePack pack = steward::loadRulePack(path.toStdString(), m_session->model());
+        const steward::RulePackImport outcome =
+            steward::importRulePack(m_session->database(), pack, steward::currentOsUser(), m_session->model());
+        QString text = (outcome.alreadyStored ? tr("%1 %2 was stored already (%3 rules).") : tr("Stored %1 %2 (%3 rules)."))
+                           .arg(QString::fromStdString(pack.id), QString::fromStdString(pack.version))
+                           .arg(pack.rules.size());
+        if (!outcome.previousVersion.empty())
+            text += QLatin1Char('\n') + tr("Against %1: %n change(s).", nullptr, static_cast<int>(outcome.changes.size()))
+                                              .arg(QString::fromStdString(outcome.previousVersion));
+        for (const steward::RulePackChange &change : outcome.changes)
+            text += QStringLiteral("\n• %1 %2 %3")
+                        .arg(QString::fromStdString(change.ruleId), QString::fromStdString(change.kind),
+                             QString::fromStdString(change.from.empty() && change.to.empty()
+                                                        ? std::string()
+                                                        : change.from + " → " + change.to));
+        return text;
+    } catch (const std::exception &e) {
+        return tr("Not imported: %1").arg(QString::fromUtf8(e.what()));
+    }
+}
+
+void MainWindow::importStateResultsDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import the state's validation results"), QString(),
+                                                      tr("Results (*.csv *.tsv *.txt *.xlsx *.jsonl *.ndjson)"));
+    if (path.isEmpty())
+        return;
+    QString mapping;
+    if (steward::isSpreadsheetFile(path.toStdString())) {
+        mapping = QFileDialog::getOpenFileName(this, tr("The results mapping for %1").arg(QFileInfo(path).fileName()),
+                                               QString(), tr("Results mappings (*.json)"));
+        if (mapping.isEmpty())
+            return;
+    }
+    Prompt::inform(this, tr("Import the state's results"), importStateResults(path, mapping));
+}
+
+QString MainWindow::importStateResults(const QString &path, const QString &mappingPath)
+{
+    try {
+        std::optional<steward::ResultsMapping> mapping;
+        if (!mappingPath.isEmpty())
+            mapping = steward::loadResultsMapping(mappingPath.toStdString(), m_session->model());
+        steward::Database *database = &m_session->database();
+        const steward::Model *model = &m_session->model();
+        const std::string file = path.toStdString();
+        const steward::ResultsMapping *chosen = mapping ? &*mapping : nullptr;
+        struct Outcome
+        {
+            steward::ResultsImportReport report;
+            QString error;
+        };
+        const Outcome outcome = runWithProgress<Outcome>(
+            this, tr("Matching the state's results…"), [database, model, file, chosen](const std::function<bool(int, int)> &) {
+                Outcome out;
+                try {
+                    steward::ResultsImportOptions options;
+                    options.actor = steward::currentOsUser();
+                    out.report = steward::importExternalResults(*database, *model, file, chosen, options);
+                } catch (const std::exception &e) {
+                    out.error = QString::fromUtf8(e.what());
+                }
+                return out;
+            });
+        if (!outcome.error.isEmpty())
+            return tr("Nothing stored: %1").arg(outcome.error);
+        const steward::ResultsImportReport &report = outcome.report;
+        QString text = tr("%1 result(s) from %2: %3 matched to stored records, %4 matched nothing.")
+                           .arg(report.rows)
+                           .arg(QFileInfo(path).fileName())
+                           .arg(report.matched)
+                           .arg(report.rows - report.matched);
+        if (report.replaced)
+            text += QLatin1Char('\n') + tr("Against the earlier results: %1 fixed, %2 still there, %3 new.")
+                                              .arg(report.fixed)
+                                              .arg(report.still)
+                                              .arg(report.added);
+        for (std::size_t i = 0; i < report.unmatched.size() && i < 10; ++i)
+            text += QStringLiteral("\n• row %1 (%2): %3")
+                        .arg(report.unmatched[i].row)
+                        .arg(QString::fromStdString(report.unmatched[i].ruleId),
+                             QString::fromStdString(report.unmatched[i].reason));
+        Q_EMIT ruleResultsChanged();
+        if (m_readiness != nullptr)
+            m_readiness->refresh();
+        return text;
+    } catch (const std::exception &e) {
+        return tr("Nothing stored: %1").arg(QString::fromUtf8(e.what()));
+    }
+}
+
+void MainWindow::signOffDialog()
+{
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("Sign off the last export"),
+                                               tr("Who signs off the newest exported batch (with the verdict now)?"),
+                                               QLineEdit::Normal, QString::fromStdString(steward::currentOsUser()), &ok);
+    if (ok)
+        Prompt::inform(this, tr("Sign off"), signOffLastExport(name));
+}
+
+QString MainWindow::signOffLastExport(const QString &name)
+{
+    try {
+        const steward::Submission submission =
+            steward::signOffExport(m_session->database(), std::string(), name.trimmed().toStdString(), std::string());
+        if (m_readiness != nullptr)
+            m_readiness->refresh();
+        return tr("Recorded: %1.\nVerdict then: %2")
+            .arg(QString::fromStdString(submission.summary()),
+                 QString::fromStdString(submission.verdict.value("verdict", std::string())));
+    } catch (const std::exception &e) {
+        return tr("Not signed off: %1").arg(QString::fromUtf8(e.what()));
+    }
 }
 
 void MainWindow::exportReportDialog()

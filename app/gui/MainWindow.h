@@ -56,6 +56,11 @@ public:
     ReferencesPane *referencesPane() const { return m_references; }
     ReadinessPanel *readinessPanel() const { return m_readiness; }
     ResultsGrid *resultsGrid() const { return m_resultsGrid; }
+    // What the Tools menu's rule pack, state results and sign-off actions do once their files and
+    // names are chosen; each returns what to tell the steward.
+    QString importRulePackFile(const QString &path);
+    QString importStateResults(const QString &path, const QString &mappingPath);
+    QString signOffLastExport(const QString &name);
 
     bool selectResource(const steward::ResourceSchema *resource);
     // Opens a stored document: selects its resource, loads it into the editor and the references pane.
@@ -85,6 +90,9 @@ public Q_SLOTS:
     void runRules();
     void exportBatchDialog();
     void exportReportDialog();
+    void importRulePackDialog();
+    void importStateResultsDialog();
+    void signOffDialog();
     void refreshCounts();
     void showReadiness();
     void openDuplicatesDialog();

@@ -1,5 +1,7 @@
 #include "ReadinessPanel.h"
 
+#include "Submissions.h"
+
 #include "AppSession.h"
 #include "Prompt.h"
 #include "Progress.h"
@@ -18,6 +20,7 @@ namespace {
 struct ReadinessOutcome
 {
     steward::ReadinessReport report;
+    steward::SubmissionStatus submission;
     QString error;
 };
 
@@ -28,6 +31,7 @@ ReadinessOutcome computeOnOwnConnection(const QString &databasePath)
         std::unique_ptr<steward::Database> reader =
             steward::Database::open(databasePath.toStdString(), steward::Database::Access::ReadOnly);
         outcome.report = steward::computeReadiness(reader->connection());
+        outcome.submission = steward::submissionStatus(reader->connection());
     } catch (const std::exception &e) {
         outcome.error = QString::fromStdString(e.what());
     }
@@ -174,7 +178,12 @@ ReadinessPanel::ReadinessPanel(AppSession &session, QWidget *parent)
     m_view->setAlternatingRowColors(true);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+    m_submission = new QLabel(this);
+    m_submission->setObjectName(QStringLiteral("lastSubmission"));
+    m_submission->setWordWrap(true);
+    m_submission->setMargin(4);
     layout->addWidget(m_banner);
+    layout->addWidget(m_submission);
     layout->addWidget(m_view, 1);
 
     m_coalesce.setSingleShot(true);
@@ -198,6 +207,7 @@ void ReadinessPanel::refresh()
         watcher->deleteLater();
         m_running = false;
         showReport(outcome.report, outcome.error);
+        showSubmission(outcome.submission);
         if (m_again) {
             m_again = false;
             refresh();
@@ -230,6 +240,25 @@ void ReadinessPanel::showReport(const steward::ReadinessReport &report, const QS
                                                  "#8cc68f; font-weight: bold; }")
                                 : QStringLiteral("QLabel { background: #fbe6e6; color: #8a1c1c; border: 1px solid "
                                                  "#e09a9a; font-weight: bold; }"));
+}
+
+void ReadinessPanel::showSubmission(const steward::SubmissionStatus &status)
+{
+    if (!status.last) {
+        m_submission->setText(tr("No submission signed off yet."));
+        return;
+    }
+    QString text = tr("Last submission: %1.").arg(QString::fromStdString(status.last->summary()));
+    if (status.changedTotal == 0) {
+        text += QLatin1Char(' ') + tr("Nothing changed since.");
+    } else {
+        QStringList parts;
+        for (const auto &[name, count] : status.changedSince)
+            parts << QStringLiteral("%1 %2").arg(count).arg(QString::fromStdString(name.substr(name.find('/') + 1)));
+        text += QLatin1Char(' ') + tr("Changed since: %n document(s) (%1).", nullptr, static_cast<int>(status.changedTotal))
+                                       .arg(parts.join(QStringLiteral(", ")));
+    }
+    m_submission->setText(text);
 }
 
 bool confirmReadyToSubmit(QWidget *parent, AppSession &session, const QString &action)

@@ -8,6 +8,9 @@
 
 class AppSession;
 class QLabel;
+namespace steward {
+struct SubmissionStatus;
+}
 class QTableView;
 
 // Readiness per resource: one row each, counts in columns (one "not synced" column per sync target).
@@ -45,6 +48,8 @@ public:
 
     ReadinessModel *model() const { return m_model; }
     QLabel *banner() const { return m_banner; }
+    // "Last submission: export of batch … signed off by …. Changed since: 12 documents (…)."
+    QLabel *submissionLabel() const { return m_submission; }
     QTableView *view() const { return m_view; }
 
 public Q_SLOTS:
@@ -55,10 +60,12 @@ Q_SIGNALS:
 
 private:
     void showReport(const steward::ReadinessReport &report, const QString &error);
+    void showSubmission(const steward::SubmissionStatus &status);
 
     AppSession &m_session;
     ReadinessModel *m_model = nullptr;
     QLabel *m_banner = nullptr;
+    QLabel *m_submission = nullptr;
     QTableView *m_view = nullptr;
     QTimer m_coalesce;
     bool m_running = false;

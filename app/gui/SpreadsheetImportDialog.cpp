@@ -457,6 +457,8 @@ void SpreadsheetImportDialog::refreshPreview()
     try {
         auto mapping = std::make_shared<steward::RowMapping>(steward::parseRowMapping(*parsed.value, m_session.model()));
         steward::checkColumns(*mapping, m_header);
+        // Students named by another system's ids: found through the stored identification codes.
+        steward::loadStudentIdCodes(m_session.database().connection(), m_session.model(), *mapping);
         m_mapping = mapping;
     } catch (const steward::MappingError &e) {
         m_status->setText(tr("The mapping cannot be used yet: %1").arg(QString::fromUtf8(e.what())));

@@ -252,8 +252,8 @@ RowMapping parseRowMapping(const Json &mapping, const Model &model)
     if (!mapping.is_object())
         throw MappingError("a mapping is a JSON object with \"documents\"");
     for (const auto &[key, value] : mapping.items())
-        if (key != "sheet" && key != "delimiter" && key != "documents")
-            throw MappingError("'" + key + "' is not a mapping setting (sheet, delimiter, documents)");
+        if (key != "sheet" && key != "delimiter" && key != "documents" && key != "studentIds")
+            throw MappingError("'" + key + "' is not a mapping setting (sheet, delimiter, documents, studentIds)");
     RowMapping out;
     out.sheet = mapping.value("sheet", std::string());
     if (mapping.contains("delimiter")) {
@@ -261,6 +261,27 @@ RowMapping parseRowMapping(const Json &mapping, const Model &model)
         if (delimiter != "," && delimiter != ";" && delimiter != "\t" && delimiter != "\\t")
             throw MappingError("delimiter: '" + delimiter + "' is not ',', ';' or a tab");
         out.delimiter = delimiter == "\\t" ? '\t' : delimiter[0];
+    }
+    if (mapping.contains("studentIds")) {
+        const Json &ids = mapping["studentIds"];
+        if (!ids.is_object())
+            throw MappingError("studentIds: an object with column and system");
+        for (const auto &[key, value] : ids.items())
+            if (key != "column" && key != "system" && key != "assigningOrganization")
+                throw MappingError("studentIds: '" + key + "' is not a setting (column, system, assigningOrganization)");
+        StudentIdCrosswalk crosswalk;
+        crosswalk.column = ids.value("column", std::string());
+        crosswalk.system = ids.value("system", std::string());
+        crosswalk.assigningOrganization = ids.contains("assigningOrganization") && ids["assigningOrganization"].is_number()
+                                              ? ids["assigningOrganization"].dump()
+                                              : ids.value("assigningOrganization", std::string());
+        if (crosswalk.column.empty())
+            throw MappingError("studentIds.column: the header of the column with the other system's student ids");
+        if (crosswalk.system.rfind("uri://", 0) != 0 || crosswalk.system.find('#') == std::string::npos)
+            throw MappingError("studentIds.system: a StudentIdentificationSystemDescriptor URI "
+                               "(uri://ed-fi.org/StudentIdentificationSystemDescriptor#Local), not '"
+                               + crosswalk.system + "'");
+        out.studentIds = std::move(crosswalk);
     }
     if (!mapping.contains("documents") || !mapping["documents"].is_array() || mapping["documents"].empty())
         throw MappingError("documents: a list of at least one {\"resource\": ..., \"fields\": {...}} is required");
@@ -366,6 +387,8 @@ void checkColumns(const RowMapping &mapping, const std::vector<std::string> &hea
             list += (list.empty() ? "" : ", ") + std::string("'") + name + "'";
         throw MappingError(where + ": there is no column '" + column + "' (the columns: " + list + ")");
     };
+    if (mapping.studentIds)
+        check(mapping.studentIds->column, "studentIds.column");
     for (std::size_t d = 0; d < mapping.documents.size(); ++d) {
         const DocumentRule &rule = mapping.documents[d];
         const std::string where = "documents[" + std::to_string(d) + "]";
@@ -404,6 +427,112 @@ std::vector<MappedDocument> mapRow(const RowMapping &mapping, const std::vector<
                                    const SheetRow &row)
 {
     return mapRow(mapping, HeaderIndex(header), row);
+}
+
+namespace {
+
+// The student a crosswalk finds for a row: its studentUniqueId, or empty with why set.
+std::string crosswalkStudent(const StudentIdCrosswalk &crosswalk, const HeaderIndex &header, const SheetRow &row,
+                             std::string &why)
+{
+    const std::string code = cellOf(header, row, crosswalk.column);
+    if (code.empty()) {
+        why = "column '" + crosswalk.column + "' is empty: no student id to look up";
+        return {};
+    }
+    const std::string system = crosswalk.system.substr(crosswalk.system.find('#') + 1);
+    if (!crosswalk.codes) {
+        why = "the student ids of " + system + " were not loaded";
+        return {};
+    }
+    auto found = crosswalk.codes->find(code);
+    if (found == crosswalk.codes->end())
+        why = "column '" + crosswalk.column + "': no student has the " + system + " id '" + code + "'";
+    else if (found->second.empty())
+        why = "column '" + crosswalk.column + "': the " + system + " id '" + code + "' belongs to more than one student";
+    return found == crosswalk.codes->end() ? std::string() : found->second;
+}
+
+// Every document of the row gets the student the crosswalk found; without one, each says why.
+void applyStudentIds(const StudentIdCrosswalk &crosswalk, const HeaderIndex &header, const SheetRow &row,
+                     std::vector<MappedDocument> &documents)
+{
+    std::string why;
+    const std::string student = crosswalkStudent(crosswalk, header, row, why);
+    for (MappedDocument &document : documents) {
+        const Json &properties = document.resource->jsonSchema.contains("properties")
+                                     ? document.resource->jsonSchema["properties"]
+                                     : Json::object();
+        const bool isStudent = properties.contains("studentUniqueId");
+        if (!isStudent && !properties.contains("studentReference"))
+            continue;
+        if (student.empty()) {
+            document.error += (document.error.empty() ? "" : "; ") + why;
+            continue;
+        }
+        if (isStudent)
+            document.body["studentUniqueId"] = student;
+        else
+            document.body["studentReference"]["studentUniqueId"] = student;
+    }
+}
+
+} // namespace
+
+void loadStudentIdCodes(SQLite::Database &db, const Model &model, RowMapping &mapping)
+{
+    if (!mapping.studentIds)
+        return;
+    const ResourceSchema *associations = model.findByName("Ed-Fi", "StudentEducationOrganizationAssociation");
+    if (associations == nullptr)
+        throw MappingError("studentIds: the model has no StudentEducationOrganizationAssociation to find student ids in ("
+                           + model.describe() + ")");
+    auto codes = std::make_shared<std::unordered_map<std::string, std::string>>();
+    SQLite::Statement query(
+        db, "SELECT json_extract(c.value, '$.identificationCode'), json_extract(d.b, '$.studentReference.studentUniqueId')"
+            " FROM (SELECT steward_text(body) AS b FROM documents WHERE project = ? AND resource = ?) d,"
+            " json_each(d.b, '$.studentIdentificationCodes') c"
+            " WHERE lower(json_extract(c.value, '$.studentIdentificationSystemDescriptor')) = lower(?)"
+            " AND (? = '' OR json_extract(c.value, '$.assigningOrganizationIdentificationCode') = ?)");
+    query.bind(1, associations->projectName());
+    query.bind(2, associations->resourceName);
+    query.bind(3, mapping.studentIds->system);
+    query.bind(4, mapping.studentIds->assigningOrganization);
+    query.bind(5, mapping.studentIds->assigningOrganization);
+    while (query.executeStep()) {
+        const std::string code = query.getColumn(0).getString();
+        const std::string student = query.getColumn(1).getString();
+        auto [at, inserted] = codes->emplace(code, student);
+        if (!inserted && at->second != student)
+            at->second.clear(); // two students, one code: ambiguous
+    }
+    mapping.studentIds->codes = std::move(codes);
+}
+
+StudentIdMatch matchStudentIds(const std::string &path, const RowMapping &mapping)
+{
+    StudentIdMatch match;
+    if (!mapping.studentIds)
+        return match;
+    std::string error;
+    std::unique_ptr<SheetReader> reader = openSheet(path, mapping.delimiter, mapping.sheet, &error);
+    if (!reader)
+        throw MappingError(error);
+    checkColumns(mapping, reader->header());
+    match.header = reader->header();
+    const HeaderIndex header(reader->header());
+    SheetRow row;
+    while (reader->next(row)) {
+        ++match.rows;
+        std::string why;
+        if (crosswalkStudent(*mapping.studentIds, header, row, why).empty())
+            match.unmatched.push_back({row, why});
+        else
+            ++match.matched;
+    }
+    if (!reader->error().empty())
+        throw MappingError(reader->error());
+    return match;
 }
 
 std::vector<MappedDocument> mapRow(const RowMapping &mapping, const HeaderIndex &header, const SheetRow &row)
@@ -466,6 +595,8 @@ std::vector<MappedDocument> mapRow(const RowMapping &mapping, const HeaderIndex 
         }
         out.push_back(std::move(document));
     }
+    if (mapping.studentIds)
+        applyStudentIds(*mapping.studentIds, header, row, out);
     return out;
 }
 

@@ -6,7 +6,9 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -56,12 +58,48 @@ struct DocumentRule
 //              "schoolReference.schoolId": {"constant": 255901001},
 //              "studentUniqueId": {"template": "S-{Student ID}"}}}]}
 // Documents of one row are written in load order whatever their order here.
+// Files from vendors and other systems name students by their own ids. "studentIds" in a mapping
+// ({"column": "Vendor ID", "system": "uri://ed-fi.org/StudentIdentificationSystemDescriptor#Local",
+// "assigningOrganization": "255901"}) finds each row's student through the codes Ed-Fi keeps in
+// StudentEducationOrganizationAssociation.studentIdentificationCodes, and fills studentUniqueId
+// (or studentReference.studentUniqueId) of every document the row makes.
+struct StudentIdCrosswalk
+{
+    std::string column;
+    std::string system;                // a StudentIdentificationSystemDescriptor URI (compared without case)
+    std::string assigningOrganization; // only codes this organization assigned; empty: any
+    // code -> studentUniqueId, empty when two students share the code; set by loadStudentIdCodes.
+    std::shared_ptr<const std::unordered_map<std::string, std::string>> codes;
+};
+
 struct RowMapping
 {
     std::string sheet;  // .xlsx: the sheet (empty: the first)
     char delimiter = 0; // CSV: ',', ';' or '\t' (0: found from the header line)
     std::vector<DocumentRule> documents;
+    std::optional<StudentIdCrosswalk> studentIds;
 };
+
+// Reads the crosswalk's codes from the stored StudentEducationOrganizationAssociations (any
+// connection). Throws MappingError when the model has no such resource.
+void loadStudentIdCodes(SQLite::Database &db, const Model &model, RowMapping &mapping);
+
+// How many of a file's rows the crosswalk finds a student for, before anything is imported.
+struct StudentIdMatch
+{
+    struct Unmatched
+    {
+        SheetRow row; // its number in the file and its cells
+        std::string why;
+    };
+    std::vector<std::string> header;
+    std::int64_t rows = 0;
+    std::int64_t matched = 0;
+    std::vector<Unmatched> unmatched;
+    double rate() const { return rows == 0 ? 1.0 : static_cast<double>(matched) / static_cast<double>(rows); }
+};
+// Reads the whole file through the mapping's crosswalk (codes loaded); MappingError when unreadable.
+StudentIdMatch matchStudentIds(const std::string &path, const RowMapping &mapping);
 
 // Reads and checks a mapping against the model: every resource exists, every field is a field of
 // its resource's schema (nested and array fields included), every rule has exactly one source, every
