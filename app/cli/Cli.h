@@ -17,6 +17,8 @@ struct CliContext
     // Both print one clear line on stderr and return null on failure.
     std::unique_ptr<steward::Model> loadModel() const;
     std::unique_ptr<steward::Database> openDatabase() const;
+    // For commands that only read: another program may be writing meanwhile.
+    std::unique_ptr<steward::Database> openReadOnlyDatabase() const;
     std::string resolvedDatabasePath() const;
     // Both of the above, for the commands that need a model and a writer database.
     bool openModelAndDatabase(std::unique_ptr<steward::Model> &model, std::unique_ptr<steward::Database> &database) const;

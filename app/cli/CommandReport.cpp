@@ -40,13 +40,9 @@ int commandReport(const CliContext &context, const std::vector<std::string> &arg
     std::unique_ptr<Model> model = context.loadModel();
     if (!model)
         return kExitFailed;
-    std::unique_ptr<Database> database;
-    try {
-        database = Database::open(context.resolvedDatabasePath(), Database::Access::ReadOnly);
-    } catch (const StorageError &e) {
-        std::cerr << "steward-cli: database error: " << e.what() << "\n";
+    std::unique_ptr<Database> database = context.openReadOnlyDatabase();
+    if (!database)
         return kExitFailed;
-    }
     const SubmissionReportData data = gatherSubmissionReport(database->connection(), *model);
     QString error;
     if (!writeSubmissionReportPdf(data, QString::fromStdString(out), &error)) {

@@ -136,16 +136,6 @@ int refused(const std::string &what, const std::exception &e)
     return kExitFailed;
 }
 
-std::unique_ptr<Database> openReadOnly(const CliContext &context)
-{
-    try {
-        return Database::open(context.resolvedDatabasePath(), Database::Access::ReadOnly);
-    } catch (const StorageError &e) {
-        std::cerr << "steward-cli: database error: " << e.what() << "\n";
-        return nullptr;
-    }
-}
-
 int runPack(const CliContext &context, const RulesOptions &options, const Model &model, const RulePack &pack)
 {
     std::unique_ptr<Database> database = context.openDatabase();
@@ -311,7 +301,7 @@ int exportPack(const RulesOptions &options, const RulePack &pack)
 
 int listStoredPacks(const CliContext &context, const RulesOptions &options)
 {
-    std::unique_ptr<Database> database = openReadOnly(context);
+    std::unique_ptr<Database> database = context.openReadOnlyDatabase();
     if (!database)
         return kExitFailed;
     const std::vector<StoredRulePack> packs = storedRulePacks(database->connection());
@@ -333,7 +323,7 @@ int listStoredPacks(const CliContext &context, const RulesOptions &options)
 
 int listResults(const CliContext &context, const RulesOptions &options)
 {
-    std::unique_ptr<Database> database = openReadOnly(context);
+    std::unique_ptr<Database> database = context.openReadOnlyDatabase();
     if (!database)
         return kExitFailed;
     QualityResultFilter filter;

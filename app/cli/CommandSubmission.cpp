@@ -91,13 +91,9 @@ int commandSubmission(const CliContext &context, const std::vector<std::string> 
     if (action == "list") {
         if (!by.empty() || !batch.empty() || push || !note.empty())
             return usageError("submission", "list takes only --json");
-        std::unique_ptr<Database> database;
-        try {
-            database = Database::open(context.resolvedDatabasePath(), Database::Access::ReadOnly);
-        } catch (const StorageError &e) {
-            std::cerr << "steward-cli: database error: " << e.what() << "\n";
+        std::unique_ptr<Database> database = context.openReadOnlyDatabase();
+        if (!database)
             return kExitFailed;
-        }
         const std::vector<Submission> all = submissions(database->connection());
         Json list = Json::array();
         for (const Submission &submission : all) {

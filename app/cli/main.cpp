@@ -89,6 +89,16 @@ std::unique_ptr<Database> CliContext::openDatabase() const
     }
 }
 
+std::unique_ptr<Database> CliContext::openReadOnlyDatabase() const
+{
+    try {
+        return Database::open(resolvedDatabasePath(), Database::Access::ReadOnly);
+    } catch (const StorageError &e) {
+        std::cerr << "steward-cli: database error: " << e.what() << "\n";
+        return nullptr;
+    }
+}
+
 bool CliContext::openModelAndDatabase(std::unique_ptr<Model> &model, std::unique_ptr<Database> &database) const
 {
     model = loadModel();
