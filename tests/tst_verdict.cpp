@@ -430,6 +430,7 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(SubmissionError, signOffExport(f.database(), "", " ", ""));
         const Submission signedOff = signOffExport(f.database(), "", "A. Steward", "Fall snapshot");
         QCOMPARE(signedOff.what["batch"].get<std::string>(), exported.batchId);
+        QCOMPARE(signedOff.seqFrom, exported.seqFrom);
         QCOMPARE(signedOff.seqTo, exported.seqTo);
         QFile manifest(dir.filePath("batch/" + QString::fromStdString(exported.batchId) + "/manifest.json"));
         if (!manifest.exists())
@@ -453,11 +454,12 @@ private Q_SLOTS:
         f.database().connection().exec("INSERT INTO sync_targets (url, client, push_cursor) VALUES "
                                        "('https://state.example/api', 'district', 40)");
         const Submission pushed = signOffPush(f.database(), "", "A. Steward", "");
-        QCOMPARE(pushed.seqFrom, std::int64_t(0));
+        QCOMPARE(pushed.seqFrom, std::int64_t(1));
         QCOMPARE(pushed.seqTo, std::int64_t(40));
+        QVERIFY_THROWS_EXCEPTION(SubmissionError, signOffPush(f.database(), "", "A. Steward", "")); // nothing new
         f.database().connection().exec("UPDATE sync_targets SET push_cursor = 55");
         const Submission again = signOffPush(f.database(), "https://state.example/api", "B. Steward", "");
-        QCOMPARE(again.seqFrom, std::int64_t(40));
+        QCOMPARE(again.seqFrom, std::int64_t(41));
         QCOMPARE(again.seqTo, std::int64_t(55));
         QCOMPARE(submissions(f.database().connection()).size(), std::size_t(3));
     }

@@ -71,7 +71,7 @@ std::string Submission::summary() const
 {
     std::string text = kind == "export" ? "export of batch " + what.value("batch", std::string())
                                         : "push to " + what.value("target", std::string());
-    text += " (changes " + std::to_string(seqFrom + 1) + " to " + std::to_string(seqTo) + "), signed off by "
+    text += " (changes " + std::to_string(seqFrom) + " to " + std::to_string(seqTo) + "), signed off by "
             + signedBy + " at " + signedAt;
     return text;
 }
@@ -132,13 +132,16 @@ Submission signOffPush(Database &database, const std::string &targetUrl, const s
     const auto &[url, client, cursor] = found.front();
     if (cursor == 0)
         throw SubmissionError("nothing was pushed to " + url + " yet: push, then sign it off");
-    // From where the previous sign-off of a push to this target ended.
-    std::int64_t from = 0;
+    // The first change after the previous sign-off of a push to this target.
+    std::int64_t from = 1;
     for (const Submission &earlier : submissions(db))
         if (earlier.kind == "push" && earlier.what.value("target", std::string()) == url) {
-            from = earlier.seqTo;
+            from = earlier.seqTo + 1;
             break;
         }
+    if (cursor < from)
+        throw SubmissionError("nothing was pushed to " + url + " since the last sign-off (change " +
+                              std::to_string(from - 1) + ")");
     Submission submission = record(db, "push", Json{{"target", url}, {"client", client}}, from, cursor, signedBy, note);
     transaction.commit();
     return submission;

@@ -28,7 +28,7 @@ struct Submission
     std::int64_t id = 0;
     std::string kind; // "export" or "push"
     Json what;        // export: {"batch", "manifestSha256", "outDir"}; push: {"target", "client"}
-    std::int64_t seqFrom = 0;
+    std::int64_t seqFrom = 0; // the change-log range it carried, both ends included
     std::int64_t seqTo = 0;
     Json verdict;      // the readiness report then (ReadinessReport::toJson)
     Json acknowledged; // the acknowledgements then
