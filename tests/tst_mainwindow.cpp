@@ -26,6 +26,7 @@
 #include <QMenuBar>
 #include <QTabBar>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QCompleter>
 #include <QLineEdit>
 #include <QListWidget>
@@ -341,6 +342,80 @@ private Q_SLOTS:
         QCOMPARE(raw->request("GET", "/ed-fi/students?studentUniqueId=900003").body[0]["birthSexDescriptor"]
                      .get<std::string>(),
                  std::string("uri://ed-fi.org/SexDescriptor#Female"));
+    }
+
+    // A vendor's file names students by its own ids: the dialog says how many rows find their student,
+    // holds the import back under the minimum, and saves the rows without one.
+    void spreadsheetStudentIdsFromAnotherSystem()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("ids.db"), {}, &error);
+        QVERIFY2(session, qPrintable(error));
+        for (const Request &request : sampleDistrictRequests(2026, 2))
+            QVERIFY(session->engine().handle(request).status < 300);
+        post(*session, "/ed-fi/studentIdentificationSystemDescriptors",
+             {{"namespace", "uri://ed-fi.org/StudentIdentificationSystemDescriptor"},
+              {"codeValue", "Local"},
+              {"shortDescription", "Local"}});
+        const Json enrollments = session->request("GET", "/ed-fi/studentSchoolAssociations?limit=2").body;
+        QCOMPARE(enrollments.size(), std::size_t(2));
+        std::string csvText = "Vendor ID,Campus,Entry Date,Grade\n";
+        for (const Json &e : enrollments) {
+            const std::string student = e["studentReference"]["studentUniqueId"].get<std::string>();
+            const long long school = e["schoolReference"]["schoolId"].get<long long>();
+            post(*session, "/ed-fi/studentEducationOrganizationAssociations",
+                 {{"educationOrganizationReference", {{"educationOrganizationId", school}}},
+                  {"studentReference", {{"studentUniqueId", student}}},
+                  {"studentIdentificationCodes",
+                   Json::array({{{"studentIdentificationSystemDescriptor",
+                                  "uri://ed-fi.org/StudentIdentificationSystemDescriptor#Local"},
+                                 {"assigningOrganizationIdentificationCode", "VENDOR"},
+                                 {"identificationCode", "V-" + student}}})}});
+            csvText += "V-" + student + "," + std::to_string(school) + "," + e["entryDate"].get<std::string>() + ","
+                       + e["entryGradeLevelDescriptor"].get<std::string>() + "\n";
+        }
+        csvText += "V-NOBODY,1,2026-01-05,uri://ed-fi.org/GradeLevelDescriptor#Ninth grade\n";
+        QFile csv(dir.filePath("vendor.csv"));
+        QVERIFY(csv.open(QIODevice::WriteOnly));
+        csv.write(csvText.c_str());
+        csv.close();
+        const Json mapping{
+            {"studentIds", {{"column", "Vendor ID"}, {"system", "uri://ed-fi.org/StudentIdentificationSystemDescriptor#Local"}}},
+            {"documents",
+             Json::array({{{"resource", "ed-fi/studentSchoolAssociations"},
+                           {"fields",
+                            {{"schoolReference.schoolId", {{"column", "Campus"}}},
+                             {"entryDate", {{"column", "Entry Date"}}},
+                             {"entryGradeLevelDescriptor", {{"column", "Grade"}}}}}}})}};
+        QFile mappingFile(dir.filePath("map.json"));
+        QVERIFY(mappingFile.open(QIODevice::WriteOnly));
+        mappingFile.write(mapping.dump(2).c_str());
+        mappingFile.close();
+
+        AppSession *raw = session.get();
+        MainWindow window(std::move(session));
+        SpreadsheetImportDialog dialog(*raw, &window);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QVERIFY(dialog.openFile(dir.filePath("vendor.csv")));
+        QVERIFY(dialog.loadMapping(dir.filePath("map.json")));
+        QTRY_VERIFY(dialog.studentMatchLabel()->isVisible());
+        QTRY_VERIFY2(dialog.studentMatchLabel()->text().startsWith(QStringLiteral("Students by Vendor ID: 2 of 3 rows found theirs")),
+                     qPrintable(dialog.studentMatchLabel()->text()));
+        QVERIFY(dialog.studentMatchLabel()->text().contains(QStringLiteral("row 4, column 'Vendor ID': no student has the Local id 'V-NOBODY'")));
+        QVERIFY(dialog.importButton()->isEnabled());
+        dialog.minimumMatchBox()->setValue(95);
+        QVERIFY(!dialog.importButton()->isEnabled());
+        QVERIFY(dialog.studentMatchLabel()->text().contains(QStringLiteral("nothing will be imported")));
+        const QString unmatched = dir.filePath("unmatched.csv");
+        QVERIFY(dialog.saveUnmatchedRows(unmatched));
+        QFile saved(unmatched);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        QVERIFY(saved.readAll().startsWith("row,reason,Vendor ID,Campus,Entry Date,Grade\r\n4,"));
+        dialog.minimumMatchBox()->setValue(60);
+        QVERIFY(dialog.importButton()->isEnabled());
+        saveScreenshot(&dialog, "spreadsheet-student-ids.png");
     }
 
     // Tab goes through the window the way it reads: the resources pane, then the documents, then the

@@ -252,14 +252,16 @@ private Q_SLOTS:
         QVERIFY2(window.importRulePackFile(pack).startsWith(QStringLiteral("Stored steward-starter")),
                  qPrintable(window.importRulePackFile(pack)));
 
-        QVERIFY(window.signOffLastExport(QStringLiteral("A. Steward")).startsWith(QStringLiteral("Not signed off: nothing was exported")));
+        QVERIFY(window.signOff(QStringLiteral("A. Steward")).startsWith(QStringLiteral("Not signed off: nothing was exported")));
         ExportOptions exportOptions;
         exportOptions.outDir = dir.filePath(QStringLiteral("batch")).toStdString();
         QVERIFY(exportBatch(raw->database(), raw->model(), exportOptions).ok);
-        const QString signedOff = window.signOffLastExport(QStringLiteral("A. Steward"));
+        const QString signedOff = window.signOff(QStringLiteral("A. Steward"));
         QVERIFY2(signedOff.contains(QStringLiteral("signed off by A. Steward"))
                      && signedOff.contains(QStringLiteral("Not ready: 1 unacknowledged warning in School")),
                  qPrintable(signedOff));
+        QVERIFY(window.signOff(QStringLiteral("A. Steward"), QStringLiteral("https://nowhere.example/api"))
+                    .startsWith(QStringLiteral("Not signed off: no sync target has the URL")));
     }
 
     void exportAndPushAskWhenNotReady()

@@ -97,6 +97,19 @@ private Q_SLOTS:
         CliRun first = push(dbA);
         QVERIFY2(first.exitCode == 0, qPrintable(first.stderrText + first.stdoutText));
         QCOMPARE(contents(m_b.toStdString()), contents(a.databasePath()));
+        // What the push carried, signed off: the change range up to the target's push cursor.
+        CliRun signedOff = runCli({"--db", dbA, "submission", "sign", "--push", "--by", "A. Steward", "--json"}, "");
+        QVERIFY2(signedOff.exitCode == 0, qPrintable(signedOff.stderrText));
+        const Json submission = Json::parse(signedOff.stdoutText.toStdString());
+        QCOMPARE(submission["kind"].get<std::string>(), std::string("push"));
+        QCOMPARE(submission["what"]["target"].get<std::string>(), m_url.toStdString());
+        QCOMPARE(submission["seqFrom"].get<std::int64_t>(), std::int64_t(1));
+        QCOMPARE(submission["seqTo"].get<std::int64_t>(),
+                 scalar(a.databasePath(), "SELECT push_cursor FROM sync_targets"));
+        QVERIFY(submission["seqTo"].get<std::int64_t>() >= 5);
+        CliRun nothingNew = runCli({"--db", dbA, "submission", "sign", "--push", "--by", "A. Steward"}, "");
+        QCOMPARE(nothingNew.exitCode, 1);
+        QVERIFY2(nothingNew.stderrText.contains("nothing was pushed"), qPrintable(nothingNew.stderrText));
         // Pushing again finds nothing new.
         CliRun again = push(dbA);
         QCOMPARE(again.exitCode, 0);

@@ -32,16 +32,6 @@ void drawBar(const ImportProgress &p)
 
 namespace {
 
-std::string csvField(const std::string &text)
-{
-    if (text.find_first_of(",\"\r\n") == std::string::npos)
-        return text;
-    std::string quoted = "\"";
-    for (char c : text)
-        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
-
 // The crosswalk's match rate over each spreadsheet before anything is written: below the minimum the
 // import stops; the rows without a student go to a file either way.
 bool checkStudentIds(const ImportOptions &options, double minMatch, const std::string &unmatchedPath)
@@ -61,19 +51,7 @@ bool checkStudentIds(const ImportOptions &options, double minMatch, const std::s
                   << static_cast<int>(match.rate() * 1000) / 10.0 << "%)\n";
         if (!match.unmatched.empty()) {
             const std::string out = unmatchedPath.empty() ? path + ".unmatched.csv" : unmatchedPath;
-            std::ofstream file(out, std::ios::binary | std::ios::trunc);
-            file << "row,reason";
-            for (const std::string &column : match.header)
-                file << "," << csvField(column);
-            file << "\r\n";
-            for (const StudentIdMatch::Unmatched &u : match.unmatched) {
-                file << u.row.number << "," << csvField(u.why);
-                for (const std::string &cell : u.row.cells)
-                    file << "," << csvField(cell);
-                file << "\r\n";
-            }
-            file.close();
-            if (!file) {
+            if (!writeUnmatchedRows(out, match)) {
                 std::cerr << "steward-cli: import: " << out << ": cannot be written\n";
                 return false;
             }

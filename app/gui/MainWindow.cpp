@@ -34,6 +34,8 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QEventLoop>
+#include <SQLiteCpp/Statement.h>
+
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QFileInfo>
@@ -164,7 +166,7 @@ void MainWindow::buildMenus()
     tools->addAction(tr("Run &rules"), this, &MainWindow::runRules);
     tools->addAction(tr("Import a rule &pack…"), this, &MainWindow::importRulePackDialog);
     tools->addAction(tr("Import the s&tate's results…"), this, &MainWindow::importStateResultsDialog);
-    tools->addAction(tr("Sign &off the last export…"), this, &MainWindow::signOffDialog);
+    tools->addAction(tr("Sign &off a submission…"), this, &MainWindow::signOffDialog);
     tools->addAction(tr("Readi&ness dashboard"), QKeySequence(tr("Ctrl+Shift+D")), this, &MainWindow::showReadiness);
     tools->addAction(tr("Find &duplicates…"), this, &MainWindow::openDuplicatesDialog);
     tools->addAction(tr("Root &causes of drafts (fix list)…"), QKeySequence(tr("Ctrl+Shift+R")), this,
@@ -1004,19 +1006,39 @@ QString MainWindow::importStateResults(const QString &path, const QString &mappi
 
 void MainWindow::signOffDialog()
 {
-    bool ok = false;
-    const QString name = QInputDialog::getText(this, tr("Sign off the last export"),
-                                               tr("Who signs off the newest exported batch (with the verdict now)?"),
-                                               QLineEdit::Normal, QString::fromStdString(steward::currentOsUser()), &ok);
+    // What went out: the newest exported batch, or what was pushed to one of the sync targets.
+    QStringList choices{tr("The newest exported batch")};
+    QStringList targets{QString()};
+    {
+        SQLite::Statement query(m_session->database().connection(), "SELECT url FROM sync_targets ORDER BY target_id");
+        while (query.executeStep()) {
+            targets << QString::fromStdString(query.getColumn(0).getString());
+            choices << tr("What was pushed to %1").arg(targets.last());
+        }
+    }
+    bool ok = true;
+    int chosen = 0;
+    if (choices.size() > 1) {
+        const QString choice = QInputDialog::getItem(this, tr("Sign off a submission"), tr("What went out?"), choices, 0,
+                                                     false, &ok);
+        chosen = static_cast<int>(choices.indexOf(choice));
+    }
+    if (!ok || chosen < 0)
+        return;
+    const QString name = QInputDialog::getText(this, tr("Sign off a submission"),
+                                               tr("Who signs off (with the verdict as it is now)?"), QLineEdit::Normal,
+                                               QString::fromStdString(steward::currentOsUser()), &ok);
     if (ok)
-        Prompt::inform(this, tr("Sign off"), signOffLastExport(name));
+        Prompt::inform(this, tr("Sign off"), signOff(name, targets[chosen]));
 }
 
-QString MainWindow::signOffLastExport(const QString &name)
+QString MainWindow::signOff(const QString &name, const QString &pushTarget)
 {
     try {
+        const std::string who = name.trimmed().toStdString();
         const steward::Submission submission =
-            steward::signOffExport(m_session->database(), std::string(), name.trimmed().toStdString(), std::string());
+            pushTarget.isEmpty() ? steward::signOffExport(m_session->database(), std::string(), who, std::string())
+                                 : steward::signOffPush(m_session->database(), pushTarget.toStdString(), who, std::string());
         if (m_readiness != nullptr)
             m_readiness->refresh();
         return tr("Recorded: %1.\nVerdict then: %2")

@@ -60,7 +60,8 @@ public:
     // names are chosen; each returns what to tell the steward.
     QString importRulePackFile(const QString &path);
     QString importStateResults(const QString &path, const QString &mappingPath);
-    QString signOffLastExport(const QString &name);
+    // pushTarget empty: the newest exported batch; else what was pushed to that sync target.
+    QString signOff(const QString &name, const QString &pushTarget = QString());
 
     bool selectResource(const steward::ResourceSchema *resource);
     // Opens a stored document: selects its resource, loads it into the editor and the references pane.

@@ -10,6 +10,9 @@
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QFileDialog>
+#include <QLocale>
+#include <QDir>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -159,6 +162,28 @@ SpreadsheetImportDialog::SpreadsheetImportDialog(AppSession &session, QWidget *p
     m_status->setObjectName(QStringLiteral("spreadsheetStatus"));
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
+    // With a mapping's studentIds: how many rows find their student, the least the steward accepts,
+    // and the rows without one to take back to the other system.
+    auto *students = new QHBoxLayout;
+    m_studentMatch = new QLabel(this);
+    m_studentMatch->setObjectName(QStringLiteral("studentMatch"));
+    m_studentMatch->setWordWrap(true);
+    m_minimumMatch = new QDoubleSpinBox(this);
+    m_minimumMatch->setObjectName(QStringLiteral("minimumMatch"));
+    m_minimumMatch->setRange(0, 100);
+    m_minimumMatch->setDecimals(1);
+    m_minimumMatch->setSuffix(QStringLiteral(" %"));
+    m_minimumMatch->setPrefix(tr("at least "));
+    m_minimumMatch->setToolTip(tr("Import only when at least this share of the rows finds its student"));
+    m_saveUnmatched = new QPushButton(tr("Save rows &without a student…"), this);
+    m_saveUnmatched->setObjectName(QStringLiteral("saveUnmatched"));
+    students->addWidget(m_studentMatch, 1);
+    students->addWidget(m_minimumMatch);
+    students->addWidget(m_saveUnmatched);
+    layout->addLayout(students);
+    for (QWidget *widget : {static_cast<QWidget *>(m_studentMatch), static_cast<QWidget *>(m_minimumMatch),
+                            static_cast<QWidget *>(m_saveUnmatched)})
+        widget->setVisible(false);
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
     QPushButton *load = buttons->addButton(tr("&Load mapping…"), QDialogButtonBox::ActionRole);
@@ -204,6 +229,13 @@ SpreadsheetImportDialog::SpreadsheetImportDialog(AppSession &session, QWidget *p
                                                           tr("Mappings (*.json)"));
         if (!path.isEmpty())
             saveMapping(path);
+    });
+    connect(m_minimumMatch, &QDoubleSpinBox::valueChanged, this, &SpreadsheetImportDialog::updateStudentMatch);
+    connect(m_saveUnmatched, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save the rows without a student"),
+                                                          m_path + QStringLiteral(".unmatched.csv"), tr("CSV (*.csv)"));
+        if (!path.isEmpty())
+            saveUnmatchedRows(path);
     });
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -502,7 +534,55 @@ void SpreadsheetImportDialog::refreshPreview()
                           .arg(ready)
                           .arg(problems));
     m_import->setEnabled(true);
+    m_studentIds.reset();
+    if (m_mapping->studentIds) {
+        try {
+            m_studentIds = steward::matchStudentIds(m_path.toStdString(), *m_mapping);
+        } catch (const steward::MappingError &e) {
+            m_status->setText(tr("The student ids cannot be read: %1").arg(QString::fromUtf8(e.what())));
+            m_import->setEnabled(false);
+        }
+    }
+    updateStudentMatch();
     Q_EMIT previewed();
+}
+
+void SpreadsheetImportDialog::updateStudentMatch()
+{
+    const bool shown = m_studentIds.has_value();
+    for (QWidget *widget : {static_cast<QWidget *>(m_studentMatch), static_cast<QWidget *>(m_minimumMatch),
+                            static_cast<QWidget *>(m_saveUnmatched)})
+        widget->setVisible(shown);
+    if (!shown || !m_mapping)
+        return;
+    const steward::StudentIdMatch &match = *m_studentIds;
+    const double percent = match.rate() * 100.0;
+    const bool enough = percent + 1e-9 >= m_minimumMatch->value();
+    QString text = tr("Students by %1: %2 of %3 rows found theirs (%4%).")
+                       .arg(QString::fromStdString(m_mapping->studentIds->column))
+                       .arg(match.matched)
+                       .arg(match.rows)
+                       .arg(QLocale().toString(percent, 'f', 1));
+    if (!match.unmatched.empty())
+        text += QLatin1Char(' ') + tr("First without one: row %1, %2.")
+                                      .arg(match.unmatched.front().row.number)
+                                      .arg(QString::fromStdString(match.unmatched.front().why));
+    if (!enough)
+        text += QLatin1Char(' ') + tr("Under the minimum: nothing will be imported.");
+    m_studentMatch->setText(text);
+    m_saveUnmatched->setEnabled(!match.unmatched.empty());
+    m_import->setEnabled(enough);
+}
+
+bool SpreadsheetImportDialog::saveUnmatchedRows(const QString &path)
+{
+    if (!m_studentIds || !steward::writeUnmatchedRows(path.toStdString(), *m_studentIds)) {
+        m_status->setText(tr("%1 cannot be written.").arg(QDir::toNativeSeparators(path)));
+        return false;
+    }
+    m_status->setText(tr("%n row(s) without a student saved to %1.", nullptr, static_cast<int>(m_studentIds->unmatched.size()))
+                          .arg(QDir::toNativeSeparators(path)));
+    return true;
 }
 
 bool SpreadsheetImportDialog::loadMapping(const QString &path)

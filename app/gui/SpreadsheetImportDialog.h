@@ -6,10 +6,12 @@
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class AppSession;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -46,6 +48,10 @@ public:
     QTreeWidget *previewView() const { return m_preview; }
     QPushButton *importButton() const { return m_import; }
     QLabel *statusLabel() const { return m_status; }
+    QLabel *studentMatchLabel() const { return m_studentMatch; }
+    QDoubleSpinBox *minimumMatchBox() const { return m_minimumMatch; }
+    // The rows whose student the mapping's studentIds could not find, as CSV with their row numbers.
+    bool saveUnmatchedRows(const QString &path);
 
 public Q_SLOTS:
     void suggest();
@@ -59,6 +65,7 @@ private:
     void jsonToTable();
     void showValues(int row);
     void valuesToTable(int row);
+    void updateStudentMatch();
     QStringList fieldNames() const;
     const steward::ResourceSchema *currentResource() const; // the one the rows become
 
@@ -76,6 +83,10 @@ private:
     QTreeWidget *m_preview = nullptr;
     QLabel *m_status = nullptr;
     QPushButton *m_import = nullptr;
+    QLabel *m_studentMatch = nullptr;
+    QDoubleSpinBox *m_minimumMatch = nullptr;
+    QPushButton *m_saveUnmatched = nullptr;
+    std::optional<steward::StudentIdMatch> m_studentIds;
     QTimer m_previewTimer;
     bool m_syncing = false;
 };
