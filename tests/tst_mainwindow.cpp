@@ -1115,7 +1115,7 @@ private Q_SLOTS:
         Prompt::setNextAnswer(QMessageBox::Ok);
         window.runRules();
         QCOMPARE(changed.count(), 1);
-        QVERIFY2(Prompt::lastText().contains("0 fatal, 0 warning, 1 info"), qPrintable(Prompt::lastText()));
+        QVERIFY2(Prompt::lastText().contains("0 fatal, 0 error, 0 warning, 1 info"), qPrintable(Prompt::lastText()));
         QVERIFY2(Prompt::lastText().contains("STF-001 Staff T-9"), qPrintable(Prompt::lastText()));
         QCOMPARE(raw->database().connection().execAndGet("SELECT count(*) FROM rule_results").getInt(), 1);
     }

@@ -57,6 +57,16 @@ const ResourceSchema *resourceNamed(const Model &model, const std::string &name)
     return model.findByPath(!name.empty() && name.front() == '/' ? name.substr(1) : name);
 }
 
+// The rows a suggestion looks at: formats and codes come from them.
+std::vector<SheetRow> firstRows(SheetReader &reader, int count)
+{
+    std::vector<SheetRow> rows;
+    SheetRow row;
+    while (static_cast<int>(rows.size()) < count && reader.next(row))
+        rows.push_back(row);
+    return rows;
+}
+
 std::unique_ptr<SheetReader> openOrSay(const std::string &path, char delimiter, const std::string &sheet)
 {
     std::string error;
@@ -104,10 +114,7 @@ int resultsMapping(const Model &model, const std::string &action, const std::vec
     std::unique_ptr<SheetReader> reader = openOrSay(positional[0], 0, sheet);
     if (!reader)
         return kExitFailed;
-    std::vector<SheetRow> rows;
-    SheetRow row;
-    while (static_cast<int>(rows.size()) < sampleRows && reader->next(row))
-        rows.push_back(row);
+    const std::vector<SheetRow> rows = firstRows(*reader, sampleRows);
     ResultsMappingSuggestion suggestion = suggestResultsMapping(reader->header(), rows, resource);
     if (!sheet.empty())
         suggestion.mapping["sheet"] = sheet;
@@ -193,10 +200,7 @@ int commandMapping(const CliContext &context, const std::vector<std::string> &ar
         std::cerr << "steward-cli: mapping: " << error << "\n";
         return kExitFailed;
     }
-    std::vector<SheetRow> rows;
-    SheetRow row;
-    while (static_cast<int>(rows.size()) < sampleRows && reader->next(row))
-        rows.push_back(row);
+    const std::vector<SheetRow> rows = firstRows(*reader, sampleRows);
     std::unique_ptr<Database> database = context.openDatabase();
     if (!database)
         return kExitUsage;

@@ -1235,13 +1235,32 @@ struct RulesOutcome
 
 void MainWindow::runRules()
 {
+    // The built-in starter pack, or one imported here (its newest version).
+    std::string packName = "starter";
+    QStringList choices{tr("The starter pack (built in)")};
+    std::vector<std::string> names{packName};
+    for (const steward::StoredRulePack &stored : steward::storedRulePacks(m_session->database().connection())) {
+        if (!names.empty() && names.back() == stored.id) {
+            choices.back() = tr("%1 %2").arg(QString::fromStdString(stored.title), QString::fromStdString(stored.version));
+            continue;
+        }
+        names.push_back(stored.id);
+        choices << tr("%1 %2").arg(QString::fromStdString(stored.title), QString::fromStdString(stored.version));
+    }
+    if (names.size() > 1) {
+        bool ok = false;
+        const QString choice = QInputDialog::getItem(this, tr("Run rules"), tr("Which rule pack?"), choices, 0, false, &ok);
+        if (!ok || choices.indexOf(choice) < 0)
+            return;
+        packName = names[static_cast<std::size_t>(choices.indexOf(choice))];
+    }
     const steward::Model *model = &m_session->model();
     steward::Database *database = &m_session->database();
     const RulesOutcome outcome = runWithProgress<RulesOutcome>(
-        this, tr("Running the starter rules…"), [model, database](const std::function<bool(int, int)> &progress) {
+        this, tr("Running the rules…"), [model, database, packName](const std::function<bool(int, int)> &progress) {
             RulesOutcome result;
             try {
-                const steward::RulePack pack = steward::loadStarterRulePack(*model);
+                const steward::RulePack pack = steward::resolveRulePack(&database->connection(), packName, *model);
                 steward::RuleRunOptions options;
                 options.progress = progress;
                 result.report = steward::runRules(pack, *model, *database, options);
@@ -1263,13 +1282,15 @@ void MainWindow::runRules()
         auto it = report.totalsBySeverity.find(severity);
         return it == report.totalsBySeverity.end() ? qint64(0) : qint64(it->second);
     };
-    QString text = tr("%1 rules run over %2 documents (%3).\n%4 new, %5 resolved.\n\nNow: %6 fatal, %7 warning, %8 info.")
+    QString text = tr("%1 rules run over %2 documents (%3).\n%4 new, %5 resolved.\n\nNow: %6 fatal, %7 error, %8 warning, "
+                      "%9 info.")
                        .arg(report.rulesRun)
                        .arg(report.documentsChecked)
                        .arg(report.fullRun ? tr("everything") : tr("changed since the last run"))
                        .arg(report.added)
                        .arg(report.removed)
                        .arg(total("fatal"))
+                       .arg(total("error"))
                        .arg(total("warning"))
                        .arg(total("info"));
     steward::RuleResultFilter filter;
