@@ -123,8 +123,11 @@ private Q_SLOTS:
         QCOMPARE(a.call("PUT", "/ed-fi/sessions/" + sessionId, Fixture::session(100, 2022, "Fall Semester")).status, 204);
         const std::string courseId = a.call("GET", "/ed-fi/courses?courseCode=ALG-1").body[0]["id"].get<std::string>();
         QCOMPARE(a.call("DELETE", "/ed-fi/courses/" + courseId).status, 204);
-        CliRun changes = push(dbA);
+        CliRun changes = sync(dbA, {"push", "--to", m_url, "--client", "district", "--sign-off", "B. Steward"});
         QVERIFY2(changes.exitCode == 0, qPrintable(changes.stderrText + changes.stdoutText));
+        QVERIFY2(changes.stderrText.contains("submission #2: push to " + m_url) &&
+                     changes.stderrText.contains("signed off by B. Steward"),
+                 qPrintable(changes.stderrText));
         QCOMPARE(contents(m_b.toStdString()), contents(a.databasePath()));
         QCOMPARE(std::to_string(scalar(m_b.toStdString(), "SELECT doc_key FROM documents WHERE resource = 'Session'")), sessionOnB);
         QCOMPARE(scalar(m_b.toStdString(), "SELECT count(*) FROM changes WHERE op = 'key-change'"), 1);

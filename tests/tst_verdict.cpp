@@ -650,6 +650,12 @@ private Q_SLOTS:
         QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
         run = runCli({"--db", db, "submission", "sign", "--by", "A. Steward", "--note", "Fall"}, {});
         QVERIFY2(run.exitCode == 0 && run.stdoutText.contains("signed off by A. Steward"), qPrintable(run.stdoutText + run.stderrText));
+        // Export and sign-off in one step.
+        run = runCli({"--db", db, "export", "--out", dir.filePath("out-2"), "--sign-off", "A. Steward"}, {});
+        QVERIFY2(run.exitCode == 0 && run.stderrText.contains("submission #2: export of batch " + run.stdoutText.trimmed()),
+                 qPrintable(run.stdoutText + run.stderrText));
+        run = runCli({"--db", db, "submission", "list", "--json"}, {});
+        QCOMPARE(Json::parse(run.stdoutText.toStdString()).size(), std::size_t(2));
         run = runCli({"--db", db, "status", "--submission"}, {});
         QVERIFY2(run.stdoutText.contains("Last submission: export of batch") && run.stdoutText.contains("nothing changed since"),
                  qPrintable(run.stdoutText + run.stderrText));

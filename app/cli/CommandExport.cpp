@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "Submissions.h"
 #include "Exporter.h"
 
 #include <QElapsedTimer>
@@ -44,7 +45,7 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
 {
     if (wantsHelp(args)) {
         std::cout << "Usage: steward-cli [--db PATH] [--schema PATH]... export --out DIR [--resource R]...\n"
-                     "                  [--changed-since BATCH | --all] [--strict]\n"
+                     "                  [--changed-since BATCH | --all] [--strict] [--sign-off NAME]\n"
                      "\n"
                      "Writes a validated batch into DIR (new or empty): one NDJSON file per resource in load\n"
                      "order (\"schools.ndjson\"; \"tpdm.candidates.ndjson\" for an extension), a document body\n"
@@ -60,6 +61,9 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
                      "  --strict               refuse (exit 1, nothing written) when the resources exported are\n"
                      "                         not ready to submit (drafts or fatal rule results; see status).\n"
                      "                         Without it, that is a warning on standard error.\n"
+                     "  --sign-off NAME        record the batch as a submission NAME signed off, with the\n"
+                     "                         readiness verdict and acknowledged warnings of now (see\n"
+                     "                         steward-cli submission)\n"
                      "\n"
                      "Prints the batch id on standard output and a summary on standard error. Exit status:\n"
                      "0 written, 1 the export failed or was cancelled midway or --strict refused (nothing is left behind),\n"
@@ -73,6 +77,7 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
     ExportOptions options;
     bool all = false;
     bool strict = false;
+    std::string signedBy;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &arg = args[i];
         std::string value;
@@ -93,6 +98,10 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
             if (!options.changedSinceBatch.empty())
                 return usageError("export", "--changed-since given twice");
             options.changedSinceBatch = value;
+        } else if (isOption(arg, "--sign-off")) {
+            if (!optionValue(args, i, "--sign-off", value, error))
+                return usageError("export", error);
+            signedBy = value;
         } else if (arg == "--all") {
             all = true;
         } else if (arg == "--strict") {
@@ -148,6 +157,17 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
     std::cerr << "steward-cli: exported " << result.documents << " documents of " << result.countsByResource.size()
               << " resources to " << result.directory << " (batch " << result.batchId << ", changes "
               << result.seqFrom << ".." << result.seqTo << ", " << result.required << " required documents not in it)\n";
+    if (!signedBy.empty()) {
+        try {
+            const Submission submission = signOffExport(*database, result.batchId, signedBy, std::string());
+            std::cerr << "steward-cli: submission #" << submission.id << ": " << submission.summary() << "\n";
+        } catch (const std::exception &e) {
+            // The batch is written and recorded; only the sign-off is missing, and can be made again.
+            std::cerr << "steward-cli: the batch is written, but not signed off: " << e.what()
+                      << " (steward-cli submission sign --batch " << result.batchId << ")\n";
+            return kExitFailed;
+        }
+    }
     return kExitOk;
 }
 

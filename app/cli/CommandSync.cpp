@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "Submissions.h"
 #include "Conflicts.h"
 #include "Credentials.h"
 #include "Engine.h"
@@ -16,7 +17,8 @@ namespace {
 
 const char *const kSyncHelp =
     "Usage: steward-cli [--db PATH] [--schema PATH]... sync pull --from URL --client ID [OPTIONS]\n"
-    "       steward-cli [--db PATH] [--schema PATH]... sync push --to URL --client ID [--dry-run|--plan-only] [--strict] [OPTIONS]\n"
+    "       steward-cli [--db PATH] [--schema PATH]... sync push --to URL --client ID [--dry-run|--plan-only] [--strict]\n"
+    "                                                 [--sign-off NAME] [OPTIONS]\n"
     "       steward-cli [--db PATH] sync remember --url URL --client ID [--secret-env NAME]\n"
     "       steward-cli [--db PATH] sync status\n"
     "       steward-cli [--db PATH] [--schema PATH]... sync conflicts [--url URL] [--json]\n"
@@ -56,6 +58,8 @@ const char *const kSyncHelp =
     "  --plan-only         (push) print the plan without contacting the API.\n"
     "  --strict            (push) refuse (exit 1, nothing sent) when the data is not ready to submit\n"
     "                      (drafts or fatal rule results; see steward-cli status). Without it, a warning.\n"
+    "  --sign-off NAME     (push) once everything is pushed, record it as a submission NAME signed off,\n"
+    "                      with the readiness verdict of now (see steward-cli submission).\n"
     "  --secret-env NAME   the environment variable holding the client secret (default\n"
     "                      STEWARD_CLIENT_SECRET); when it is not set, the system keychain is asked.\n"
     "  --report FILE       write what happened as JSON.\n"
@@ -74,6 +78,7 @@ struct SyncArgs
     std::string secretEnv = "STEWARD_CLIENT_SECRET";
     std::string reportPath;
     std::string progressMode = isatty(STDERR_FILENO) ? "bar" : "none";
+    std::string signOff;   // push: who signs off what was pushed
     bool dryRun = false;   // push: preview against the target
     bool planOnly = false; // push: the plan, offline
     bool strict = false;   // push: refuse when not ready to submit
@@ -143,6 +148,8 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
         return kExitUsage;
     if (args.action == "push" && !checkReadinessBeforeSending("sync push", *database, *model, {}, args.strict))
         return kExitFailed;
+    if (!args.signOff.empty() && (args.dryRun || args.planOnly))
+        return usageError("sync", "--sign-off signs off what was pushed; a dry run or plan sends nothing");
     if (args.action == "push" && args.planOnly) {
         const PushReport report = planOnly(*database, *model, args.url, args.client);
         printPlan(report.plan);
@@ -241,7 +248,18 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
     if (!report.error.empty())
         std::cerr << "; " << report.error;
     std::cerr << "\n";
-    return report.completed ? kExitOk : kExitFailed;
+    if (!report.completed)
+        return kExitFailed;
+    if (!args.signOff.empty()) {
+        try {
+            const Submission submission = signOffPush(*database, remote.url(), args.signOff, std::string());
+            std::cerr << "steward-cli: submission #" << submission.id << ": " << submission.summary() << "\n";
+        } catch (const std::exception &e) {
+            std::cerr << "steward-cli: pushed, but not signed off: " << e.what() << "\n";
+            return kExitFailed;
+        }
+    }
+    return kExitOk;
 }
 
 int status(const CliContext &context)
@@ -392,6 +410,10 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
             args.dryRun = true;
         } else if (arg == "--strict" && args.action == "push") {
             args.strict = true;
+        } else if (arg == "--sign-off" && args.action == "push") {
+            if (i + 1 >= argv.size() || argv[i + 1].empty())
+                return usageError("sync", "--sign-off needs a name");
+            args.signOff = argv[++i];
         } else if (arg == "--json" && args.action == "conflicts") {
             args.json = true;
         } else if (arg == "--whole" && args.action == "resolve") {
