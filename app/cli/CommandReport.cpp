@@ -8,7 +8,7 @@ using namespace steward;
 namespace {
 
 const char *const kReportHelp =
-    "Usage: steward-cli [--db PATH] [--schema PATH]... report --out FILE.pdf\n"
+    "Usage: steward-cli [--db PATH] report --out FILE.pdf\n"
     "\n"
     "Writes the submission report as a PDF: a summary page (the readiness verdict, the last signed-off\n"
     "submission, every school's documents and results), then one page per school and one for the\n"
@@ -37,13 +37,10 @@ int commandReport(const CliContext &context, const std::vector<std::string> &arg
     }
     if (out.empty())
         return usageError("report", "--out FILE.pdf is required");
-    std::unique_ptr<Model> model = context.loadModel();
-    if (!model)
-        return kExitFailed;
     std::unique_ptr<Database> database = context.openReadOnlyDatabase();
     if (!database)
         return kExitFailed;
-    const SubmissionReportData data = gatherSubmissionReport(database->connection(), *model);
+    const SubmissionReportData data = gatherSubmissionReport(database->connection());
     QString error;
     if (!writeSubmissionReportPdf(data, QString::fromStdString(out), &error)) {
         std::cerr << "steward-cli: report: " << error.toStdString() << "\n";

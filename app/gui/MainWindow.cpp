@@ -1056,11 +1056,10 @@ void MainWindow::exportReportDialog()
     if (path.isEmpty())
         return;
     steward::Database *database = &m_session->database();
-    const steward::Model *model = &m_session->model();
     // Read on a worker (a million documents take a few seconds); drawn here, where fonts live.
     const steward::SubmissionReportData data = runWithProgress<steward::SubmissionReportData>(
-        this, tr("Reading the report…"), [database, model](const std::function<bool(int, int)> &) {
-            return steward::gatherSubmissionReport(database->connection(), *model);
+        this, tr("Reading the report…"), [database](const std::function<bool(int, int)> &) {
+            return steward::gatherSubmissionReport(database->connection());
         });
     QString error;
     if (!steward::writeSubmissionReportPdf(data, path, &error))

@@ -186,9 +186,8 @@ private:
 
 } // namespace
 
-SubmissionReportData gatherSubmissionReport(SQLite::Database &db, const Model &model)
+SubmissionReportData gatherSubmissionReport(SQLite::Database &db)
 {
-    (void)model;
     DeferredTransaction read(db);
     SubmissionReportData data;
     data.generatedAt = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();

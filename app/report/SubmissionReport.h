@@ -1,7 +1,5 @@
 #pragma once
 
-#include "ApiSchema.h"
-
 #include <SQLiteCpp/Database.h>
 
 #include <QString>
@@ -48,7 +46,7 @@ struct SubmissionReportData
     std::vector<ReportPage> pages; // schools by id, then district-wide
 };
 
-SubmissionReportData gatherSubmissionReport(SQLite::Database &db, const Model &model);
+SubmissionReportData gatherSubmissionReport(SQLite::Database &db);
 
 // Writes the report as a PDF with Qt's PDF writer: a summary page, then one page per school.
 // Needs a QGuiApplication (fonts). False with error set when the file cannot be written.
