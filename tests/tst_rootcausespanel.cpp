@@ -13,6 +13,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QLabel>
 #include <QTest>
 #include <QTextBrowser>
 #include <QTreeView>
@@ -131,7 +132,11 @@ private Q_SLOTS:
         const Response created = window.session()->request("POST", "/ed-fi/schools", removedSchool);
         QVERIFY2(created.status == 201, created.body.dump().c_str());
         window.revalidateDrafts();
-        QTRY_VERIFY_WITH_TIMEOUT(refreshed.count() > 0 && !panel->isLoading() && model->rowCount() == 1, 20000);
+        QTRY_VERIFY2_WITH_TIMEOUT(refreshed.count() > 0 && !panel->isLoading() && model->rowCount() == 1,
+                                  qPrintable(QStringLiteral("refreshed %1 loading %2 rows %3 visible %4 summary %5")
+                                                 .arg(refreshed.count()).arg(panel->isLoading()).arg(model->rowCount())
+                                                 .arg(panel->isVisible()).arg(panel->findChild<QLabel *>() ? panel->findChild<QLabel *>()->text() : QString())),
+                                  20000);
         QCOMPARE(rowWith(*model, QStringLiteral("GradeLevelDescriptor")), 0);
         QCOMPARE(model->causeAt(0)->blocked, std::int64_t(1));
     }
