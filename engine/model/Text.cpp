@@ -1,5 +1,7 @@
 #include "Text.h"
 
+#include <QCryptographicHash>
+
 namespace steward {
 
 void lowerAsciiInPlace(std::string &text)
@@ -14,6 +16,14 @@ std::string lowerAscii(std::string_view text)
     std::string out(text);
     lowerAsciiInPlace(out);
     return out;
+}
+
+std::string sha256Hex(std::string_view bytes)
+{
+    return QCryptographicHash::hash(QByteArrayView(bytes.data(), static_cast<qsizetype>(bytes.size())),
+                                    QCryptographicHash::Sha256)
+        .toHex()
+        .toStdString();
 }
 
 void appendLowerHex(std::string &out, const void *bytes, std::size_t size)

@@ -11,6 +11,9 @@ namespace steward {
 void lowerAsciiInPlace(std::string &text);
 std::string lowerAscii(std::string_view text);
 
+// SHA-256 of the bytes, as 64 lower-case hex digits: draft texts, rule packs, batch manifests.
+std::string sha256Hex(std::string_view bytes);
+
 // Appends two lower-case hex digits for each byte: ids, etags, query-index words, JSON's \u00XX.
 void appendLowerHex(std::string &out, const void *bytes, std::size_t size);
 // The number the count ASCII digits at text[at] spell; -1 when one of them is not a digit.

@@ -1,8 +1,8 @@
 // The typed views the desktop app reads: counts, references both ways, history, drafts, lookups.
 #include "DocumentJournal.h"
 #include "Engine.h"
+#include "Text.h"
 
-#include <QCryptographicHash>
 
 #include <SQLiteCpp/Statement.h>
 
@@ -260,8 +260,7 @@ std::int64_t Engine::keepDraft(const std::string &project, const std::string &re
                                const Json &problemBody, const std::string &actor)
 {
     SQLite::Database &db = m_database.connection();
-    const std::string hash =
-        QCryptographicHash::hash(QByteArray::fromStdString(text), QCryptographicHash::Sha256).toHex().toStdString();
+    const std::string hash = sha256Hex(text);
     std::optional<ImmediateTransaction> transaction;
     if (!m_inBatch)
         transaction.emplace(db);
@@ -393,9 +392,7 @@ void bindTextHash(SQLite::Statement &s, int index, const std::string &text, cons
         s.bind(index);
         return;
     }
-    s.bind(index, QCryptographicHash::hash(QByteArray::fromStdString(text), QCryptographicHash::Sha256)
-                      .toHex()
-                      .toStdString());
+    s.bind(index, sha256Hex(text));
 }
 
 } // namespace

@@ -8,7 +8,6 @@
 #include <SQLiteCpp/Statement.h>
 
 #include <QCryptographicHash>
-#include <QDateTime>
 #include <QFile>
 
 #include <algorithm>

@@ -1,12 +1,11 @@
 #include "Rules.h"
 
 #include "DocumentJournal.h"
+#include "Text.h"
 
 #include <SQLiteCpp/Statement.h>
 #include <sqlite3.h>
 
-#include <QCryptographicHash>
-#include <QDateTime>
 #include <QFile>
 
 #include <algorithm>
@@ -235,10 +234,7 @@ RulePack parseRulePack(const std::string &file, const std::string &text, const M
         throw RulePackError(file, "", "the pack has no rules");
 
     pack.content = dumpJson(document);
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    const std::string canonical = pack.content + "\n" + model.describe();
-    hash.addData(QByteArrayView(canonical.data(), static_cast<qsizetype>(canonical.size())));
-    pack.hash = hash.result().toHex().toStdString();
+    pack.hash = sha256Hex(pack.content + "\n" + model.describe());
     return pack;
 }
 
@@ -281,15 +277,14 @@ RulePack scopedRulePack(const RulePack &pack, int schoolYear, const std::string 
     for (const Rule &rule : pack.rules)
         if (rule.appliesTo(schoolYear, collection))
             scoped.rules.push_back(rule);
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    const std::string named = pack.hash + "\nscope " + std::to_string(schoolYear) + " " + toLower(collection);
-    hash.addData(QByteArrayView(named.data(), static_cast<qsizetype>(named.size())));
-    scoped.hash = hash.result().toHex().toStdString();
+    scoped.hash = sha256Hex(pack.hash + "\nscope " + std::to_string(schoolYear) + " " + toLower(collection));
     return scoped;
 }
 
 int compareVersions(const std::string &a, const std::string &b)
 {
+    // Not std::isdigit: a byte of a UTF-8 letter is a negative char, which it may not be given.
+    auto isAsciiDigit = [](char c) { return c >= '0' && c <= '9'; };
     auto parts = [](const std::string &text) {
         std::vector<std::string> out(1);
         for (char c : text)
@@ -305,7 +300,7 @@ int compareVersions(const std::string &a, const std::string &b)
         const std::string x = i < left.size() ? left[i] : "0";
         const std::string y = i < right.size() ? right[i] : "0";
         const bool numbers = !x.empty() && !y.empty() && x.size() <= 18 && y.size() <= 18
-                             && std::all_of(x.begin(), x.end(), ::isdigit) && std::all_of(y.begin(), y.end(), ::isdigit);
+                             && std::all_of(x.begin(), x.end(), isAsciiDigit) && std::all_of(y.begin(), y.end(), isAsciiDigit);
         if (numbers) {
             const long long p = std::stoll(x);
             const long long q = std::stoll(y);
@@ -348,14 +343,6 @@ std::vector<RulePackChange> diffRulePacks(const RulePack &older, const RulePack 
 
 namespace {
 
-std::string sha256Hex(const std::string &text)
-{
-    return QCryptographicHash::hash(QByteArrayView(text.data(), static_cast<qsizetype>(text.size())),
-                                    QCryptographicHash::Sha256)
-        .toHex()
-        .toStdString();
-}
-
 // Stored versions of one pack, oldest first.
 std::vector<std::pair<std::string, std::string>> storedVersions(SQLite::Database &db, const std::string &packId)
 {
@@ -382,7 +369,7 @@ RulePackImport importRulePack(Database &database, const RulePack &pack, const st
     std::optional<RulePack> newestOlder;
     for (const auto &[version, content] : versions) {
         if (version == pack.version) {
-            if (sha256Hex(content) != sha256Hex(pack.content))
+            if (content != pack.content)
                 throw RulePackError(pack.file, "",
                                     "version " + pack.version + " of pack " + pack.id
                                         + " is stored already with other rules; give the changed pack a new version");

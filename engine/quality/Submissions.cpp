@@ -2,13 +2,12 @@
 
 #include "ExternalResults.h"
 #include "Readiness.h"
+#include "Text.h"
 
 #include "DocumentJournal.h"
 
 #include <SQLiteCpp/Statement.h>
 
-#include <QCryptographicHash>
-#include <QDateTime>
 
 namespace steward {
 
@@ -97,12 +96,8 @@ Submission signOffExport(Database &database, const std::string &batchId, const s
         throw SubmissionError(batchId.empty() ? "nothing was exported yet: export a batch, then sign it off"
                                               : "no exported batch has the id " + batchId);
     const std::string manifest = batch.getColumn(4).getString();
-    const std::string sha = QCryptographicHash::hash(QByteArrayView(manifest.data(), static_cast<qsizetype>(manifest.size())),
-                                                     QCryptographicHash::Sha256)
-                                .toHex()
-                                .toStdString();
     const Json what{{"batch", batch.getColumn(0).getString()},
-                    {"manifestSha256", sha},
+                    {"manifestSha256", sha256Hex(manifest)},
                     {"outDir", batch.getColumn(3).getString()}};
     Submission submission = record(db, "export", what, batch.getColumn(1).getInt64(), batch.getColumn(2).getInt64(),
                                    signedBy, note);
