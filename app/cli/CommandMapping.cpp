@@ -88,13 +88,7 @@ int resultsMapping(const Model &model, const std::string &action, const std::vec
                 std::unique_ptr<SheetReader> reader = openOrSay(positional[1], mapping.delimiter, mapping.sheet);
                 if (!reader)
                     return kExitFailed;
-                const HeaderIndex header(reader->header());
-                for (const auto &[role, column] : mapping.columns)
-                    if (header.find(column) == std::string::npos)
-                        throw ResultsImportError("columns." + role + ": '" + column + "' is not in the header of "
-                                                 + positional[1]);
-                for (const auto &[resource, keys] : mapping.keys)
-                    checkColumns(keys, reader->header());
+                checkResultsColumns(mapping, reader->header());
             }
             std::cout << positional[0] << ": a results mapping; fits"
                       << (positional.size() == 2 ? " " + positional[1] : std::string(" the model")) << "\n";

@@ -59,10 +59,26 @@ struct ResultRow
     std::string id;
     std::string resourceWord;
     std::string runAt;
-    Json key; // body-shaped natural key (JSON lines), or null
-    std::vector<MappedDocument> mapped; // the key as the mapping made it (spreadsheets)
-    std::string keyError;
+    Json key;       // body-shaped natural key (JSON lines), or null
+    SheetRow cells; // spreadsheets: the row, whose key columns are mapped once its resource is known
 };
+
+// What a file's rows are and, for a spreadsheet, its header.
+struct ResultRows
+{
+    std::vector<ResultRow> rows;
+    std::vector<std::string> header;
+};
+
+// A severity word a file may use without a mapping ("W", "Warning", "critical"), lower-cased; empty
+// when it is none of them.
+std::string commonSeverity(const std::string &lowered)
+{
+    if (kSeverityNames.count(lowered) > 0)
+        return lowered;
+    auto it = kCommonSeverityWords.find(lowered);
+    return it == kCommonSeverityWords.end() ? std::string() : it->second;
+}
 
 std::string severityOf(const std::string &word, const ResultsMapping *mapping, std::int64_t row)
 {
@@ -72,10 +88,8 @@ std::string severityOf(const std::string &word, const ResultsMapping *mapping, s
         if (it != mapping->severities.end())
             return it->second;
     }
-    if (kSeverityNames.count(lowered) > 0)
-        return lowered;
-    if (auto it = kCommonSeverityWords.find(lowered); it != kCommonSeverityWords.end())
-        return it->second;
+    if (const std::string severity = commonSeverity(lowered); !severity.empty())
+        return severity;
     throw ResultsImportError("row " + std::to_string(row) + ": severity '" + word
                              + "' is not fatal, error, warning or info (map it under \"severities\" in the mapping)");
 }
@@ -135,38 +149,26 @@ std::vector<ResultRow> readJsonLines(const std::string &path, const std::functio
     return rows;
 }
 
-std::vector<ResultRow> readSheet(const std::string &path, const ResultsMapping &mapping,
-                                 const std::function<bool(std::int64_t)> &progress, bool &cancelled)
+ResultRows readSheet(const std::string &path, const ResultsMapping &mapping,
+                     const std::function<bool(std::int64_t)> &progress, bool &cancelled)
 {
     std::string error;
     std::unique_ptr<SheetReader> reader = openSheet(path, mapping.delimiter, mapping.sheet, &error);
     if (!reader)
         throw ResultsImportError(error);
-    const HeaderIndex header(reader->header());
     std::map<std::string, std::size_t> at;
-    for (const auto &[role, column] : mapping.columns) {
-        const std::size_t index = header.find(column);
-        if (index == std::string::npos) {
-            std::string there;
-            for (const std::string &name : reader->header())
-                there += (there.empty() ? "" : ", ") + name;
-            throw ResultsImportError(path + ": the mapping's column '" + column + "' (" + role
-                                     + ") is not in the header (there: " + there + ")");
-        }
-        at[role] = index;
-    }
-    for (const auto &[resource, keys] : mapping.keys) {
-        try {
-            checkColumns(keys, reader->header());
-        } catch (const MappingError &e) {
-            throw ResultsImportError(path + ": keys of " + resource->resourceName + ": " + e.what());
-        }
+    try {
+        at = checkResultsColumns(mapping, reader->header());
+    } catch (const ResultsImportError &e) {
+        throw ResultsImportError(path + ": " + e.what());
     }
     auto cell = [&](const SheetRow &row, const std::string &role) {
         auto it = at.find(role);
         return it == at.end() || it->second >= row.cells.size() ? std::string() : trimmedCell(row.cells[it->second]);
     };
-    std::vector<ResultRow> rows;
+    ResultRows out;
+    out.header = reader->header();
+    std::vector<ResultRow> &rows = out.rows;
     SheetRow sheetRow;
     while (reader->next(sheetRow)) {
         if (std::all_of(sheetRow.cells.begin(), sheetRow.cells.end(),
@@ -183,10 +185,7 @@ std::vector<ResultRow> readSheet(const std::string &path, const ResultsMapping &
         row.resourceWord = cell(sheetRow, "resource");
         row.runAt = cell(sheetRow, "runAt");
         requireRow(row);
-        // The key of whichever resource the row turns out to be: mapped once per resource with keys.
-        for (const auto &[resource, keys] : mapping.keys)
-            for (MappedDocument &document : mapRow(keys, header, sheetRow))
-                row.mapped.push_back(std::move(document));
+        row.cells = sheetRow;
         rows.push_back(std::move(row));
         if (progress && rows.size() % 4096 == 0 && !progress(static_cast<std::int64_t>(rows.size()))) {
             cancelled = true;
@@ -195,7 +194,7 @@ std::vector<ResultRow> readSheet(const std::string &path, const ResultsMapping &
     }
     if (!reader->error().empty())
         throw ResultsImportError(reader->error());
-    return rows;
+    return out;
 }
 
 // What matching found for one row.
@@ -211,9 +210,10 @@ struct Match
 class Matcher
 {
 public:
-    Matcher(SQLite::Database &db, const Model &model, const ResultsMapping *mapping)
+    Matcher(SQLite::Database &db, const Model &model, const ResultsMapping *mapping, const std::vector<std::string> &header)
         : m_model(model)
         , m_mapping(mapping)
+        , m_header(header)
         , m_identities(model)
         , m_byId(db, "SELECT r.project, r.resource, d.change_seq, steward_text(d.identity) FROM document_rows d"
                      " JOIN resources r ON r.resource_key = d.resource_key WHERE d.id = steward_id_key(?)")
@@ -239,17 +239,17 @@ public:
         if (!row.key.is_null()) {
             body = row.key;
         } else {
-            for (const MappedDocument &document : row.mapped)
-                if (document.resource == resource) {
-                    if (!document.error.empty()) {
-                        found.unmatched = "the key cannot be read: " + document.error;
-                        return found;
-                    }
-                    body = document.body;
-                }
-            if (body.is_null()) {
+            const RowMapping *keys = keysOf(resource);
+            if (keys == nullptr) {
                 found.unmatched = "no Ed-Fi id, and the mapping gives no key columns for " + resource->resourceName;
                 return found;
+            }
+            for (const MappedDocument &document : mapRow(*keys, m_header, row.cells)) {
+                if (!document.error.empty()) {
+                    found.unmatched = "the key cannot be read: " + document.error;
+                    return found;
+                }
+                body = document.body;
             }
         }
         std::string missing;
@@ -275,6 +275,14 @@ public:
     }
 
 private:
+    const RowMapping *keysOf(const ResourceSchema *resource) const
+    {
+        if (m_mapping == nullptr)
+            return nullptr;
+        auto it = m_mapping->keys.find(resource);
+        return it == m_mapping->keys.end() ? nullptr : &it->second;
+    }
+
     const ResourceSchema *resourceOf(const ResultRow &row, std::string &why) const
     {
         if (!row.resourceWord.empty()) {
@@ -319,6 +327,7 @@ private:
 
     const Model &m_model;
     const ResultsMapping *m_mapping;
+    HeaderIndex m_header;
     IdentityCalculator m_identities;
     SQLite::Statement m_byId;
     SQLite::Statement m_byAlias;
@@ -422,6 +431,31 @@ ResultsMapping parseResultsMapping(const Json &mapping, const Model &model)
     return out;
 }
 
+std::map<std::string, std::size_t> checkResultsColumns(const ResultsMapping &mapping,
+                                                       const std::vector<std::string> &header)
+{
+    const HeaderIndex index(header);
+    std::map<std::string, std::size_t> at;
+    for (const auto &[role, column] : mapping.columns) {
+        at[role] = index.find(column);
+        if (at[role] == std::string::npos) {
+            std::string there;
+            for (const std::string &name : header)
+                there += (there.empty() ? "" : ", ") + name;
+            throw ResultsImportError("the mapping's column '" + column + "' (" + role + ") is not in the header (there: "
+                                     + there + ")");
+        }
+    }
+    for (const auto &[resource, keys] : mapping.keys) {
+        try {
+            checkColumns(keys, header);
+        } catch (const MappingError &e) {
+            throw ResultsImportError("keys of " + resource->resourceName + ": " + e.what());
+        }
+    }
+    return at;
+}
+
 ResultsMapping loadResultsMapping(const std::string &path, const Model &model)
 {
     std::ifstream in(path, std::ios::binary);
@@ -480,11 +514,8 @@ ResultsMappingSuggestion suggestResultsMapping(const std::vector<std::string> &h
             const std::string word = at < row.cells.size() ? trimmedCell(row.cells[at]) : std::string();
             if (word.empty() || !seen.insert(toLower(word)).second)
                 continue;
-            const std::string lowered = toLower(word);
-            if (kSeverityNames.count(lowered) > 0)
-                severities[word] = lowered;
-            else if (auto it = kCommonSeverityWords.find(lowered); it != kCommonSeverityWords.end())
-                severities[word] = it->second;
+            if (const std::string severity = commonSeverity(toLower(word)); !severity.empty())
+                severities[word] = severity;
             else
                 suggestion.unmatched.push_back("severity '" + word + "' (map it to fatal, error, warning or info)");
         }
@@ -546,8 +577,12 @@ ResultsImportReport importExternalResults(Database &database, const Model &model
     if (sheet && mapping == nullptr)
         throw ResultsImportError(path + ": a spreadsheet of results needs a mapping (steward-cli mapping suggest "
                                         "--results FILE writes a first one)");
-    std::vector<ResultRow> rows = sheet ? readSheet(path, *mapping, options.progress, report.cancelled)
-                                        : readJsonLines(path, options.progress);
+    ResultRows read;
+    if (sheet)
+        read = readSheet(path, *mapping, options.progress, report.cancelled);
+    else
+        read.rows = readJsonLines(path, options.progress);
+    const std::vector<ResultRow> &rows = read.rows;
     if (report.cancelled || (rows.empty() && options.progress && !options.progress(0))) {
         report.cancelled = true;
         return report;
@@ -596,7 +631,7 @@ ResultsImportReport importExternalResults(Database &database, const Model &model
     source.exec();
     const std::int64_t sourceId = db.getLastInsertRowid();
 
-    Matcher matcher(db, model, mapping);
+    Matcher matcher(db, model, mapping, read.header);
     SQLite::Statement insert(db, "INSERT INTO external_results (source_id, row_number, rule_id, severity, message,"
                                  " school_year, school_id, project, resource, doc_id, natural_key, seq_at_run, unmatched)"
                                  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");

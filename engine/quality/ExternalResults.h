@@ -53,6 +53,12 @@ struct ResultsMapping
 ResultsMapping parseResultsMapping(const Json &mapping, const Model &model);
 ResultsMapping loadResultsMapping(const std::string &path, const Model &model);
 
+// Checks that every column the mapping names (its roles' and its keys') is in the header; throws
+// ResultsImportError naming the column, its role and the columns there are. Returns each role's
+// column index.
+std::map<std::string, std::size_t> checkResultsColumns(const ResultsMapping &mapping,
+                                                       const std::vector<std::string> &header);
+
 // A first results mapping from a file's header: each column placed in a role by its name ("Rule
 // ID", "Error Code" -> rule; "Level", "Error Level" -> severity; "Student ID" -> a key field of the
 // resource). unmatched lists the columns it could not place.
