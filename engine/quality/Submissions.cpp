@@ -128,12 +128,11 @@ Submission signOffPush(Database &database, const std::string &targetUrl, const s
     if (cursor == 0)
         throw SubmissionError("nothing was pushed to " + url + " yet: push, then sign it off");
     // The first change after the previous sign-off of a push to this target.
-    std::int64_t from = 1;
-    for (const Submission &earlier : submissions(db))
-        if (earlier.kind == "push" && earlier.what.value("target", std::string()) == url) {
-            from = earlier.seqTo + 1;
-            break;
-        }
+    SQLite::Statement previous(db, "SELECT coalesce(max(seq_to), 0) + 1 FROM submissions"
+                                   " WHERE kind = 'push' AND json_extract(what, '$.target') = ?");
+    previous.bind(1, url);
+    previous.executeStep();
+    const std::int64_t from = previous.getColumn(0).getInt64();
     if (cursor < from)
         throw SubmissionError("nothing was pushed to " + url + " since the last sign-off (change " +
                               std::to_string(from - 1) + ")");
