@@ -3,9 +3,9 @@
 #include "Importer.h"
 #include "RowMapping.h"
 #include "Spreadsheet.h"
+#include "TableExport.h"
 
 #include <cstdio>
-#include <fstream>
 #include <cstdlib>
 #include <iostream>
 
@@ -51,8 +51,10 @@ bool checkStudentIds(const ImportOptions &options, double minMatch, const std::s
                   << static_cast<int>(match.rate() * 1000) / 10.0 << "%)\n";
         if (!match.unmatched.empty()) {
             const std::string out = unmatchedPath.empty() ? path + ".unmatched.csv" : unmatchedPath;
-            if (!writeUnmatchedRows(out, match)) {
-                std::cerr << "steward-cli: import: " << out << ": cannot be written\n";
+            try {
+                writeCsv(out, unmatchedStudentRows(match));
+            } catch (const StorageError &e) {
+                std::cerr << "steward-cli: import: " << e.what() << "\n";
                 return false;
             }
             std::cerr << "steward-cli: the " << match.unmatched.size() << " rows without a student are in " << out << "\n";

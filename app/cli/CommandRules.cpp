@@ -2,6 +2,7 @@
 #include "Engine.h"
 #include "ExternalResults.h"
 #include "Rules.h"
+#include "TableExport.h"
 
 #include <fstream>
 #include <iostream>
@@ -346,20 +347,12 @@ int listResults(const CliContext &context, const RulesOptions &options)
     return kExitOk;
 }
 
-bool writeUnmatched(const std::string &path, const ResultsImportReport &report)
+TextTable unmatchedResults(const ResultsImportReport &report)
 {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    auto quoted = [](const std::string &text) {
-        std::string q = "\"";
-        for (char c : text)
-            q += c == '"' ? std::string("\"\"") : std::string(1, c);
-        return q + "\"";
-    };
-    out << "row,rule,reason\r\n";
+    TextTable table{{"row", "rule", "reason"}, {}};
     for (const UnmatchedResult &u : report.unmatched)
-        out << u.row << "," << quoted(u.ruleId) << "," << quoted(u.reason) << "\r\n";
-    out.close();
-    return static_cast<bool>(out);
+        table.rows.push_back({std::to_string(u.row), u.ruleId, u.reason});
+    return table;
 }
 
 int importResults(const CliContext &context, const RulesOptions &options, const Model &model)
@@ -385,9 +378,14 @@ int importResults(const CliContext &context, const RulesOptions &options, const 
             std::cerr << "steward-cli: stopped; the earlier results of " << importOptions.source << " are unchanged\n";
             return kExitFailed;
         }
-        if (options.has("--unmatched-out") && !writeUnmatched(options.value("--unmatched-out"), report)) {
-            std::cerr << "steward-cli: " << options.value("--unmatched-out") << ": cannot be written\n";
-            return kExitFailed;
+        if (options.has("--unmatched-out")) {
+            try {
+                writeCsv(options.value("--unmatched-out"), unmatchedResults(report));
+            } catch (const StorageError &e) {
+                // The results are stored; only the list of rows that matched nothing is missing.
+                std::cerr << "steward-cli: " << e.what() << "\n";
+                return kExitFailed;
+            }
         }
         if (options.has("--json")) {
             std::cout << report.toJson().dump(2) << "\n";

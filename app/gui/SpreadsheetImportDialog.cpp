@@ -4,6 +4,7 @@
 #include "EngineRequests.h"
 #include "FieldLabels.h"
 #include "Prompt.h"
+#include "TableExport.h"
 
 #include <QComboBox>
 #include <QCompleter>
@@ -576,8 +577,12 @@ void SpreadsheetImportDialog::updateStudentMatch()
 
 bool SpreadsheetImportDialog::saveUnmatchedRows(const QString &path)
 {
-    if (!m_studentIds || !steward::writeUnmatchedRows(path.toStdString(), *m_studentIds)) {
-        m_status->setText(tr("%1 cannot be written.").arg(QDir::toNativeSeparators(path)));
+    if (!m_studentIds)
+        return false;
+    try {
+        steward::writeCsv(path.toStdString(), steward::unmatchedStudentRows(*m_studentIds));
+    } catch (const steward::StorageError &e) {
+        m_status->setText(QString::fromStdString(e.what()));
         return false;
     }
     m_status->setText(tr("%n row(s) without a student saved to %1.", nullptr, static_cast<int>(m_studentIds->unmatched.size()))

@@ -9,7 +9,6 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
-#include <fstream>
 #include <cmath>
 #include <set>
 
@@ -534,31 +533,6 @@ StudentIdMatch matchStudentIds(const std::string &path, const RowMapping &mappin
     if (!reader->error().empty())
         throw MappingError(reader->error());
     return match;
-}
-
-bool writeUnmatchedRows(const std::string &path, const StudentIdMatch &match)
-{
-    auto field = [](const std::string &text) {
-        if (text.find_first_of(",\"\r\n") == std::string::npos)
-            return text;
-        std::string quoted = "\"";
-        for (char c : text)
-            quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-        return quoted + "\"";
-    };
-    std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    file << "row,reason";
-    for (const std::string &column : match.header)
-        file << "," << field(column);
-    file << "\r\n";
-    for (const StudentIdMatch::Unmatched &u : match.unmatched) {
-        file << u.row.number << "," << field(u.why);
-        for (const std::string &cell : u.row.cells)
-            file << "," << field(cell);
-        file << "\r\n";
-    }
-    file.close();
-    return static_cast<bool>(file);
 }
 
 std::vector<MappedDocument> mapRow(const RowMapping &mapping, const HeaderIndex &header, const SheetRow &row)

@@ -100,9 +100,6 @@ struct StudentIdMatch
 };
 // Reads the whole file through the mapping's crosswalk (codes loaded); MappingError when unreadable.
 StudentIdMatch matchStudentIds(const std::string &path, const RowMapping &mapping);
-// The rows without a student as CSV: row number, why, then the row's own cells under its header.
-// False when the file cannot be written.
-bool writeUnmatchedRows(const std::string &path, const StudentIdMatch &match);
 
 // Reads and checks a mapping against the model: every resource exists, every field is a field of
 // its resource's schema (nested and array fields included), every rule has exactly one source, every

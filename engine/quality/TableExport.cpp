@@ -158,4 +158,17 @@ void writeXlsx(const std::string &path, const TextTable &table, const std::strin
     }
 }
 
+TextTable unmatchedStudentRows(const StudentIdMatch &match)
+{
+    TextTable table;
+    table.headers = {"row", "reason"};
+    table.headers.insert(table.headers.end(), match.header.begin(), match.header.end());
+    for (const StudentIdMatch::Unmatched &u : match.unmatched) {
+        std::vector<std::string> record{std::to_string(u.row.number), u.why};
+        record.insert(record.end(), u.row.cells.begin(), u.row.cells.end());
+        table.rows.push_back(std::move(record));
+    }
+    return table;
+}
+
 } // namespace steward

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "RowMapping.h"
+
 #include <string>
 #include <vector>
 
@@ -23,5 +25,9 @@ void writeCsv(const std::string &path, const TextTable &table);
 // One worksheet: a bold, frozen header row with filters, then every cell as text (a value that
 // looks like a number stays the text it was). Cells over Excel's 32,767 characters are refused.
 void writeXlsx(const std::string &path, const TextTable &table, const std::string &sheetName = "Results");
+
+// The rows a mapping's studentIds could not place: row number, why, then the row's own cells under
+// the file's header, for the steward to take back to the other system.
+TextTable unmatchedStudentRows(const StudentIdMatch &match);
 
 } // namespace steward
