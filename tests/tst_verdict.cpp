@@ -272,7 +272,7 @@ private Q_SLOTS:
 
         QualityResultFilter imported;
         imported.kind = "imported";
-        imported.includeUnmatched = false;
+        imported.records = QualityResultFilter::Records::Matched;
         std::vector<QualityResult> results = readQualityResults(f.database().connection(), imported);
         QCOMPARE(results.size(), std::size_t(4));
         QCOMPARE(results[0].docId, some[0].id);
@@ -382,7 +382,7 @@ private Q_SLOTS:
         QCOMPARE(report.unmatched[0].row, std::int64_t(4));
         QualityResultFilter filter;
         filter.origin = "vendor check";
-        filter.includeUnmatched = false;
+        filter.records = QualityResultFilter::Records::Matched;
         const std::vector<QualityResult> results = readQualityResults(f.database().connection(), filter);
         QCOMPARE(results.size(), std::size_t(2));
         QCOMPARE(results[0].docId, some[0].id);

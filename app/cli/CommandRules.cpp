@@ -333,9 +333,9 @@ int listResults(const CliContext &context, const RulesOptions &options)
     filter.severity = options.value("--severity");
     filter.ruleId = options.value("--rule");
     filter.docId = options.value("--id");
-    std::vector<QualityResult> results = readQualityResults(database->connection(), filter);
     if (options.has("--unmatched"))
-        std::erase_if(results, [](const QualityResult &r) { return !r.docId.empty(); });
+        filter.records = QualityResultFilter::Records::Unmatched;
+    const std::vector<QualityResult> results = readQualityResults(database->connection(), filter);
     for (const QualityResult &result : results) {
         if (options.has("--json"))
             std::cout << result.toJson().dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";

@@ -730,8 +730,10 @@ std::vector<QualityResult> readQualityResults(SQLite::Database &db, const Qualit
         sql += " AND x.rule_id = :rule";
     if (!filter.docId.empty())
         sql += " AND x.doc_id = :doc";
-    if (!filter.includeUnmatched)
+    if (filter.records == QualityResultFilter::Records::Matched)
         sql += " AND x.doc_id <> ''";
+    else if (filter.records == QualityResultFilter::Records::Unmatched)
+        sql += " AND x.doc_id = ''";
     sql += " ORDER BY CASE x.severity WHEN 'fatal' THEN 0 WHEN 'error' THEN 1 WHEN 'warning' THEN 2 ELSE 3 END,"
            " x.kind, x.origin, x.rule_id, x.resource, x.natural_key, x.doc_id, x.row_number";
     if (filter.limit > 0)

@@ -145,7 +145,14 @@ struct QualityResultFilter
     std::string severity;
     std::string ruleId;
     std::string docId;
-    bool includeUnmatched = true;
+    // Imported results that matched a stored record, those that matched none, or both.
+    enum class Records
+    {
+        All,
+        Matched,
+        Unmatched,
+    };
+    Records records = Records::All;
     int limit = 0;
 };
 
