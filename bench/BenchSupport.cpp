@@ -27,6 +27,11 @@ double cpuSecondsOf(int who)
 
 } // namespace
 
+double seconds(Clock::time_point from, Clock::time_point to)
+{
+    return std::chrono::duration<double>(to - from).count();
+}
+
 double processCpuSeconds()
 {
     return cpuSecondsOf(RUSAGE_SELF);

@@ -4,10 +4,16 @@
 
 #include <QStringList>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
 class QProcess;
+
+using Clock = std::chrono::steady_clock;
+
+// Wall seconds from one point to another.
+double seconds(Clock::time_point from, Clock::time_point to);
 
 // User + system CPU seconds so far: of the whole process, or of the calling thread only.
 double processCpuSeconds();

@@ -16,7 +16,6 @@ using steward::Uuid;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 struct FloorAlias
 {

@@ -19,14 +19,8 @@
 #include <fstream>
 
 using namespace steward;
-using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double seconds(Clock::time_point from, Clock::time_point to)
-{
-    return std::chrono::duration<double>(to - from).count();
-}
 
 double median(std::vector<double> values)
 {

@@ -24,7 +24,6 @@
 #include <string>
 
 using namespace steward;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 

@@ -18,7 +18,6 @@
 #include <vector>
 
 using namespace steward;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 

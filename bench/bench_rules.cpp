@@ -21,14 +21,8 @@
 #include <thread>
 
 using namespace steward;
-using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double seconds(Clock::time_point from, Clock::time_point to)
-{
-    return std::chrono::duration<double>(to - from).count();
-}
 
 void printRun(const char *label, const RuleRunReport &report, double elapsed)
 {

@@ -20,7 +20,6 @@
 #include <string>
 
 using namespace steward;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
