@@ -134,15 +134,18 @@ ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const R
     {
         // Steward's results and the imported ones on stored documents, each with whether it was
         // acknowledged and whether it waits for a resubmission.
+        // (The acknowledgement is looked up inside each branch: as a column of the union it was
+        // evaluated twice a row, once for the select and once for the grouping.)
         SQLite::Statement query(
-            db, "WITH x AS (SELECT project, resource, severity, pack_id AS origin, rule_id, doc_id, 0 AS changed"
-                "           FROM rule_results"
-                "           UNION ALL SELECT project, resource, severity, source, rule_id, doc_id, changed_since"
-                "           FROM imported_results WHERE doc_id IS NOT NULL)"
-                " SELECT x.project, x.resource, x.severity, x.changed,"
-                "        EXISTS (SELECT 1 FROM acknowledgements a WHERE a.origin = x.origin AND a.rule_id = x.rule_id"
-                "                AND a.doc_id = x.doc_id) AS acked, COUNT(*)"
-                " FROM x GROUP BY 1, 2, 3, 4, 5");
+            db, "WITH x AS (SELECT r.project, r.resource, r.severity, 0 AS changed,"
+                "                  EXISTS (SELECT 1 FROM acknowledgements a WHERE a.origin = r.pack_id"
+                "                          AND a.rule_id = r.rule_id AND a.doc_id = r.doc_id) AS acked"
+                "           FROM rule_results r"
+                "           UNION ALL SELECT i.project, i.resource, i.severity, i.changed_since,"
+                "                  EXISTS (SELECT 1 FROM acknowledgements a WHERE a.origin = i.source"
+                "                          AND a.rule_id = i.rule_id AND a.doc_id = i.doc_id)"
+                "           FROM imported_results i WHERE i.doc_id IS NOT NULL)"
+                " SELECT project, resource, severity, changed, acked, COUNT(*) FROM x GROUP BY 1, 2, 3, 4, 5");
         while (query.executeStep()) {
             ResourceReadiness *r = row({query.getColumn(0).getString(), query.getColumn(1).getString()});
             if (r == nullptr)
@@ -160,7 +163,8 @@ ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const R
         }
     }
     {
-        SQLite::Statement query(db, "SELECT COUNT(*) FROM external_results WHERE doc_id IS NULL");
+        // Each source keeps its counts: no scan of its results on every recount.
+        SQLite::Statement query(db, "SELECT coalesce(sum(row_count - matched), 0) FROM result_sources");
         query.executeStep();
         report.unmatchedImported = query.getColumn(0).getInt64();
     }
