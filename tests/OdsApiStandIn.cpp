@@ -369,8 +369,16 @@ void OdsApiStandIn::readFrom(QTcpSocket *socket)
         const QList<QByteArray> requestLine = lines[0].trimmed().split(' ');
         const QByteArray body = buffer.mid(end + 4, length);
         buffer.remove(0, end + 4 + length);
-        const Answer result = answer(requestLine[0].toStdString(), QUrl(QString::fromUtf8(requestLine[1])),
-                                     authorization, body, ifMatch);
+        const std::string method = requestLine[0].toStdString();
+        const Answer result = answer(method, QUrl(QString::fromUtf8(requestLine[1])), authorization, body, ifMatch);
+        const bool write = method == "POST" || method == "PUT" || method == "DELETE";
+        if (m_cutEvery > 0 && write && result.status >= 200 && result.status < 300 &&
+            requestLine[1].contains("/data/") && ++m_writesTaken % m_cutEvery == 0) {
+            ++m_writesCut;
+            m_buffers.erase(socket);
+            socket->abort();
+            return;
+        }
         QByteArray response = "HTTP/1.1 " + QByteArray::number(result.status) + " X\r\n";
         const QByteArray payload =
             result.body.is_null() ? QByteArray() : QByteArray::fromStdString(result.body.dump());

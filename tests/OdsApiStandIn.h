@@ -56,6 +56,11 @@ public:
     // A target that answers 412 to a POST with If-Match that would insert (the Data Management Service,
     // 2026).
     void setRefusesIfMatchOnInsert(bool refuses) { m_ifMatchInsertRefused = refuses; }
+    // A network fault: every `every`-th write the stand-in takes (a 2xx POST, PUT or DELETE) is applied
+    // and then the connection is cut before the answer goes out (0: never). The client cannot tell
+    // whether the write landed; its retry must not make it land twice or look like a conflict.
+    void setCutAfterWrites(int every) { m_cutEvery = every; }
+    int writesCut() const { return m_writesCut; }
     // Data under another path than /data/v3 and no Change Queries, as Meadowlark serves it ("/v3.3b").
     void setDataPath(std::string path) { m_dataPath = std::move(path); }
 
@@ -108,6 +113,9 @@ private:
     bool m_givesEtags = true;
     std::string m_dataPath = "/data/v3";
     bool m_ifMatchInsertRefused = false;
+    int m_cutEvery = 0;
+    int m_writesTaken = 0;
+    int m_writesCut = 0;
 };
 
 class Fixture;

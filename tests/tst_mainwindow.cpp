@@ -26,6 +26,7 @@
 #include <QMenuBar>
 #include <QTabBar>
 #include <QComboBox>
+#include <QLabel>
 #include <QDoubleSpinBox>
 #include <QCompleter>
 #include <QLineEdit>
@@ -879,6 +880,87 @@ private Q_SLOTS:
         QImage shot = dialog.grab().toImage();
         QVERIFY(!shot.isNull());
         shot.save(QDir::temp().filePath(QStringLiteral("steward-sync-dialog.png"))); // for a look by eye
+    }
+
+    // An address replaced on one side and moved on the other: one row, each version whole with the fields
+    // that differ in bold, decided "both items", and both addresses stored as typed.
+    void itemConflictShownWholeAndBothKept()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("items.db"), {}, &error);
+        AppSession *raw = session.get();
+        seedDescriptors(*raw);
+        for (const char *type : {"Physical", "Temporary"})
+            post(*raw, "/ed-fi/addressTypeDescriptors",
+                 {{"namespace", "uri://ed-fi.org/AddressTypeDescriptor"}, {"codeValue", type}, {"shortDescription", type}});
+        post(*raw, "/ed-fi/stateAbbreviationDescriptors",
+             {{"namespace", "uri://ed-fi.org/StateAbbreviationDescriptor"}, {"codeValue", "TX"}, {"shortDescription", "TX"}});
+        auto address = [](const std::string &type, const std::string &street, const std::string &city) {
+            return Json{{"addressTypeDescriptor", "uri://ed-fi.org/AddressTypeDescriptor#" + type},
+                        {"streetNumberName", street},
+                        {"city", city},
+                        {"stateAbbreviationDescriptor", "uri://ed-fi.org/StateAbbreviationDescriptor#TX"},
+                        {"postalCode", "78701"}};
+        };
+        Json base = test::Fixture::school(255901);
+        base["addresses"] = Json::array({address("Physical", "1 Main St", "Austin")});
+        Json mine = base;
+        mine["addresses"] = Json::array({address("Temporary", "PO Box 4410", "Austin")});
+        Json theirs = base;
+        theirs["addresses"][0]["city"] = "Lakeside";
+        post(*raw, "/ed-fi/schools", mine);
+        const std::string id = idOf(*raw, "/ed-fi/schools?schoolId=255901");
+        SyncState state(raw->database().connection());
+        SyncConflict conflict;
+        conflict.targetId = state.ensureTarget("http://127.0.0.1:9/api", "district").targetId;
+        conflict.id = id;
+        conflict.project = "Ed-Fi";
+        conflict.resource = "School";
+        conflict.base = SyncBase{"77aa", "5", 0, dumpJson(base)};
+        conflict.theirsText = dumpJson(theirs);
+        conflict.theirsEtag = "6";
+        conflict.reason = "changed on both sides: $.addresses[0]";
+        state.recordConflict(conflict);
+
+        MainWindow window(std::move(session));
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const std::vector<ConflictView> views = listConflicts(raw->engine());
+        QCOMPARE(views.size(), std::size_t(1));
+        ConflictDialog dialog(*raw, views[0], &window);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        int controls = 0;
+        const QStringList nameless = namelessControls(&dialog, controls);
+        QVERIFY2(nameless.isEmpty(), qPrintable("nameless in the conflict dialog: " + nameless.join("; ")));
+        QTableWidget *fields = dialog.fields();
+        QCOMPARE(fields->rowCount(), 1);
+        QCOMPARE(fields->item(0, 0)->text(), QStringLiteral("Addresses 1"));
+        // Each version whole, by the form's labels; what differs in bold, and nothing else.
+        auto *mineCell = qobject_cast<QLabel *>(fields->cellWidget(0, 2));
+        auto *theirsCell = qobject_cast<QLabel *>(fields->cellWidget(0, 3));
+        QVERIFY(mineCell && theirsCell);
+        QVERIFY2(mineCell->text().contains("<b>Address type: Temporary</b>"), qPrintable(mineCell->text()));
+        QVERIFY2(mineCell->text().contains("<b>Street number name: PO Box 4410</b>"), qPrintable(mineCell->text()));
+        QVERIFY2(mineCell->text().contains("<b>City: Austin</b>"), qPrintable(mineCell->text()));
+        QVERIFY2(mineCell->text().contains("Postal code: 78701") && !mineCell->text().contains("<b>Postal code"),
+                 qPrintable(mineCell->text()));
+        QVERIFY2(theirsCell->text().contains("<b>City: Lakeside</b>"), qPrintable(theirsCell->text()));
+        auto *decision = dialog.findChild<QComboBox *>(QStringLiteral("conflictDecision0"));
+        QVERIFY(decision);
+        QCOMPARE(decision->count(), 3);
+        QCOMPARE(decision->itemText(2), QStringLiteral("Both items"));
+        dialog.decide(0, ConflictDialog::Decision::Both);
+        saveScreenshot(&dialog, "conflict-dialog-item.png");
+        QVERIFY2(dialog.apply(), qPrintable(dialog.error()));
+        const Json stored = raw->request("GET", "/ed-fi/schools/" + id).body;
+        QCOMPARE(stored["addresses"].size(), std::size_t(2));
+        QCOMPARE(stored["addresses"][0]["streetNumberName"].get<std::string>(), std::string("PO Box 4410"));
+        QCOMPARE(stored["addresses"][1]["city"].get<std::string>(), std::string("Lakeside"));
+        QVERIFY(listConflicts(raw->engine()).empty());
+        QVERIFY(raw->engine().check().clean());
     }
 
     void syncConflictDecidedInItsDialogThenUndone()

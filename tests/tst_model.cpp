@@ -1,4 +1,5 @@
 #include "ApiSchema.h"
+#include "ItemKeys.h"
 #include "TestSupport.h"
 #include "Validation.h"
 
@@ -91,6 +92,35 @@ private Q_SLOTS:
             QCOMPARE(gadget->references[0].objectPath.text(), std::string("$.thingReference"));
             QVERIFY(gadget->queryFields.count("gadgetcode"));
         }
+    }
+
+    // Newer ApiSchema files key collections inside collection items by nested constraints.
+    void nestedArrayUniquenessConstraintsAreRead()
+    {
+        Json document = minimalProject("single");
+        Json &gadget = document["projectSchema"]["resourceSchemas"]["gadgets"];
+        gadget["jsonSchemaForInsert"]["properties"]["addresses"] = Json::parse(R"({"type":"array","items":{
+            "type":"object","properties":{"addressTypeDescriptor":{"type":"string"},"city":{"type":"string"},
+            "periods":{"type":"array","items":{"type":"object","properties":{"beginDate":{"type":"string"}}}}}}})");
+        gadget["arrayUniquenessConstraints"] = Json::parse(R"([{"paths":["$.addresses[*].addressTypeDescriptor",
+            "$.addresses[*].city"],"nestedConstraints":[{"basePath":"$.addresses[*]","paths":["$.periods[*].beginDate"]}]}])");
+        auto model = Model::loadDocuments({{"nested.json", document}});
+        const ResourceSchema *loaded = model->findByEndpoint("sample", "gadgets");
+        QCOMPARE(loaded->arrayUniquenessConstraints.size(), std::size_t(1));
+        QCOMPARE(loaded->nestedArrayUniquenessConstraints.size(), std::size_t(1));
+        QCOMPARE(loaded->nestedArrayUniquenessConstraints[0][0].text(),
+                 std::string("$.addresses[*].periods[*].beginDate"));
+        const ItemKey addresses = itemKeyOf(loaded, "$.addresses[*]");
+        QCOMPARE(addresses.source, ItemKey::Source::Schema);
+        QCOMPARE(addresses.fields, (std::vector<std::string>{"addressTypeDescriptor", "city"}));
+        QCOMPARE(addresses.stable, (std::vector<std::string>{"addressTypeDescriptor"})); // the table's stable part
+        QCOMPARE(itemKeyOf(loaded, "$.addresses[*].periods[*]").fields, (std::vector<std::string>{"beginDate"}));
+
+        // A nested constraint without its base path is named.
+        gadget["arrayUniquenessConstraints"][0]["nestedConstraints"][0].erase("basePath");
+        QCOMPARE(loadError(document),
+                 std::string("bad.json: $.projectSchema.resourceSchemas.gadgets.arrayUniquenessConstraints[0]."
+                             "nestedConstraints[0]: needs a 'basePath' string"));
     }
 
     void errorsNameFileAndPath()

@@ -23,7 +23,7 @@ const char *const kSyncHelp =
     "       steward-cli [--db PATH] sync status\n"
     "       steward-cli [--db PATH] [--schema PATH]... sync conflicts [--url URL] [--json]\n"
     "       steward-cli [--db PATH] [--schema PATH]... sync resolve ID [--url URL] [--take mine|theirs [--whole]]\n"
-    "                   [--field PATH=mine|theirs|JSON]...\n"
+    "                   [--field PATH=mine|theirs|both|JSON]...\n"
     "\n"
     "pull     fetches every resource of the model from an Ed-Fi API in load order (paged GETs) and stores\n"
     "         each with full validation (refused ones become drafts); records the API's id of each so\n"
@@ -44,9 +44,12 @@ const char *const kSyncHelp =
     "status   lists the APIs this database syncs with, their push position, refused documents and\n"
     "         open conflicts.\n"
     "conflicts lists the documents changed on both sides in ways that do not merge: per field, the\n"
-    "         version both last agreed on (base), this database's (mine) and the API's (theirs).\n"
+    "         version both last agreed on (base), this database's (mine) and the API's (theirs); a\n"
+    "         collection item removed or replaced on one side and edited on the other is shown whole,\n"
+    "         the three versions with the fields that differ between them.\n"
     "resolve  decides a conflict: --take mine|theirs for every field, --field PATH=mine|theirs|JSON\n"
-    "         for one (JSON: a value of your own; null leaves the field out). --whole takes one version as\n"
+    "         for one (JSON: a value of your own; null leaves the field out), or PATH=both for a\n"
+    "         collection item, to keep mine's and theirs' items side by side. --whole takes one version as\n"
     "         it is. A delete against an edit, and a merge refused here (a required list left empty), are\n"
     "         decided with --take for the whole document. The decision is stored here and journaled (steward-cli fix undo\n"
     "         OP_ID opens the conflict again); the next push sends it with the API's current etag.\n"
@@ -290,6 +293,25 @@ std::string sideText(const std::optional<Json> &side)
     return side ? dumpJson(*side) : std::string("(none)");
 }
 
+// A field: one line. A collection item: the three versions whole, one a line, and the fields that differ.
+void printConflictField(const MergeConflict &field)
+{
+    if (!field.item) {
+        std::cout << "    " << field.path << "  base " << sideText(field.base) << "  mine " << sideText(field.mine)
+                  << "  theirs " << sideText(field.theirs) << "\n";
+        return;
+    }
+    std::cout << "    " << field.path << "  a collection item (--field " << field.path << "=mine|theirs|both)\n"
+              << "      base    " << sideText(field.base) << "\n"
+              << "      mine    " << (field.mine ? dumpJson(*field.mine) : std::string("(removed)")) << "\n"
+              << "      theirs  " << (field.theirs ? dumpJson(*field.theirs) : std::string("(removed)")) << "\n";
+    std::string differing;
+    for (const std::string &name : field.differingFields())
+        differing += (differing.empty() ? "" : ", ") + name;
+    std::cout << "      differ  " << (differing.empty() ? std::string("(only whether it is there)") : differing)
+              << "\n";
+}
+
 int conflicts(const CliContext &context, const SyncArgs &args)
 {
     std::unique_ptr<Model> model;
@@ -320,12 +342,11 @@ int conflicts(const CliContext &context, const SyncArgs &args)
             continue;
         }
         for (const MergeConflict &field : view.fields)
-            std::cout << "    " << field.path << "  base " << sideText(field.base) << "  mine " << sideText(field.mine)
-                      << "  theirs " << sideText(field.theirs) << "\n";
+            printConflictField(field);
     }
     if (!views.empty())
         std::cout << views.size() << " open conflict(s); decide each with: steward-cli sync resolve ID --take "
-                                     "mine|theirs [--field PATH=mine|theirs|JSON]...\n";
+                                     "mine|theirs [--field PATH=mine|theirs|both|JSON]...\n";
     return kExitOk;
 }
 
@@ -361,6 +382,8 @@ MergeChoice choiceFrom(const std::string &text)
         return MergeChoice::mine();
     if (text == "theirs")
         return MergeChoice::theirs();
+    if (text == "both")
+        return MergeChoice::both();
     Json value = Json::parse(text, nullptr, false);
     return {MergeChoice::Kind::Value, value.is_discarded() ? Json(text) : value};
 }
@@ -429,7 +452,7 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
             } else {
                 const std::size_t equals = value.find('=');
                 if (equals == std::string::npos || value.rfind("$", 0) != 0)
-                    return usageError("sync", "--field takes PATH=mine|theirs|JSON ($.middleName=theirs), not '"
+                    return usageError("sync", "--field takes PATH=mine|theirs|both|JSON ($.middleName=theirs), not '"
                                                   + value + "'");
                 args.fields[value.substr(0, equals)] = choiceFrom(value.substr(equals + 1));
             }
@@ -453,7 +476,7 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
         if (args.id.empty())
             return usageError("sync", "sync resolve needs the document's id (steward-cli sync conflicts lists them)");
         if (!args.take && args.fields.empty())
-            return usageError("sync", "sync resolve needs --take mine|theirs or --field PATH=mine|theirs|JSON");
+            return usageError("sync", "sync resolve needs --take mine|theirs or --field PATH=mine|theirs|both|JSON");
         return resolve(context, args);
     }
     if (args.url.empty())

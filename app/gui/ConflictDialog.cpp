@@ -3,6 +3,8 @@
 #include "AppSession.h"
 #include "FieldLabels.h"
 
+#include <algorithm>
+
 #include <QButtonGroup>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -15,6 +17,7 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QTableWidget>
+#include <QTextDocumentFragment>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -49,6 +52,36 @@ QTableWidgetItem *readOnly(const QString &text, const QString &absent = {})
         item->setFont(font);
     }
     return item;
+}
+
+// A collection item as a steward reads it: one line a field, by the form's labels, the fields that differ
+// between the versions in bold; descriptor URIs by their code value.
+QString itemText(const std::optional<steward::Json> &item, const std::vector<std::string> &differing,
+                 const QString &absent)
+{
+    if (!item || !item->is_object())
+        return QStringLiteral("<i>%1</i>").arg(absent.toHtmlEscaped());
+    QStringList lines;
+    for (auto it = item->begin(); it != item->end(); ++it) {
+        QString value = shown(it.value());
+        if (it.value().is_string() && it.key().ends_with("Descriptor") && value.contains(QLatin1Char('#')))
+            value = value.section(QLatin1Char('#'), -1);
+        QString line = QStringLiteral("%1: %2").arg(fieldLabel(it.key()), value).toHtmlEscaped();
+        if (std::find(differing.begin(), differing.end(), it.key()) != differing.end())
+            line = QStringLiteral("<b>%1</b>").arg(line);
+        lines << line;
+    }
+    return lines.join(QStringLiteral("<br>"));
+}
+
+QLabel *itemLabel(const QString &html, QWidget *parent)
+{
+    auto *label = new QLabel(html, parent);
+    label->setTextFormat(Qt::RichText);
+    label->setMargin(4);
+    label->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    label->setAccessibleName(QTextDocumentFragment::fromHtml(html).toPlainText());
+    return label;
 }
 
 QPlainTextEdit *documentPane(const std::optional<steward::Json> &document, const QString &absent, QWidget *parent)
@@ -154,40 +187,62 @@ void ConflictDialog::fillFields()
         label->setToolTip(QString::fromStdString(field.path));
         label->setData(Qt::UserRole, QString::fromStdString(field.path));
         m_fields->setItem(row, FieldColumn, label);
+        auto *decision = new QComboBox(m_fields);
+        decision->setObjectName(QStringLiteral("conflictDecision%1").arg(row));
+        decision->setAccessibleName(tr("What %1 keeps").arg(pathLabel(field.path)));
+        if (field.item) {
+            // A whole item: shown whole on each side, decided whole (one side's item, or both kept).
+            const std::vector<std::string> differing = field.differingFields();
+            m_fields->setItem(row, BaseColumn, readOnly({}));
+            m_fields->setItem(row, MineColumn, readOnly({}));
+            m_fields->setItem(row, TheirsColumn, readOnly({}));
+            m_fields->setCellWidget(row, BaseColumn, itemLabel(itemText(field.base, differing, tr("(none)")), m_fields));
+            m_fields->setCellWidget(row, MineColumn,
+                                    itemLabel(itemText(field.mine, differing, tr("(removed here)")), m_fields));
+            m_fields->setCellWidget(row, TheirsColumn,
+                                    itemLabel(itemText(field.theirs, differing, tr("(removed there)")), m_fields));
+            decision->addItem(field.mine ? tr("Mine") : tr("Leave it out"), static_cast<int>(Decision::Mine));
+            decision->addItem(field.theirs ? tr("Theirs") : tr("Leave it out"), static_cast<int>(Decision::Theirs));
+            if (field.mine && field.theirs)
+                decision->addItem(tr("Both items"), static_cast<int>(Decision::Both));
+            m_fields->setCellWidget(row, DecisionColumn, decision);
+            m_fields->setItem(row, ValueColumn, readOnly({}));
+            continue;
+        }
         m_fields->setItem(row, BaseColumn, readOnly(shown(field.base), tr("(none)")));
         m_fields->setItem(row, MineColumn, readOnly(shown(field.mine), tr("(none)")));
         m_fields->setItem(row, TheirsColumn, readOnly(shown(field.theirs), tr("(none)")));
-        auto *decision = new QComboBox(m_fields);
-        decision->addItems({tr("Mine"), tr("Theirs"), tr("Own value")});
-        decision->setObjectName(QStringLiteral("conflictDecision%1").arg(row));
-        decision->setAccessibleName(tr("What %1 keeps").arg(pathLabel(field.path)));
+        decision->addItem(tr("Mine"), static_cast<int>(Decision::Mine));
+        decision->addItem(tr("Theirs"), static_cast<int>(Decision::Theirs));
+        decision->addItem(tr("Own value"), static_cast<int>(Decision::OwnValue));
         auto *value = new QLineEdit(m_fields);
         value->setObjectName(QStringLiteral("conflictValue%1").arg(row));
         value->setPlaceholderText(tr("(leave the field out)"));
         value->setAccessibleName(tr("The value %1 gets").arg(pathLabel(field.path)));
         m_fields->setCellWidget(row, DecisionColumn, decision);
         m_fields->setCellWidget(row, ValueColumn, value);
-        auto follow = [this, row, decision, value](int index) {
+        auto follow = [this, row, decision, value](int) {
             const steward::MergeConflict &field = m_conflict.fields[static_cast<std::size_t>(row)];
-            value->setReadOnly(index != static_cast<int>(Decision::OwnValue));
-            if (index == static_cast<int>(Decision::Mine))
+            const int chosen = decision->currentData().toInt();
+            value->setReadOnly(chosen != static_cast<int>(Decision::OwnValue));
+            if (chosen == static_cast<int>(Decision::Mine))
                 value->setText(shown(field.mine));
-            else if (index == static_cast<int>(Decision::Theirs))
+            else if (chosen == static_cast<int>(Decision::Theirs))
                 value->setText(shown(field.theirs));
         };
         connect(decision, &QComboBox::currentIndexChanged, this, follow);
         follow(0);
     }
     m_fields->resizeColumnsToContents();
+    m_fields->resizeRowsToContents();
 }
 
 void ConflictDialog::decide(int row, Decision decision, const QString &ownValue)
 {
     auto *combo = qobject_cast<QComboBox *>(m_fields->cellWidget(row, DecisionColumn));
-    auto *value = qobject_cast<QLineEdit *>(m_fields->cellWidget(row, ValueColumn));
-    combo->setCurrentIndex(static_cast<int>(decision));
+    combo->setCurrentIndex(combo->findData(static_cast<int>(decision)));
     if (decision == Decision::OwnValue)
-        value->setText(ownValue);
+        qobject_cast<QLineEdit *>(m_fields->cellWidget(row, ValueColumn))->setText(ownValue);
     m_byField->setChecked(true);
 }
 
@@ -211,11 +266,13 @@ steward::ConflictDecision ConflictDialog::decisionFromWidgets() const
     }
     for (int row = 0; row < m_fields->rowCount(); ++row) {
         const std::string path = m_fields->item(row, FieldColumn)->data(Qt::UserRole).toString().toStdString();
-        const int chosen = qobject_cast<QComboBox *>(m_fields->cellWidget(row, DecisionColumn))->currentIndex();
+        const int chosen = qobject_cast<QComboBox *>(m_fields->cellWidget(row, DecisionColumn))->currentData().toInt();
         if (chosen == static_cast<int>(Decision::Mine)) {
             decision.fields[path] = steward::MergeChoice::mine();
         } else if (chosen == static_cast<int>(Decision::Theirs)) {
             decision.fields[path] = steward::MergeChoice::theirs();
+        } else if (chosen == static_cast<int>(Decision::Both)) {
+            decision.fields[path] = steward::MergeChoice::both();
         } else {
             // Typed as the form takes it: JSON where it is JSON (a number, true), text otherwise.
             const std::string text =

@@ -11,8 +11,9 @@ class QRadioButton;
 class QTableWidget;
 
 // One sync conflict side by side: the version both sides last agreed on, the one here and the
-// target's, field by field with the form's labels. A decision per field (keep mine, take theirs, or
-// a value of one's own), or one version whole (always so for a delete against an edit). Apply
+// target's, field by field with the form's labels; a collection item removed or replaced on one side and
+// edited on the other shown whole on each side, the fields that differ in bold. A decision per field
+// (keep mine, take theirs, or a value of one's own; an item: mine, theirs or both), or one version whole (always so for a delete against an edit). Apply
 // resolves it in one journaled operation (Edit > Undo last operation opens it again); the next push
 // sends it with the target's current etag.
 class ConflictDialog : public QDialog
@@ -25,6 +26,7 @@ public:
         Mine,
         Theirs,
         OwnValue,
+        Both, // a collection item's conflict: mine's and theirs' items both kept
     };
     ConflictDialog(AppSession &session, const steward::ConflictView &conflict, QWidget *parent = nullptr);
 

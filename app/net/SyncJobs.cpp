@@ -56,6 +56,8 @@ public:
         , m_reconciler(engine, m_state, m_target)
         , m_safeguards(safeguards)
     {
+        if (!safeguards.itemsByKey)
+            m_reconciler.setItemPairing(DocumentMerger::Pairing::ByResemblance);
     }
 
     PullReport run(const SyncProgressFn &progress)
@@ -676,6 +678,8 @@ public:
         , m_reconciler(engine, m_state, m_target)
         , m_safeguards(safeguards)
     {
+        if (!safeguards.itemsByKey)
+            m_reconciler.setItemPairing(DocumentMerger::Pairing::ByResemblance);
         m_report.cursorBefore = m_target.pushCursor;
         m_report.plan = planPush(database.connection(), engine.model(), m_target.pushCursor, remote.url(),
                                  m_target.targetId);

@@ -23,12 +23,13 @@ struct SyncProgress
 // Return false to stop after the current document (pull: after the current page).
 using SyncProgressFn = std::function<bool(const SyncProgress &)>;
 
-// What keeps a sync from overwriting what the other side changed. Both are always on; a test turns
+// What keeps a sync from overwriting what the other side changed. All are always on; a test turns
 // one off to show that it then loses edits (a mutation check of the tests themselves).
 struct SyncSafeguards
 {
     bool ifMatch = true;     // push: updates and deletes carry If-Match with the base's etag
     bool mergeOnPull = true; // pull: a document changed here too is merged, not overwritten
+    bool itemsByKey = true;  // merge: collection items paired by their key only, never by resemblance
 };
 
 struct PullReport

@@ -300,6 +300,31 @@ void readEqualityConstraints(const SchemaReader &reader, const Json &node, const
     }
 }
 
+// Newer ApiSchema files key a collection inside a collection item by `nestedConstraints`: paths relative
+// to a `basePath` ("$.addresses[*]" and "$.periods[*].beginDate"), kept here as whole paths.
+void readNestedUniquenessConstraints(const SchemaReader &reader, const Json &constraint, const std::string &path,
+                                     ResourceSchema &resource)
+{
+    auto nestedIt = constraint.find("nestedConstraints");
+    if (nestedIt == constraint.end() || nestedIt->is_null())
+        return;
+    const std::string here = memberPath(path, "nestedConstraints");
+    if (!nestedIt->is_array())
+        reader.fail(here, "expected an array");
+    for (std::size_t i = 0; i < nestedIt->size(); ++i) {
+        const Json &nested = (*nestedIt)[i];
+        const std::string nPath = here + "[" + std::to_string(i) + "]";
+        if (!nested.is_object() || !nested.contains("basePath") || !nested["basePath"].is_string())
+            reader.fail(nPath, "needs a 'basePath' string");
+        const std::string base = nested["basePath"].get<std::string>();
+        std::vector<JsonPath> whole;
+        for (const JsonPath &relative : reader.jsonPaths(nested, nPath, "paths", true))
+            whole.push_back(reader.jsonPath(Json(base + relative.text().substr(1)), memberPath(nPath, "paths")));
+        resource.nestedArrayUniquenessConstraints.push_back(std::move(whole));
+        readNestedUniquenessConstraints(reader, nested, nPath, resource);
+    }
+}
+
 void readArrayUniquenessConstraints(const SchemaReader &reader, const Json &node, const std::string &path,
                                     ResourceSchema &resource)
 {
@@ -313,9 +338,10 @@ void readArrayUniquenessConstraints(const SchemaReader &reader, const Json &node
             const std::string cPath = here + "[" + std::to_string(i) + "]";
             if (!c.is_object())
                 reader.fail(cPath, "expected an object");
-            std::vector<JsonPath> paths = reader.jsonPaths(c, cPath, "paths", true);
+            std::vector<JsonPath> paths = reader.jsonPaths(c, cPath, "paths", false);
             if (!paths.empty())
                 resource.arrayUniquenessConstraints.push_back(std::move(paths));
+            readNestedUniquenessConstraints(reader, c, cPath, resource);
         }
     }
 }

@@ -88,6 +88,8 @@ struct ResourceSchema
     std::vector<DescriptorMapping> descriptors;
     std::vector<EqualityConstraint> equalityConstraints;
     std::vector<std::vector<JsonPath>> arrayUniquenessConstraints;
+    // Keys of collections inside collection items ("$.addresses[*].periods[*].beginDate"): whole paths.
+    std::vector<std::vector<JsonPath>> nestedArrayUniquenessConstraints;
     std::set<std::string> numericPaths;
     std::set<std::string> booleanPaths;
     std::set<std::string> dateTimePaths;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ItemKeys.h"
 #include "Json.h"
 
 #include <map>
@@ -22,17 +23,24 @@ struct MergeConflict
     std::optional<Json> base;
     std::optional<Json> mine;
     std::optional<Json> theirs;
+    // A whole collection item: removed (or replaced) on one side while the other edited it, or replaced
+    // by different items on both sides. Decided as a whole: mine, theirs, or both items kept.
+    bool item = false;
 
+    // For an item: the fields whose values are not the same in all the versions that hold it.
+    std::vector<std::string> differingFields() const;
     Json toJson() const;
 };
 
-// How a conflict is decided: one side's value, or a value given by the steward (null: leave it out).
+// How a conflict is decided: one side's value, both sides' items (a collection item's conflict only),
+// or a value given by the steward (null: leave it out).
 struct MergeChoice
 {
     enum class Kind
     {
         Mine,
         Theirs,
+        Both,
         Value
     };
     Kind kind = Kind::Mine;
@@ -40,6 +48,7 @@ struct MergeChoice
 
     static MergeChoice mine() { return {Kind::Mine, nullptr}; }
     static MergeChoice theirs() { return {Kind::Theirs, nullptr}; }
+    static MergeChoice both() { return {Kind::Both, nullptr}; }
 };
 
 struct MergeResult
@@ -53,16 +62,27 @@ struct MergeResult
 
 // A three-way merge of Ed-Fi documents, field by field: what one side changed since the base takes
 // that side's value, the same change on both sides is no conflict, and different changes to one
-// value are a conflict. Collections are merged per item, each item found on every side by its
-// identity within the collection (the resource's arrayUniquenessConstraints, else the descriptor
-// and reference fields the item requires), so an insertion on one side does not look like a change
-// of every later item, and an item whose key changed on one side is paired with its old self by
-// what else it holds, so that an edit of its other fields on the other side merges.
+// value are a conflict. Collections are merged per item, and an item is the same item on two sides
+// only by its key (ItemKeys: the schema's arrayUniquenessConstraints, else Ed-Fi's collection keys):
+// by its whole key, or, when one side corrected part of the key, by the key's stable part (an
+// address's type) when that names exactly one item in the base and in that side. An item paired so
+// merges field by field; anything else is an item removed and another added. An item removed (or
+// replaced) on one side and edited on the other, or replaced by different items on both sides, is a
+// conflict over the whole item. Resemblance never pairs items for a merge: it only puts a side's
+// replacement beside the item it replaced in such a conflict, for a person to decide.
 class DocumentMerger
 {
 public:
-    // resource may be null: items are then keyed by their shape alone.
-    explicit DocumentMerger(const ResourceSchema *resource);
+    enum class Pairing
+    {
+        ByKey,
+        // Items without a key match paired with the base item they most resemble, their fields merged
+        // across: what the merge did before item keys. Kept only so tests can show their checks catch it.
+        ByResemblance
+    };
+
+    // resource may be null: items are then keyed by their whole value.
+    explicit DocumentMerger(const ResourceSchema *resource, Pairing pairing = Pairing::ByKey);
 
     // base: the version both sides last agreed on; null when there is none (each value both sides
     // hold differently is then a conflict). choices: by conflict path; `fallback` decides the rest
@@ -71,14 +91,16 @@ public:
                       const std::map<std::string, MergeChoice> &choices = {},
                       const std::optional<MergeChoice> &fallback = std::nullopt) const;
 
-    // The fields that identify an item of the collection at `genericPath` ("$.addresses[*]"),
-    // relative to the item ("addressTypeDescriptor"); empty when the items have no such fields.
+    // The key of the items of the collection at `genericPath` ("$.addresses[*]").
+    const ItemKey &itemKey(const std::string &genericPath) const;
+    // Its fields, relative to the item ("addressTypeDescriptor"); empty when the items have none.
     std::vector<std::string> itemKeyFields(const std::string &genericPath) const;
 
 private:
     class Run;
     const ResourceSchema *m_resource = nullptr;
-    mutable std::map<std::string, std::vector<std::string>> m_keyFields; // by generic path
+    Pairing m_pairing = Pairing::ByKey;
+    mutable std::map<std::string, ItemKey> m_keys; // by generic path
 };
 
 } // namespace steward

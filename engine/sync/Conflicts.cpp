@@ -59,6 +59,8 @@ std::string choiceText(const MergeChoice &choice)
         return "mine";
     case MergeChoice::Kind::Theirs:
         return "theirs";
+    case MergeChoice::Kind::Both:
+        return "both items";
     case MergeChoice::Kind::Value:
         break;
     }
@@ -135,13 +137,17 @@ ConflictResolution resolveConflict(Engine &engine, const ConflictDecision &decis
         const bool whole = decision.wholeDocument || !view.mine || !view.theirs ||
                            conflict.kind == SyncConflict::Kind::Refused;
         if (!whole) {
-            for (const auto &decided : decision.fields) {
-                const std::string &path = decided.first;
-                if (std::none_of(view.fields.begin(), view.fields.end(),
-                                 [&path](const MergeConflict &field) { return field.path == path; }))
+            for (const auto &[path, choice] : decision.fields) {
+                auto field = std::find_if(view.fields.begin(), view.fields.end(),
+                                          [&path](const MergeConflict &field) { return field.path == path; });
+                if (field == view.fields.end())
                     throw ConflictRefused("'" + path +
                                           "' is not a field in conflict here; the fields are listed by "
                                           "steward-cli sync conflicts.");
+                if (choice.kind == MergeChoice::Kind::Both && !field->item)
+                    throw ConflictRefused("'" + path +
+                                          "' is one value, not a collection item: decide it mine, theirs or a "
+                                          "value.");
             }
             const MergeResult merge = DocumentMerger(resource).merge(
                 view.base ? &*view.base : nullptr, *view.mine, *view.theirs, decision.fields, decision.take);
@@ -173,7 +179,8 @@ ConflictResolution resolveConflict(Engine &engine, const ConflictDecision &decis
             // Deleted on both sides since: nothing is left to decide (a delete still to send finds it gone).
             decided = "deleted on both sides";
         } else {
-            if (!decision.fields.empty() || !decision.take || decision.take->kind == MergeChoice::Kind::Value)
+            if (!decision.fields.empty() || !decision.take || decision.take->kind == MergeChoice::Kind::Value ||
+                decision.take->kind == MergeChoice::Kind::Both)
                 throw ConflictRefused(std::string(!view.mine || !view.theirs ? "A delete against an edit"
                                                   : conflict.kind == SyncConflict::Kind::Refused
                                                       ? "A merge refused here (" + conflict.reason + ")"

@@ -218,7 +218,7 @@ Reconciliation Reconciler::decide(const ResourceSchema &resource, const std::str
     }
 
     const MergeResult merge =
-        DocumentMerger(&resource).merge(baseBody ? &*baseBody : nullptr, *mine, *theirsBody);
+        DocumentMerger(&resource, m_pairing).merge(baseBody ? &*baseBody : nullptr, *mine, *theirsBody);
     if (!merge.clean()) {
         std::string paths;
         for (const MergeConflict &field : merge.conflicts)

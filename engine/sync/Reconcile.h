@@ -46,6 +46,10 @@ class Reconciler
 public:
     Reconciler(Engine &engine, SyncState &state, const SyncTarget &target);
 
+    // How collection items are paired when both sides changed a document (by key, unless a test
+    // shows that its checks catch the old pairing by resemblance).
+    void setItemPairing(DocumentMerger::Pairing pairing) { m_pairing = pairing; }
+
     // localId: the local document it is about, which may be gone (deleted here).
     Reconciliation reconcile(const ResourceSchema &resource, const std::string &localId,
                              const TargetCopy &theirs);
@@ -77,6 +81,7 @@ private:
     Engine &m_engine;
     SyncState &m_state;
     SyncTarget m_target;
+    DocumentMerger::Pairing m_pairing = DocumentMerger::Pairing::ByKey;
 };
 
 } // namespace steward
