@@ -350,6 +350,13 @@ private Q_SLOTS:
                  201);
         auto editor = makeEditor();
         editor->newDocument(resource("School"));
+        auto *json = child<QPlainTextEdit>(*editor, "jsonEdit");
+        json->selectAll();
+        json->insertPlainText(QStringLiteral("{\"schoolId\": 255950, \"nameOfInstitution\": \"Typed Grades\", "
+                                             "\"educationOrganizationCategories\": "
+                                             "[{\"educationOrganizationCategoryDescriptor\": \"%1\"}]}")
+                                  .arg(QLatin1String(kSchoolCategory)));
+        QTRY_COMPARE(child<QLineEdit>(*editor, "$.schoolId")->text(), QStringLiteral("255950"));
         QTest::mouseClick(child<QPushButton>(*editor, "$.gradeLevels#add"), Qt::LeftButton);
         auto *grade = child<QComboBox>(*editor, "$.gradeLevels[0].gradeLevelDescriptor");
         QVERIFY(grade);
@@ -364,7 +371,6 @@ private Q_SLOTS:
         QCOMPARE(grade->completer()->currentCompletion(), QStringLiteral("12 — Twelfth grade"));
 
         grade->setCurrentIndex(grade->findText(QStringLiteral("Ninth grade")));
-        auto *json = child<QPlainTextEdit>(*editor, "jsonEdit");
         QTRY_VERIFY(json->toPlainText().contains(QLatin1String(kNinthGrade)));
         QVERIFY(!json->toPlainText().contains(QStringLiteral("\"Ninth grade\"")));
         QCOMPARE(grade->currentText(), QStringLiteral("Ninth grade"));
@@ -372,6 +378,11 @@ private Q_SLOTS:
         // Typed as its code value, without case: the same URI.
         grade->setEditText(QStringLiteral("ninth GRADE"));
         QTRY_VERIFY(json->toPlainText().contains(QLatin1String(kNinthGrade)));
+        // Saved, what is stored is the descriptor's URI as the database spells it, not what was typed.
+        QVERIFY(editor->save());
+        const Json stored = m_session->request("GET", "/ed-fi/schools?schoolId=255950").body;
+        QCOMPARE(stored.size(), std::size_t(1));
+        QCOMPARE(stored[0]["gradeLevels"][0]["gradeLevelDescriptor"].get<std::string>(), std::string(kNinthGrade));
 
         // A URI no stored descriptor has (from the JSON tab, an import): shown whole, marked.
         const QString unknown = QStringLiteral("uri://ed-fi.org/GradeLevelDescriptor#Eleventh grade");
