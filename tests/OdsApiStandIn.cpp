@@ -262,6 +262,15 @@ OdsApiStandIn::Answer OdsApiStandIn::data(const std::string &method, const QStri
         Json document = Json::parse(body.toStdString(), nullptr, false);
         if (!document.is_object())
             return problemBody(400, "urn:ed-fi:api:bad-request", "The request body is not JSON.");
+        if (method == "PUT" && m_putNeedsId) {
+            // Meadowlark's and the Data Management Service's rule: a PUT body names its document.
+            if (!document.contains("id"))
+                return problemBody(400, "urn:ed-fi:api:bad-request:data-validation-failed",
+                                   "{requestBody} must have required property 'id'");
+            if (document["id"] != Json(id))
+                return problemBody(400, "urn:ed-fi:api:bad-request:data-validation-failed",
+                                   "The request body's id does not match the id in the URL.");
+        }
         document.erase("id");
         Json errors = Json::object();
         if (!referencesResolve(*resource, document, errors))

@@ -56,6 +56,9 @@ public:
     // A target that answers 412 to a POST with If-Match that would insert (the Data Management Service,
     // 2026).
     void setRefusesIfMatchOnInsert(bool refuses) { m_ifMatchInsertRefused = refuses; }
+    // A target that refuses a PUT whose body lacks the route's id, as Meadowlark and the Data Management
+    // Service do (ODS/API accepts the id there and ignores it).
+    void setPutNeedsId(bool needs) { m_putNeedsId = needs; }
     // A network fault: every `every`-th write the stand-in takes (a 2xx POST, PUT or DELETE) is applied
     // and then the connection is cut before the answer goes out (0: never). The client cannot tell
     // whether the write landed; its retry must not make it land twice or look like a conflict.
@@ -113,6 +116,7 @@ private:
     bool m_givesEtags = true;
     std::string m_dataPath = "/data/v3";
     bool m_ifMatchInsertRefused = false;
+    bool m_putNeedsId = false;
     int m_cutEvery = 0;
     int m_writesTaken = 0;
     int m_writesCut = 0;

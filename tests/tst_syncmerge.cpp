@@ -1227,6 +1227,51 @@ private Q_SLOTS:
         QVERIFY(roundRock);
     }
 
+    // Meadowlark and the Data Management Service refuse a PUT whose body lacks its id: an edit, a merge
+    // and a resolution all reach such a target.
+    void updatesReachATargetThatWantsTheIdInThePutBody()
+    {
+        StandInTarget api;
+        seed(api);
+        api.server().setPutNeedsId(true);
+        Steward a(api), b(api);
+        PULL_CLEAN(a);
+        PULL_CLEAN(b);
+        // An edit.
+        QCOMPARE(a.edit(studentQuery("S1"), [](Json &s) { s["firstName"] = "Bea"; }), 204);
+        PushReport pushed = a.push();
+        QVERIFY2(pushed.completed && pushed.accepted == 1 && pushed.refused == 0, pushed.toJson().dump().c_str());
+        // A merge: B changed another field meanwhile.
+        QCOMPARE(b.edit(studentQuery("S1"), [](Json &s) { s["lastSurname"] = "Long"; }), 204);
+        pushed = b.push();
+        QVERIFY2(pushed.completed && pushed.merged == 1 && pushed.refused == 0, pushed.toJson().dump().c_str());
+        QCOMPARE(valueAt(b.there(studentQuery("S1")), "firstName"), std::string("Bea"));
+        QCOMPARE(valueAt(b.there(studentQuery("S1")), "lastSurname"), std::string("Long"));
+        // A resolution: both changed the middle name; A decides for its own.
+        PULL_CLEAN(a);
+        QCOMPARE(a.edit(studentQuery("S1"), [](Json &s) { s["middleName"] = "Quinn"; }), 204);
+        QCOMPARE(b.edit(studentQuery("S1"), [](Json &s) { s["middleName"] = "Rae"; }), 204);
+        QCOMPARE(b.push().accepted, 1);
+        pushed = a.push();
+        QVERIFY2(pushed.conflicts == 1, pushed.toJson().dump().c_str());
+        ConflictDecision decision;
+        decision.id = a.localId(studentQuery("S1"));
+        decision.take = MergeChoice::mine();
+        resolveConflict(a.engine(), decision);
+        pushed = a.push();
+        QVERIFY2(pushed.completed && pushed.accepted == 1 && pushed.refused == 0, pushed.toJson().dump().c_str());
+        QCOMPARE(valueAt(a.there(studentQuery("S1")), "middleName"), std::string("Quinn"));
+        // The stand-in does refuse a PUT without the id: the rule the pushes above met.
+        RemoteApi plain(api.options());
+        std::string error;
+        QVERIFY2(plain.connect(&error), error.c_str());
+        const std::int64_t targetId = a.state().ensureTarget(api.options().url, kClient).targetId;
+        const RemoteResponse bare =
+            plain.send("PUT", "/ed-fi/students/" + a.state().base(targetId, decision.id)->remoteId,
+                       QByteArray::fromStdString(dumpJson(*a.local(studentQuery("S1")))));
+        QCOMPARE(bare.status, 400);
+    }
+
     // The merge never guesses. A replaces the Physical address by another kind of address in the same
     // town while B moves the Physical address to another city: B's city does not land on A's address,
     // the Physical address does not vanish; A's push meets a conflict over the item, which A decides.

@@ -663,6 +663,14 @@ bool isSuccess(int status)
     return status >= 200 && status < 300;
 }
 
+// What a PUT carries: the document with the target's id of it, equal to the route's. Meadowlark and
+// the Data Management Service refuse a PUT body without it; ODS/API accepts it and ignores it.
+QByteArray putBody(Json body, const std::string &remoteId)
+{
+    body["id"] = remoteId;
+    return QByteArray::fromStdString(dumpJson(body));
+}
+
 // One push: each planned document sent the way that cannot overwrite what the target changed since
 // both sides last agreed (If-Match), and merged when the target did change it.
 class Pusher
@@ -862,7 +870,8 @@ private:
         const QByteArray body = QByteArray::fromStdString(dumpJson(item.body));
         if (base && !base->remoteId.empty()) {
             if (base->known() && !base->etag.empty() && m_safeguards.ifMatch) {
-                RemoteResponse answer = request("PUT", path + "/" + base->remoteId, body, base->etag);
+                RemoteResponse answer =
+                    request("PUT", path + "/" + base->remoteId, putBody(item.body, base->remoteId), base->etag);
                 if (isSuccess(answer.status)) {
                     agreed(item, base->remoteId, answer, outcome);
                     return answer;
@@ -870,7 +879,7 @@ private:
                 if (answer.status != 412 && answer.status != 404)
                     return answer;
             } else if (!m_safeguards.ifMatch) {
-                RemoteResponse answer = request("PUT", path + "/" + base->remoteId, body);
+                RemoteResponse answer = request("PUT", path + "/" + base->remoteId, putBody(item.body, base->remoteId));
                 if (isSuccess(answer.status))
                     agreed(item, base->remoteId, answer, outcome);
                 if (answer.status != 404)
@@ -948,8 +957,8 @@ private:
                     return answer;
                 }
                 outcome.merged = decided.outcome == Reconciliation::Outcome::Merged;
-                answer = request("PUT", resource.requestPath(theirs.remoteId), QByteArray::fromStdString(now->body),
-                                 decided.etag);
+                answer = request("PUT", resource.requestPath(theirs.remoteId),
+                                 putBody(Json::parse(now->body), theirs.remoteId), decided.etag);
                 if (isSuccess(answer.status)) {
                     agreed(item, theirs.remoteId, answer, outcome);
                     return answer;

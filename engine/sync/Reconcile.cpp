@@ -222,7 +222,7 @@ Reconciliation Reconciler::decide(const ResourceSchema &resource, const std::str
     if (!merge.clean()) {
         std::string paths;
         for (const MergeConflict &field : merge.conflicts)
-            paths += (paths.empty() ? "" : ", ") + field.path;
+            paths += (paths.empty() ? "" : ", ") + field.path + (field.item ? " (the whole item)" : "");
         return conflict(SyncConflict::Kind::EditedBoth, resource, localId, base, theirs,
                         (baseBody ? "changed on both sides: "
                                   : "different on both sides, with no version they agreed on: ") +
