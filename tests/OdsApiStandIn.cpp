@@ -1,5 +1,7 @@
 #include "OdsApiStandIn.h"
 
+#include <algorithm>
+
 #include "TestSupport.h"
 
 #include <QHostAddress>
@@ -238,18 +240,27 @@ OdsApiStandIn::Answer OdsApiStandIn::data(const std::string &method, const QStri
     };
     if (method == "GET" && !id.empty())
         return withEtag({200, served(named->second), {}}, named->second);
+    const QList<std::pair<QString, QString>> asked = query.queryItems(QUrl::FullyDecoded);
+    if (method == "GET" && !m_answersQueries && std::any_of(asked.begin(), asked.end(), [&resource](const auto &item) {
+            return resource->queryFields.count(toLower(item.first.toStdString())) > 0;
+        }))
+        return problemBody(400, "urn:ed-fi:api:bad-request", "Queries are not available.");
     if (method == "GET") {
         std::vector<Json> items;
         for (const auto &[recordId, record] : m_records) {
             if (record.endpoint != endpoint || !inWindow(record.changeVersion, query))
                 continue;
             bool matches = true;
-            for (const auto &[name, value] : query.queryItems()) {
+            for (const auto &[name, value] : query.queryItems(QUrl::FullyDecoded)) {
                 if (resource->queryFields.count(toLower(name.toStdString())) == 0)
                     continue;
+                // A field of the body itself (a descriptor's namespace and codeValue), else of its identity.
                 const Json keys = keyValues(record);
-                const auto key = keys.find(name.toStdString());
-                matches = matches && key != keys.end() &&
+                const std::string field = name.toStdString();
+                const Json *key = record.body.contains(field) && !record.body[field].is_structured() ? &record.body[field]
+                                  : keys.contains(field)                                            ? &keys[field]
+                                                                                                    : nullptr;
+                matches = matches && key != nullptr &&
                           (key->is_string() ? key->get<std::string>() == value.toStdString()
                                             : key->dump() == value.toStdString());
             }
@@ -272,13 +283,15 @@ OdsApiStandIn::Answer OdsApiStandIn::data(const std::string &method, const QStri
                                    "The request body's id does not match the id in the URL.");
         }
         document.erase("id");
+        if (m_refusedEndpoints.count(endpoint) > 0)
+            return problemBody(400, "urn:ed-fi:api:bad-request", "Invalid resource");
         Json errors = Json::object();
         if (!referencesResolve(*resource, document, errors))
             return problemBody(409, "urn:ed-fi:api:data-conflict:unresolved-reference",
                                "The referenced item(s) do not exist.", errors);
         if (method == "PUT" && !ifMatchHolds(ifMatch, named->second))
             return lockFailed();
-        if (method == "POST") {
+        if (method == "POST" && !m_postIgnoresIfMatch) {
             // ODS/API's upsert checks If-Match only when it would update.
             if (const OdsRecord *existing = find(endpoint, document)) {
                 if (!ifMatchHolds(ifMatch, *existing))
@@ -325,6 +338,8 @@ OdsApiStandIn::Answer OdsApiStandIn::answer(const std::string &method, const QUr
                          {"changeQueries", base() + "/changeQueries/v1/"}}}};
         if (!m_apiMode.empty())
             discovery["apiMode"] = m_apiMode;
+        if (!m_suite.empty())
+            discovery["suite"] = m_suite;
         if (m_dataPath != "/data/v3")
             discovery["urls"].erase("changeQueries");
         return {200, discovery, {}};

@@ -18,6 +18,7 @@
 #include <QUrlQuery>
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,22 @@ public:
     // A target that refuses a PUT whose body lacks the route's id, as Meadowlark and the Data Management
     // Service do (ODS/API accepts the id there and ignores it).
     void setPutNeedsId(bool needs) { m_putNeedsId = needs; }
+    // A target that upserts by natural key whatever If-Match says (Meadowlark): a POST of an identity it has
+    // replaces that record and answers 200.
+    void setPostIgnoresIfMatch(bool ignores) { m_postIgnoresIfMatch = ignores; }
+    // What the discovery document says the server is ("3" is the ODS/API's; other servers name their own).
+    void setSuite(std::string suite) { m_suite = std::move(suite); }
+    // A target whose queries fail (Meadowlark without its search engine): GETs with query fields answer 400.
+    void setAnswersQueries(bool answers) { m_answersQueries = answers; }
+    // Every POST and PUT of this endpoint refused 400 "Invalid resource" (a resource the target's data
+    // standard shapes otherwise).
+    void refuseEndpoint(const std::string &endpoint, bool refuse = true)
+    {
+        if (refuse)
+            m_refusedEndpoints.insert(endpoint);
+        else
+            m_refusedEndpoints.erase(endpoint);
+    }
     // A network fault: every `every`-th write the stand-in takes (a 2xx POST, PUT or DELETE) is applied
     // and then the connection is cut before the answer goes out (0: never). The client cannot tell
     // whether the write landed; its retry must not make it land twice or look like a conflict.
@@ -117,6 +134,10 @@ private:
     std::string m_dataPath = "/data/v3";
     bool m_ifMatchInsertRefused = false;
     bool m_putNeedsId = false;
+    bool m_postIgnoresIfMatch = false;
+    bool m_answersQueries = true;
+    std::string m_suite;
+    std::set<std::string> m_refusedEndpoints;
     int m_cutEvery = 0;
     int m_writesTaken = 0;
     int m_writesCut = 0;

@@ -111,7 +111,7 @@ private Q_SLOTS:
         PushReport pushed = runPush(local.engine(), local.database(), remote, "district");
         QVERIFY2(pushed.completed, pushed.error.c_str());
         QCOMPARE(pushed.refused, 0);
-        QCOMPARE(server.recordsOf("schools").size(), std::size_t(1));
+        QVERIFY2(server.recordsOf("schools").size() == 1, pushed.toJson().dump().c_str());
         QCOMPARE(server.recordsOf("courses").size(), std::size_t(1));
 
         // A delete travels to the server's id, which is spelled without hyphens.

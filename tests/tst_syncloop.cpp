@@ -113,7 +113,9 @@ private Q_SLOTS:
         // Pushing again finds nothing new.
         CliRun again = push(dbA);
         QCOMPARE(again.exitCode, 0);
-        QVERIFY2(again.stderrText.contains("pushed 0 of 0"), qPrintable(again.stderrText));
+        QVERIFY2(again.stderrText.contains("pushed 0 document(s) now") &&
+                     again.stderrText.contains("; 0 the target had already; 0 refused now;"),
+                 qPrintable(again.stderrText));
 
         // An identity change and a delete travel; the Session keeps its id on B (updated, not re-created).
         const std::string sessionOnB = std::to_string(scalar(m_b.toStdString(), "SELECT doc_key FROM documents WHERE resource = 'Session'"));
@@ -164,13 +166,21 @@ private Q_SLOTS:
         CliRun status = runCli({"--db", dbA, "sync", "status"}, "");
         QVERIFY2(status.stdoutText.contains("refused 1"), qPrintable(status.stdoutText));
 
-        // Once B's Course is gone, the next push delivers the delete and clears the failure.
+        // Unchanged since, the next push does not send it again: listed as still refused.
+        CliRun unchanged = push(dbA);
+        QCOMPARE(unchanged.exitCode, 0);
+        QVERIFY2(unchanged.stdoutText.contains("still-refused  delete ed-fi/schools"), qPrintable(unchanged.stdoutText));
+        QVERIFY2(unchanged.stderrText.contains("1 still refused") &&
+                     unchanged.stderrText.contains("--retry-refused sends them"),
+                 qPrintable(unchanged.stderrText));
+
+        // Once B's Course is gone, a push asked to retry delivers the delete and clears the failure.
         CliRun clear = runCli({"--db", m_b, "requests"},
                               QByteArray::fromStdString(Json{{"method", "GET"}, {"path", "/ed-fi/courses?courseCode=BIO-1"}}.dump() + "\n"));
         const std::string bioId = clear.responses.at(0)["body"][0]["id"].get<std::string>();
         runCli({"--db", m_b, "requests"},
                QByteArray::fromStdString(Json{{"method", "DELETE"}, {"path", "/ed-fi/courses/" + bioId}}.dump() + "\n"));
-        QCOMPARE(push(dbA).exitCode, 0);
+        QCOMPARE(sync(dbA, {"push", "--to", m_url, "--client", "district", "--retry-refused"}).exitCode, 0);
         QVERIFY(state.failures(target.targetId).empty());
         QCOMPARE(scalar(m_b.toStdString(), "SELECT count(*) FROM documents WHERE natural_key = '300' AND resource = 'School'"), 0);
     }

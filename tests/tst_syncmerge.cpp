@@ -123,7 +123,10 @@ public:
 
     PullReport pull() { return runPull(engine(), m_fixture.database(), m_remote, kClient, {}, m_safeguards); }
     PushPreview preview() { return previewPush(engine(), m_fixture.database(), m_remote, kClient); }
-    PushReport push() { return runPush(engine(), m_fixture.database(), m_remote, kClient, {}, m_safeguards); }
+    PushReport push(const PushSettings &settings = {})
+    {
+        return runPush(engine(), m_fixture.database(), m_remote, kClient, {}, m_safeguards, settings);
+    }
 
     // A document here by a query ("/ed-fi/students?studentUniqueId=S1"), without the server's fields.
     std::optional<Json> local(const std::string &query)
@@ -1515,6 +1518,161 @@ private Q_SLOTS:
         QCOMPARE(conflicts.size(), std::size_t(1));
         QCOMPARE(conflicts[0].fields.size(), std::size_t(1)); // only firstName differs
         QVERIFY(!conflicts[0].base.has_value());
+    }
+
+    // Two stewards create the same student; the second create meets a target that checks If-Match on a
+    // POST (ODS/API 7.x), one that ignores it and says it is an ODS/API 7.x, and one that ignores it and
+    // says it is something else (Meadowlark upserts by natural key). The first steward's values stay on
+    // the target, or the replacement is reported and kept as a conflict: never silent.
+    void aCreateNeverReplacesSilently_data()
+    {
+        QTest::addColumn<bool>("ignoresIfMatch");
+        QTest::addColumn<QString>("suite");
+        QTest::newRow("checks If-Match (ODS/API 7.x)") << false << QString();
+        QTest::newRow("ignores it, says ODS/API 7.x") << true << QString();
+        QTest::newRow("ignores it, says another server") << true << QStringLiteral("Meadowlark");
+    }
+    void aCreateNeverReplacesSilently()
+    {
+        QFETCH(bool, ignoresIfMatch);
+        QFETCH(QString, suite);
+        StandInTarget api;
+        seed(api);
+        api.server().setPostIgnoresIfMatch(ignoresIfMatch);
+        api.server().setSuite(suite.toStdString());
+        Steward a(api), b(api);
+        PULL_CLEAN(a);
+        PULL_CLEAN(b);
+        Json keep = student("999001", "Nia", "Diaz");
+        keep["middleName"] = "KeepMe";
+        b.fixture().create("/ed-fi/students", keep);
+        QCOMPARE(b.push().sent, 1);
+        a.fixture().create("/ed-fi/students", student("999001", "Mia", "Diaz"));
+        const PushReport pushed = a.push();
+        QVERIFY2(pushed.completed, pushed.toJson().dump().c_str());
+        QCOMPARE(pushed.conflicts, 1);
+        QCOMPARE(pushed.sent, 0);
+        const std::vector<ConflictView> conflicts = listConflicts(a.engine());
+        QCOMPARE(conflicts.size(), std::size_t(1));
+        const std::string check = a.state().targets().front().createCheck;
+        if (ignoresIfMatch && suite.isEmpty()) {
+            // Trusted as an ODS/API, it replaced the record: said so, kept as a conflict, and learned.
+            QCOMPARE(pushed.replaced, 1);
+            QVERIFY2(conflicts[0].conflict.reason.find("replaced the target's own record") != std::string::npos,
+                     conflicts[0].conflict.reason.c_str());
+            QCOMPARE(check, std::string("look-up"));
+            // A's next create of a record B made first is looked up before it is sent: a conflict, and
+            // B's values stay.
+            Json first = student("999002", "Ona", "Diaz");
+            first["middleName"] = "KeepMe";
+            b.fixture().create("/ed-fi/students", first);
+            QCOMPARE(b.push().sent, 1);
+            a.fixture().create("/ed-fi/students", student("999002", "Una", "Diaz"));
+            const PushReport again = a.push();
+            QVERIFY2(again.replaced == 0 && again.conflicts == 2, again.toJson().dump().c_str());
+            QCOMPARE(valueAt(a.there(studentQuery("999002")), "middleName"), std::string("KeepMe"));
+        } else {
+            QCOMPARE(pushed.replaced, 0);
+            QCOMPARE(valueAt(a.there(studentQuery("999001")), "middleName"), std::string("KeepMe"));
+            QCOMPARE(valueAt(a.there(studentQuery("999001")), "firstName"), std::string("Nia"));
+            QCOMPARE(check, std::string(suite.isEmpty() ? "if-match" : "look-up"));
+        }
+        QCOMPARE(checkProblems(a.fixture()), std::string());
+    }
+
+    // A target that cannot be asked whether it has a record (its queries fail) and upserts blindly: the
+    // create is not sent, and says why, unless blind creates are allowed.
+    void aTargetThatCannotTellGetsNoBlindCreates()
+    {
+        StandInTarget api;
+        seed(api);
+        api.server().setPostIgnoresIfMatch(true);
+        api.server().setSuite("Meadowlark");
+        api.server().setAnswersQueries(false);
+        Steward a(api);
+        PULL_CLEAN(a);
+        a.fixture().create("/ed-fi/students", student("S77", "Ada", "Diaz"));
+        PushReport pushed = a.push();
+        QVERIFY2(pushed.completed && pushed.cannotTell == 1 && pushed.sent == 0, pushed.toJson().dump().c_str());
+        QVERIFY(pushed.groups().front().reason.find("cannot tell") != std::string::npos);
+        QVERIFY(api.server().find("students", Json{{"studentUniqueId", "S77"}}) == nullptr);
+        PushSettings blind;
+        blind.allowBlindCreates = true;
+        pushed = a.push(blind);
+        QVERIFY2(pushed.completed && pushed.sent == 1, pushed.toJson().dump().c_str());
+        QVERIFY(api.server().find("students", Json{{"studentUniqueId", "S77"}}) != nullptr);
+    }
+
+    // Refusals: grouped by reason, what waits behind a refused document is not sent, and a second push
+    // sends nothing that did not change; --retry-refused sends them again; a change sends it.
+    void refusedDocumentsAreGroupedAndNotSentAgainUnchanged()
+    {
+        StandInTarget api;
+        seed(api);
+        api.server().refuseEndpoint("sessions");
+        Steward a(api);
+        PULL_CLEAN(a);
+        for (int i = 1; i <= 3; ++i)
+            a.fixture().create("/ed-fi/sessions", Fixture::session(100, 2026, "Term" + std::to_string(i)));
+        a.fixture().create("/ed-fi/students", student("S50", "Eve", "Moss"));
+        PushReport pushed = a.push();
+        QVERIFY2(pushed.completed && pushed.refused == 3 && pushed.sent == 1, pushed.toJson().dump().c_str());
+        const std::vector<PushReport::Group> groups = pushed.groups();
+        QCOMPARE(groups.size(), std::size_t(1));
+        QCOMPARE(groups[0].count, 3);
+        QVERIFY2(groups[0].reason.find("HTTP 400") == 0 && groups[0].reason.find("Invalid resource") != std::string::npos,
+                 groups[0].reason.c_str());
+        // The refusal names the request as sent: the data address, not a path of Steward's own.
+        const PushOutcome &refused = *std::find_if(pushed.outcomes.begin(), pushed.outcomes.end(),
+                                                   [](const PushOutcome &o) { return !o.accepted; });
+        QVERIFY2(refused.problem.value("request", std::string()).find("POST " + api.server().base() +
+                                                                         "/data/v3/ed-fi/sessions") == 0,
+                 refused.problem.dump().c_str());
+
+        // Nothing changed: nothing sent, the three listed as still refused.
+        api.server().resetCounts();
+        pushed = a.push();
+        QVERIFY2(pushed.completed && pushed.sent == 0 && pushed.refused == 0 && pushed.stillRefused == 3,
+                 pushed.toJson().dump().c_str());
+        QCOMPARE(api.server().dataRequests(), 0);
+        QVERIFY(pushed.groups()[0].reason.find("unchanged since") != std::string::npos);
+        // Asked to: sent again, refused again.
+        PushSettings retry;
+        retry.retryRefused = true;
+        pushed = a.push(retry);
+        QVERIFY2(pushed.refused == 3 && pushed.stillRefused == 0, pushed.toJson().dump().c_str());
+        // The target takes sessions now; one changed here goes, the two unchanged wait for a retry.
+        api.server().refuseEndpoint("sessions", false);
+        QCOMPARE(a.edit("/ed-fi/sessions?sessionName=Term1", [](Json &s) { s["totalInstructionalDays"] = 81; }), 204);
+        pushed = a.push();
+        QVERIFY2(pushed.completed && pushed.sent == 1 && pushed.stillRefused == 2, pushed.toJson().dump().c_str());
+        pushed = a.push(retry);
+        QVERIFY2(pushed.completed && pushed.sent == 2 && pushed.stillRefused == 0 && pushed.refused == 0,
+                 pushed.toJson().dump().c_str());
+        QCOMPARE(a.push().sent, 0);
+    }
+
+    // What references a refused document waits for it instead of being sent to be refused too.
+    void whatReferencesARefusedDocumentWaitsForIt()
+    {
+        StandInTarget api;
+        seed(api);
+        api.server().refuseEndpoint("schools");
+        Steward a(api);
+        PULL_CLEAN(a);
+        a.fixture().create("/ed-fi/schools", Fixture::school(300));
+        for (int i = 1; i <= 4; ++i)
+            a.fixture().create("/ed-fi/sessions", Fixture::session(300, 2026, "Term" + std::to_string(i)));
+        const PushReport pushed = a.push();
+        QVERIFY2(pushed.completed && pushed.refused == 1 && pushed.waiting == 4, pushed.toJson().dump().c_str());
+        bool found = false;
+        for (const PushReport::Group &group : pushed.groups())
+            if (group.count == 4) {
+                found = true;
+                QCOMPARE(group.behind.size(), std::size_t(1));
+                QVERIFY2(group.behind[0].find("300") != std::string::npos, group.behind[0].c_str());
+            }
+        QVERIFY(found);
     }
 
     // A target that refuses If-Match on every insert (the Data Management Service) still gets new documents.

@@ -18,7 +18,8 @@ namespace {
 const char *const kSyncHelp =
     "Usage: steward-cli [--db PATH] [--schema PATH]... sync pull --from URL --client ID [OPTIONS]\n"
     "       steward-cli [--db PATH] [--schema PATH]... sync push --to URL --client ID [--dry-run|--plan-only] [--strict]\n"
-    "                                                 [--sign-off NAME] [OPTIONS]\n"
+    "                                                 [--retry-refused] [--allow-blind-creates] [--sign-off NAME]\n"
+    "                                                 [OPTIONS]\n"
     "       steward-cli [--db PATH] sync remember --url URL --client ID [--secret-env NAME]\n"
     "       steward-cli [--db PATH] sync status\n"
     "       steward-cli [--db PATH] [--schema PATH]... sync conflicts [--url URL] [--json]\n"
@@ -61,6 +62,11 @@ const char *const kSyncHelp =
     "  --plan-only         (push) print the plan without contacting the API.\n"
     "  --strict            (push) refuse (exit 1, nothing sent) when the data is not ready to submit\n"
     "                      (drafts or fatal rule results; see steward-cli status). Without it, a warning.\n"
+    "  --retry-refused     (push) send again what the API refused before and that has not changed since\n"
+    "                      (by default such documents are listed as still refused and not sent).\n"
+    "  --allow-blind-creates (push) create documents on an API that cannot say whether it already has one\n"
+    "                      of that identity (its look-up fails) and does not check If-Match on a POST: such a\n"
+    "                      create may replace a record someone else made there.\n"
     "  --sign-off NAME     (push) once everything is pushed, record it as a submission NAME signed off,\n"
     "                      with the readiness verdict of now (see steward-cli submission).\n"
     "  --secret-env NAME   the environment variable holding the client secret (default\n"
@@ -85,6 +91,7 @@ struct SyncArgs
     bool dryRun = false;   // push: preview against the target
     bool planOnly = false; // push: the plan, offline
     bool strict = false;   // push: refuse when not ready to submit
+    PushSettings push;     // push: --allow-blind-creates, --retry-refused
     bool json = false;     // conflicts: as JSON
     std::string id;        // resolve: the document
     std::optional<MergeChoice> take;           // resolve --take
@@ -141,6 +148,40 @@ void printPreview(const PushPreview &preview)
               << preview.count(PushPreviewItem::State::Delete) << " to delete, "
               << preview.count(PushPreviewItem::State::Absent) << " deletes of what it does not have ("
               << preview.requests << " reads). Nothing was sent.\n";
+}
+
+// Counts as a steward reads them: what went out now, what the target had already, what was not sent
+// and why, grouped (a few reasons, not a line per document).
+void printPushSummary(const PushReport &report)
+{
+    std::cerr << "steward-cli: pushed " << report.sent << " document(s) now (" << report.merged
+              << " merged with the target's changes); " << report.accepted - report.sent
+              << " the target had already; " << report.refused << " refused now";
+    if (report.stillRefused > 0)
+        std::cerr << ", " << report.stillRefused << " still refused (unchanged since: not sent again)";
+    if (report.cannotTell > 0)
+        std::cerr << ", " << report.cannotTell << " not created (the target cannot tell whether it has them)";
+    std::cerr << "; " << report.conflicts << " conflicts and " << report.waiting
+              << " waiting (steward-cli sync conflicts); change log position " << report.cursorBefore << " -> "
+              << report.cursorAfter;
+    if (report.replaced > 0)
+        std::cerr << "\nsteward-cli: " << report.replaced
+                  << " create(s) replaced a record the target already had of that identity (it answered 200, not "
+                     "201): kept as conflicts; this target is now asked by natural key before each create";
+    for (const PushReport::Group &group : report.groups()) {
+        std::cerr << "\n  " << group.count << "  " << group.reason;
+        if (!group.behind.empty()) {
+            std::cerr << "; they wait for " << group.behind.size() << " document(s): ";
+            for (std::size_t i = 0; i < group.behind.size() && i < 5; ++i)
+                std::cerr << (i == 0 ? "" : ", ") << group.behind[i];
+            if (group.behind.size() > 5)
+                std::cerr << ", ...";
+        } else if (!group.examples.empty()) {
+            std::cerr << "; e.g. ";
+            for (std::size_t i = 0; i < group.examples.size(); ++i)
+                std::cerr << (i == 0 ? "" : ", ") << group.examples[i];
+        }
+    }
 }
 
 int pushOrPull(const CliContext &context, const SyncArgs &args)
@@ -226,7 +267,7 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
         return kExitOk;
     }
     Engine engine(*model, *database);
-    const PushReport report = runPush(engine, *database, remote, args.client, progress);
+    const PushReport report = runPush(engine, *database, remote, args.client, progress, {}, args.push);
     if (mode == "bar")
         std::fprintf(stderr, "\n");
     if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.toJson()))
@@ -234,18 +275,19 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
     for (const PushOutcome &outcome : report.outcomes) {
         if (outcome.accepted)
             continue;
-        const char *what = outcome.conflict ? "conflict" : !outcome.waitingFor.empty() ? "waiting" : "refused";
+        const char *what = outcome.replaced       ? "replaced"
+                           : outcome.conflict     ? "conflict"
+                           : !outcome.waitingFor.empty() ? "waiting"
+                           : outcome.stillRefused ? "still-refused"
+                           : outcome.cannotTell   ? "not-created"
+                                                  : "refused";
         std::cout << what << "  " << operationName(outcome.operation) << " " << outcome.resource << " " << outcome.id
                   << " " << dumpJson(outcome.identity);
-        if (!outcome.conflict && outcome.waitingFor.empty())
+        if (outcome.status != 0)
             std::cout << "  HTTP " << outcome.status;
         std::cout << " " << dumpJson(outcome.problem) << "\n";
     }
-    std::cerr << "steward-cli: pushed " << report.accepted << " of " << report.plan.items.size()
-              << " documents (" << report.merged << " merged with the target's changes); " << report.refused
-              << " refused; " << report.conflicts << " conflicts and " << report.waiting
-              << " waiting for them (steward-cli sync conflicts); change log position " << report.cursorBefore
-              << " -> " << report.cursorAfter;
+    printPushSummary(report);
     if (report.cancelled)
         std::cerr << "; stopped: run it again to continue";
     if (!report.error.empty())
@@ -280,7 +322,14 @@ int status(const CliContext &context)
         std::cout << target.url << "  client " << target.client << "  pushed up to change " << target.pushCursor
                   << " of " << lastSeq << "  last pull " << (target.lastPullAt.empty() ? "never" : target.lastPullAt)
                   << "  last push " << (target.lastPushAt.empty() ? "never" : target.lastPushAt) << "  refused "
-                  << failures.size() << "  conflicts " << state.openConflictCount(target.targetId) << "\n";
+                  << failures.size() << "  conflicts " << state.openConflictCount(target.targetId) << "\n"
+                  << "  creates: "
+                  << (target.createCheck == "if-match"  ? "checked by If-Match (the target refuses a POST that would "
+                                                          "replace a record of the same identity)"
+                      : target.createCheck == "look-up" ? "looked up by natural key first (the target does not check "
+                                                          "If-Match on a POST)"
+                                                        : "not known until the first push")
+                  << "\n";
         for (const SyncFailure &failure : failures)
             std::cout << "  refused " << failure.operation << " " << failure.resource << " " << failure.id << "  HTTP "
                       << failure.status << " " << dumpJson(failure.problem) << "\n";
@@ -433,6 +482,10 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
             args.dryRun = true;
         } else if (arg == "--strict" && args.action == "push") {
             args.strict = true;
+        } else if (arg == "--allow-blind-creates" && args.action == "push") {
+            args.push.allowBlindCreates = true;
+        } else if (arg == "--retry-refused" && args.action == "push") {
+            args.push.retryRefused = true;
         } else if (arg == "--sign-off" && args.action == "push") {
             if (i + 1 >= argv.size() || argv[i + 1].empty())
                 return usageError("sync", "--sign-off needs a name");

@@ -249,10 +249,17 @@ void SyncDialog::push()
         m_status->setText(QString::fromStdString(connectError));
         return;
     }
-    QString text = tr("Sent %1 of %2 document(s) (%3 merged with what changed on the API); %4 refused; %5 "
-                      "conflict(s) and %6 waiting for them, kept for you (below).")
-                       .arg(report.accepted).arg(report.plan.items.size()).arg(report.merged).arg(report.refused)
+    QString text = tr("Sent %1 document(s) (%2 merged with what changed on the API); %3 the API had already; "
+                      "%4 refused; %5 conflict(s) and %6 waiting, kept for you (below).")
+                       .arg(report.sent).arg(report.merged).arg(report.accepted - report.sent).arg(report.refused)
                        .arg(report.conflicts).arg(report.waiting);
+    if (report.stillRefused > 0)
+        text += tr(" %1 refused before and unchanged since were not sent again.").arg(report.stillRefused);
+    if (report.cannotTell > 0)
+        text += tr(" %1 not created: the API cannot tell whether it has them.").arg(report.cannotTell);
+    if (report.replaced > 0)
+        text += tr(" %1 create(s) replaced a record the API already had: kept as conflicts (below).")
+                    .arg(report.replaced);
     if (report.cancelled)
         text += tr(" Stopped: push again to continue.");
     if (!report.error.empty())

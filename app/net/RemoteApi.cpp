@@ -35,6 +35,8 @@ std::string RemoteResponse::describe() const
     if (status == 0)
         return networkError.empty() ? std::string("no answer") : networkError;
     std::string text = "HTTP " + std::to_string(status);
+    if (body.isEmpty())
+        return text + ", no body";
     const Json parsed = json();
     if (parsed.is_object()) {
         for (const char *field : {"detail", "error_description", "error", "title"})
@@ -42,6 +44,11 @@ std::string RemoteResponse::describe() const
                 return text + ": " + parsed[field].get<std::string>();
     }
     return text;
+}
+
+std::string RemoteResponse::describeWithRequest() const
+{
+    return request.empty() ? describe() : describe() + ", to " + request;
 }
 
 std::string idFromLocation(const std::string &location)
@@ -145,6 +152,19 @@ bool RemoteApi::connect(std::string *error)
         }
         if (!url("changeQueries").isEmpty())
             m_changeQueries = QUrl(url("changeQueries") + m_route);
+    }
+    if (discovery.status == 200 && document.is_object()) {
+        auto text = [&document](const char *name, const char *fallback) {
+            return document.contains(name) && document[name].is_string() ? document[name].get<std::string>()
+                                                                          : std::string(fallback);
+        };
+        const std::string version = text("version", "");
+        const std::string suite = text("suite", "");
+        const std::string application = text("applicationName", "ODS/API");
+        if (!version.empty())
+            m_serverName = application + " " + version + (suite.empty() ? "" : " (suite " + suite + ")");
+        const int major = std::atoi(version.c_str());
+        m_promisesIfMatchOnCreate = suite == "3" && major >= 7;
     }
     return fetchToken(error);
 }
@@ -287,6 +307,7 @@ RemoteResponse RemoteApi::sendOnce(const std::string &method, const QUrl &url, c
         wait.exec();
 
     RemoteResponse response;
+    response.request = method + " " + url.toString(QUrl::RemoveUserInfo).toStdString();
     response.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (response.status == 0)
         response.networkError = timedOut ? "no answer within " + std::to_string(m_options.timeoutMs / 1000) + " s"

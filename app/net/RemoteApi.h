@@ -29,12 +29,16 @@ struct RemoteResponse
     std::string networkError; // connection refused, timeout, ...
     QByteArray body;
     std::vector<std::pair<std::string, std::string>> headers; // names lower-cased
+    std::string request; // what was sent, as sent: "GET http://host/local/v3.3b/ed-fi/students?limit=500"
 
     std::string header(const std::string &lowerName) const;
     // Worth retrying: no answer at all, or a server-side failure.
     bool transient() const { return status == 0 || status >= 500; }
     Json json() const; // the body parsed, or {"detail": <text>} when it is not JSON
+    // The status and the server's problem ("HTTP 400: ...", "HTTP 404, no body", a network error).
     std::string describe() const;
+    // describe() with the request it answers: "HTTP 404, no body, to GET http://...".
+    std::string describeWithRequest() const;
 };
 
 // An Ed-Fi API reached over HTTP with OAuth2 client credentials. Calls are synchronous on the
@@ -60,6 +64,13 @@ public:
     void setSleep(std::function<void(int ms)> sleep) { m_sleep = std::move(sleep); }
 
     const std::string &url() const { return m_options.url; }
+    // What the discovery document says the server is: "ODS/API 7.1 (suite 3)", "Steward 7.3 (suite 3)"; empty
+    // when it gave none.
+    const std::string &serverName() const { return m_serverName; }
+    // Whether the discovery document names an ODS/API of version 7 or later (suite "3", which the Ed-Fi API
+    // guidelines keep for the ODS/API), whose upsert refuses a POST with If-Match that would update a
+    // record of the same identity.
+    bool promisesIfMatchOnCreate() const { return m_promisesIfMatchOnCreate; }
 
 private:
     // authorization: sent as the Authorization header when there is no token to send.
@@ -84,6 +95,8 @@ private:
     QString m_route; // "/2026" or "/instance/2026" when the address named a year-specific data route
     bool m_dataAddressGiven = false;
     QUrl m_changeQueries;
+    std::string m_serverName;
+    bool m_promisesIfMatchOnCreate = false;
     QUrl m_tokenUrl;
     QByteArray m_token;
     std::function<void(int)> m_sleep;

@@ -297,7 +297,7 @@ private:
 
     bool stop(const std::string &page, const RemoteResponse &response)
     {
-        m_report.outcome.error = "the pull stopped at " + m_remote.url() + page + ": " + response.describe();
+        m_report.outcome.error = "the pull stopped at " + page + ": " + response.describeWithRequest();
         return false;
     }
 
@@ -469,7 +469,7 @@ private:
         ++m_preview.requests;
         RemoteResponse answer = m_remote.send("GET", path);
         if (answer.status != 200 && answer.status != 404)
-            throw std::runtime_error("the target answered " + answer.describe() + " to GET " + path);
+            throw std::runtime_error("the target answered " + answer.describeWithRequest());
         return answer;
     }
 
@@ -490,6 +490,83 @@ PullReport runPull(Engine &engine, Database &database, RemoteApi &remote, const 
     return puller.run(progress);
 }
 
+namespace {
+
+// A refusal's reason as a group's name: the status and what the target said, without what differs per
+// document (its validation errors, the request).
+std::string refusalReason(const PushOutcome &outcome)
+{
+    std::string said;
+    for (const char *field : {"title", "detail", "error", "type"})
+        if (outcome.problem.is_object() && outcome.problem.contains(field) && outcome.problem[field].is_string()) {
+            const std::string text = outcome.problem[field].get<std::string>();
+            if (said.find(text) == std::string::npos)
+                said += (said.empty() ? "" : " ") + text;
+            if (said.size() > 160)
+                break;
+        }
+    if (said.size() > 200)
+        said = said.substr(0, 197) + "...";
+    return (outcome.status == 0 ? std::string("no answer") : "HTTP " + std::to_string(outcome.status)) +
+           (said.empty() ? std::string() : ": " + said);
+}
+
+std::string documentName(const PushOutcome &outcome)
+{
+    return outcome.resource + " " + naturalKeyText(outcome.identity);
+}
+
+} // namespace
+
+std::vector<PushReport::Group> PushReport::groups() const
+{
+    std::map<std::string, std::string> names; // local id -> resource and natural key
+    for (const PushOutcome &outcome : outcomes)
+        names[outcome.id] = documentName(outcome);
+    std::vector<Group> out;
+    std::map<std::string, std::map<std::string, int>> waitedFor; // reason -> id -> count
+    auto groupOf = [&out](const std::string &reason) -> Group & {
+        for (Group &group : out)
+            if (group.reason == reason)
+                return group;
+        out.push_back({reason, 0, {}, {}});
+        return out.back();
+    };
+    for (const PushOutcome &outcome : outcomes) {
+        if (outcome.accepted || (outcome.conflict && !outcome.replaced))
+            continue; // conflicts are listed by steward-cli sync conflicts
+        std::string reason;
+        if (!outcome.waitingFor.empty())
+            reason = "not sent: they reference a document the target refused or a conflict holds back";
+        else if (outcome.replaced)
+            reason = "created over a record the target had of the same identity (it answered 200): kept as "
+                     "conflicts";
+        else if (outcome.cannotTell)
+            reason = "not created: the target cannot tell whether it has them (--allow-blind-creates)";
+        else
+            reason = refusalReason(outcome) +
+                     (outcome.stillRefused ? " (refused before and unchanged since: not sent again; "
+                                             "--retry-refused sends them)"
+                                           : "");
+        Group &group = groupOf(reason);
+        ++group.count;
+        if (group.examples.size() < 3)
+            group.examples.push_back(documentName(outcome));
+        if (!outcome.waitingFor.empty())
+            ++waitedFor[reason][outcome.waitingFor];
+    }
+    for (Group &group : out) {
+        std::vector<std::pair<int, std::string>> behind;
+        for (const auto &[id, count] : waitedFor[group.reason])
+            behind.emplace_back(count, id);
+        std::sort(behind.begin(), behind.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+        for (const auto &[count, id] : behind)
+            group.behind.push_back(names.count(id) ? names[id] : id);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Group &a, const Group &b) { return a.count > b.count; });
+    return out;
+}
+
 Json PushReport::toJson() const
 {
     Json failures = Json::array();
@@ -501,10 +578,22 @@ Json PushReport::toJson() const
                                     {"identity", outcome.identity},
                                     {"status", outcome.status},
                                     {"problem", outcome.problem}});
+    Json grouped = Json::array();
+    for (const Group &group : groups())
+        grouped.push_back(
+            Json{{"reason", group.reason}, {"count", group.count}, {"behind", group.behind}, {"examples", group.examples}});
     Json out{{"plan", plan.toJson()},
              {"dryRun", dryRun},
              {"accepted", accepted},
+             {"sent", sent},
              {"refused", refused},
+             {"stillRefused", stillRefused},
+             {"cannotTell", cannotTell},
+             {"replaced", replaced},
+             {"conflicts", conflicts},
+             {"waiting", waiting},
+             {"createCheck", createCheck},
+             {"groups", grouped},
              {"cursorBefore", cursorBefore},
              {"cursorAfter", cursorAfter},
              {"completed", completed},
@@ -677,7 +766,7 @@ class Pusher
 {
 public:
     Pusher(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
-           const SyncSafeguards &safeguards)
+           const SyncSafeguards &safeguards, const PushSettings &settings)
         : m_engine(engine)
         , m_database(database)
         , m_state(database.connection())
@@ -685,12 +774,23 @@ public:
         , m_target(m_state.ensureTarget(remote.url(), client))
         , m_reconciler(engine, m_state, m_target)
         , m_safeguards(safeguards)
+        , m_settings(settings)
     {
         if (!safeguards.itemsByKey)
             m_reconciler.setItemPairing(DocumentMerger::Pairing::ByResemblance);
         m_report.cursorBefore = m_target.pushCursor;
         m_report.plan = planPush(database.connection(), engine.model(), m_target.pushCursor, remote.url(),
                                  m_target.targetId);
+        // Learned once: an ODS/API 7.x refuses a POST whose If-Match does not match a record it would
+        // update; anything else is asked by natural key before a create.
+        m_createCheck = m_target.createCheck;
+        if (m_createCheck.empty()) {
+            m_createCheck = remote.promisesIfMatchOnCreate() ? "if-match" : "look-up";
+            m_state.setCreateCheck(m_target.targetId, m_createCheck);
+        }
+        m_report.createCheck = m_createCheck;
+        for (SyncFailure &failure : m_state.failures(m_target.targetId))
+            m_failures.emplace(failure.id, std::move(failure));
     }
 
     PushReport run(const SyncProgressFn &progress)
@@ -714,32 +814,48 @@ public:
             outcome.identity = item.identity;
             RemoteResponse answer;
             try {
-                answer = send(item, outcome);
+                if (!stillRefused(item, outcome))
+                    answer = send(item, outcome);
             } catch (const std::exception &e) {
                 m_report.error = std::string("the push stopped at ") + item.resource->resourceName + " " + item.id
                                  + ": " + e.what();
                 break;
             }
-            if (!outcome.accepted && !outcome.conflict && outcome.waitingFor.empty() && answer.transient()) {
-                m_report.error = "the push stopped: " + m_remote.url() + " did not answer (" + answer.describe()
-                                 + ") after retries; run it again to continue";
+            const bool notSent = outcome.stillRefused || outcome.cannotTell;
+            if (!outcome.accepted && !outcome.conflict && outcome.waitingFor.empty() && !notSent &&
+                answer.transient()) {
+                m_report.error = "the push stopped: " + m_remote.url() + " did not answer (" +
+                                 answer.describeWithRequest() + ") after retries; run it again to continue";
                 break;
             }
             accepted[i] = outcome.accepted;
             if (outcome.accepted) {
                 ++m_report.accepted;
+                m_report.sent += outcome.sent ? 1 : 0;
                 m_report.merged += outcome.merged ? 1 : 0;
                 // A commit (an fsync) per document would cost more than the request did.
                 if (m_agreed.size() >= 500 || std::chrono::steady_clock::now() - m_lastFlush > std::chrono::seconds(1))
                     flushAgreed();
             } else if (outcome.conflict || !outcome.waitingFor.empty()) {
                 ++(outcome.conflict ? m_report.conflicts : m_report.waiting);
+                m_report.replaced += outcome.replaced ? 1 : 0;
                 m_held.insert(item.id);
+            } else if (outcome.stillRefused) {
+                ++m_report.stillRefused;
+                m_refused.insert(item.id);
+            } else if (outcome.cannotTell) {
+                ++m_report.cannotTell;
+                m_refused.insert(item.id);
             } else {
                 ++m_report.refused;
                 outcome.status = answer.status;
                 outcome.problem = answer.json();
-                m_state.recordFailure(m_target.targetId, {item.id, item.firstSeq, item.resource->projectName(),
+                if (outcome.problem.is_null())
+                    outcome.problem = Json{{"detail", "no body"}};
+                outcome.problem["request"] = answer.request;
+                m_refused.insert(item.id);
+                // The version refused: what "unchanged since" is measured against at the next push.
+                m_state.recordFailure(m_target.targetId, {item.id, item.lastSeq, item.resource->projectName(),
                                                           item.resource->resourceName, operationName(item.operation),
                                                           answer.status, outcome.problem, {}});
             }
@@ -776,7 +892,7 @@ private:
         if (found.status == 404)
             return copy;
         if (found.status != 200)
-            throw std::runtime_error("the target answered " + found.describe() + " to GET " + resource.requestPath(remoteId));
+            throw std::runtime_error("the target answered " + found.describeWithRequest());
         const Json body = found.json();
         copy.etag = etagOf(body, &found);
         copy.body = withoutApiFields(resource, body);
@@ -786,13 +902,36 @@ private:
     // The target's copy of a document by its natural key (none when it has no such document).
     std::optional<TargetCopy> findByIdentity(const ResourceSchema &resource, const Json &identity)
     {
+        std::string cannotTell;
+        bool refused = false;
+        std::optional<TargetCopy> found = lookUp(resource, identity, cannotTell, &refused);
+        if (refused)
+            throw std::runtime_error(cannotTell);
+        return found;
+    }
+
+    // The same, saying in `cannotTell` why the target could not be asked (no query for the identity) or
+    // did not answer the question (then *refused is set); throws only when it did not answer at all.
+    std::optional<TargetCopy> lookUp(const ResourceSchema &resource, const Json &identity, std::string &cannotTell,
+                                     bool *refused = nullptr)
+    {
         const std::string query = identityQuery(resource, identity);
-        if (query.empty())
+        if (query.empty()) {
+            cannotTell = "the target cannot be asked whether it has " + resource.resourceName + " " +
+                         naturalKeyText(identity) + ": its identity has no query fields";
             return std::nullopt;
+        }
         const RemoteResponse found = request("GET", resource.requestPath() + "?" + query + "&limit=2");
-        if (found.status != 200)
-            throw std::runtime_error("the target answered " + found.describe() + " to a look-up of "
-                                     + resource.resourceName + " " + naturalKeyText(identity));
+        if (found.status != 200) {
+            const std::string what = "the target answered " + found.describeWithRequest() + " (a look-up of " +
+                                     resource.resourceName + " " + naturalKeyText(identity) + ")";
+            if (found.transient())
+                throw std::runtime_error(what);
+            cannotTell = what;
+            if (refused != nullptr)
+                *refused = true;
+            return std::nullopt;
+        }
         const Json items = found.json();
         if (!items.is_array() || items.empty() || !items[0].is_object() || !items[0].contains("id"))
             return std::nullopt;
@@ -811,6 +950,7 @@ private:
     void agreed(const PushItem &item, const std::string &remoteId, const RemoteResponse &answer, PushOutcome &outcome)
     {
         outcome.accepted = true;
+        outcome.sent = answer.status != 0;
         if (item.operation == PushItem::Operation::Delete)
             m_agreed.emplace_back(item.id, SyncBase{remoteId, {}, item.lastSeq, std::nullopt});
         else if (std::optional<StoredDocument> stored = m_engine.document(item.id))
@@ -834,15 +974,34 @@ private:
         m_lastFlush = std::chrono::steady_clock::now();
     }
 
-    // The reference that holds this document back: one to a document a conflict holds back.
-    std::optional<std::string> waitsFor(const PushItem &item)
+    // The reference that holds this document back: one to a document a conflict holds back, or one the
+    // target refused (the document would only be refused for the missing reference).
+    std::optional<std::string> waitsFor(const PushItem &item, bool &forRefusal)
     {
-        if (m_held.empty() || item.operation == PushItem::Operation::Delete)
+        if ((m_held.empty() && m_refused.empty()) || item.operation == PushItem::Operation::Delete)
             return std::nullopt;
-        for (const OutgoingReference &reference : m_engine.outgoingReferences(item.id))
-            if (!reference.targetId.empty() && m_held.count(reference.targetId) > 0)
+        for (const OutgoingReference &reference : m_engine.outgoingReferences(item.id)) {
+            if (reference.targetId.empty())
+                continue;
+            if (m_held.count(reference.targetId) > 0 || m_refused.count(reference.targetId) > 0) {
+                forRefusal = m_held.count(reference.targetId) == 0;
                 return reference.targetId;
+            }
+        }
         return std::nullopt;
+    }
+
+    // Refused by an earlier push, and this is the version it refused: not sent again unless asked.
+    bool stillRefused(const PushItem &item, PushOutcome &outcome)
+    {
+        auto refused = m_failures.find(item.id);
+        if (m_settings.retryRefused || refused == m_failures.end() || refused->second.seq != item.lastSeq ||
+            refused->second.operation != operationName(item.operation))
+            return false;
+        outcome.stillRefused = true;
+        outcome.status = refused->second.status;
+        outcome.problem = refused->second.problem;
+        return true;
     }
 
     RemoteResponse send(const PushItem &item, PushOutcome &outcome)
@@ -853,9 +1012,12 @@ private:
             outcome.problem = Json{{"detail", "held back by a sync conflict: " + open->reason}};
             return {};
         }
-        if (std::optional<std::string> held = waitsFor(item)) {
+        bool forRefusal = false;
+        if (std::optional<std::string> held = waitsFor(item, forRefusal)) {
             outcome.waitingFor = *held;
-            outcome.problem = Json{{"detail", "waits for " + *held + ", which a sync conflict holds back"}};
+            outcome.problem = Json{{"detail", "waits for " + *held +
+                                                  (forRefusal ? ", which the target refused"
+                                                              : ", which a sync conflict holds back")}};
             return {};
         }
         const std::optional<SyncBase> base = m_state.base(m_target.targetId, item.id);
@@ -897,13 +1059,24 @@ private:
         if (item.operation == PushItem::Operation::KeyChange)
             if (std::optional<TargetCopy> there = findByIdentity(*item.resource, item.targetIdentity))
                 return sendReconciled(item, *there, outcome);
+        // A target that does not check If-Match on a POST is asked first: a create must not replace a
+        // record of that identity someone else made there.
+        if (m_createCheck == "look-up") {
+            std::string cannotTell;
+            if (std::optional<TargetCopy> there = lookUp(*item.resource, item.identity, cannotTell))
+                return sendReconciled(item, *there, outcome);
+            if (!cannotTell.empty() && !m_settings.allowBlindCreates) {
+                outcome.cannotTell = true;
+                outcome.problem = Json{{"detail", cannotTell + "; not created (--allow-blind-creates creates it all "
+                                                               "the same, and may replace a record made there)"}};
+                return {};
+            }
+        }
         // New to the target as far as this database knows: an If-Match that matches nothing keeps
         // the POST from replacing a document of the same identity someone else put there.
         RemoteResponse answer = request("POST", path, body, kNewDocumentTag);
-        if (isSuccess(answer.status)) {
-            agreed(item, idFromLocation(answer.header("location")), answer, outcome);
-            return answer;
-        }
+        if (isSuccess(answer.status))
+            return created(item, answer, outcome);
         if (answer.status != 412)
             return answer;
         std::optional<TargetCopy> there = findByIdentity(*item.resource, item.identity);
@@ -912,10 +1085,47 @@ private:
             // insert): it has no such document, so the plain POST creates it.
             answer = request("POST", path, body);
             if (isSuccess(answer.status))
-                agreed(item, idFromLocation(answer.header("location")), answer, outcome);
+                return created(item, answer, outcome);
             return answer;
         }
         return sendReconciled(item, *there, outcome);
+    }
+
+    // A create the target took: 201, a new record; 200, it updated one it had of that identity, which
+    // nothing here knew of. That record is gone there: said so, kept as a conflict for a person (with what
+    // the target holds now), and from now on this target is asked by natural key before a create.
+    RemoteResponse created(const PushItem &item, const RemoteResponse &answer, PushOutcome &outcome)
+    {
+        const std::string remoteId = idFromLocation(answer.header("location"));
+        if (answer.status != 200) {
+            agreed(item, remoteId, answer, outcome);
+            return answer;
+        }
+        if (m_createCheck != "look-up") {
+            m_createCheck = "look-up";
+            m_report.createCheck = m_createCheck;
+            m_state.setCreateCheck(m_target.targetId, m_createCheck);
+        }
+        const TargetCopy now = fetch(*item.resource, remoteId);
+        SyncConflict recorded;
+        recorded.targetId = m_target.targetId;
+        recorded.id = item.id;
+        recorded.project = item.resource->projectName();
+        recorded.resource = item.resource->resourceName;
+        recorded.kind = SyncConflict::Kind::EditedBoth;
+        recorded.base.remoteId = remoteId;
+        if (now.body)
+            recorded.theirsText = dumpJson(m_reconciler.normalized(*item.resource, *now.body));
+        recorded.theirsEtag = now.etag;
+        recorded.reason = "this create replaced the target's own record of " + item.resource->resourceName + " " +
+                          naturalKeyText(item.identity) + " (it answered 200, updated, not 201, created: it does not " +
+                          "check If-Match on a POST); what that record held is no longer there";
+        m_state.recordConflict(recorded);
+        outcome.replaced = true;
+        outcome.conflict = true;
+        outcome.status = answer.status;
+        outcome.problem = Json{{"detail", recorded.reason}, {"request", answer.request}};
+        return answer;
     }
 
     // Merges with the target's copy, then sends what the merge leaves to send; a target that changes
@@ -1025,6 +1235,10 @@ private:
     SyncTarget m_target;
     Reconciler m_reconciler;
     SyncSafeguards m_safeguards;
+    PushSettings m_settings;
+    std::string m_createCheck;
+    std::map<std::string, SyncFailure> m_failures; // by local id, as the push began
+    std::set<std::string> m_refused;               // refused now or before: what references them waits
     PushReport m_report;
     std::set<std::string> m_held; // documents not sent for a conflict, and those waiting for them
     std::vector<std::pair<std::string, SyncBase>> m_agreed; // taken by the target, not recorded yet
@@ -1036,9 +1250,9 @@ private:
 const char *const kNewDocumentTag = "steward-new-document";
 
 PushReport runPush(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
-                   const SyncProgressFn &progress, const SyncSafeguards &safeguards)
+                   const SyncProgressFn &progress, const SyncSafeguards &safeguards, const PushSettings &settings)
 {
-    Pusher pusher(engine, database, remote, client, safeguards);
+    Pusher pusher(engine, database, remote, client, safeguards, settings);
     return pusher.run(progress);
 }
 

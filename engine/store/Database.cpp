@@ -843,6 +843,13 @@ CREATE TABLE submissions (
     note          TEXT NOT NULL
 );
 )SQL",
+    // Version 27: how a sync target takes a create, learned once (discovery, answers): 'if-match' (a
+    // POST with If-Match that would replace a record of the same identity is refused, as ODS/API 7.x
+    // does), 'look-up' (it upserts whatever If-Match says, so a create is preceded by a look-up by
+    // natural key); NULL until known.
+    R"SQL(
+ALTER TABLE sync_targets ADD COLUMN create_check TEXT;
+)SQL",
 };
 
 // The last migration that rebuilds a table other tables point at: foreign keys must be off while

@@ -144,13 +144,20 @@ SyncTarget SyncState::ensureTarget(const std::string &url, const std::string &cl
 std::vector<SyncTarget> SyncState::targets()
 {
     SQLite::Statement query(m_db, "SELECT target_id, url, client, push_cursor, last_pull_at, last_push_at, "
-                                  "coalesce(pull_change_version, -1) FROM sync_targets ORDER BY target_id");
+                                  "coalesce(pull_change_version, -1), coalesce(create_check, '') FROM sync_targets "
+                                  "ORDER BY target_id");
     std::vector<SyncTarget> out;
     while (query.executeStep())
         out.push_back({query.getColumn(0).getInt64(), query.getColumn(1).getString(), query.getColumn(2).getString(),
                        query.getColumn(3).getInt64(), optionalText(query.getColumn(4)),
-                       optionalText(query.getColumn(5)), query.getColumn(6).getInt64()});
+                       optionalText(query.getColumn(5)), query.getColumn(6).getInt64(),
+                       query.getColumn(7).getString()});
     return out;
+}
+
+void SyncState::setCreateCheck(std::int64_t targetId, const std::string &check)
+{
+    writeRow(m_db, "UPDATE sync_targets SET create_check = ? WHERE target_id = ?", check, targetId);
 }
 
 void SyncState::setPushCursor(std::int64_t targetId, std::int64_t seq)

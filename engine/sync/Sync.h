@@ -25,6 +25,8 @@ struct SyncTarget
     // The target's newest change version that a completed pull took everything up to; -1 before
     // the first such pull (or for a target without Change Queries).
     std::int64_t pullChangeVersion = -1;
+    // How the target takes a create (learned once): "if-match", "look-up", or empty while unknown.
+    std::string createCheck;
 };
 
 struct SyncFailure
@@ -100,6 +102,7 @@ public:
     void setRemoteIds(std::int64_t targetId, const std::vector<std::pair<std::string, std::string>> &localToRemote);
     void forgetRemoteId(std::int64_t targetId, const std::string &localId);
 
+    void setCreateCheck(std::int64_t targetId, const std::string &check);
     void recordFailure(std::int64_t targetId, const SyncFailure &failure);
     void clearFailure(std::int64_t targetId, const std::string &localId);
     std::vector<SyncFailure> failures(std::int64_t targetId);
