@@ -244,7 +244,7 @@ OdsApiStandIn::Answer OdsApiStandIn::data(const std::string &method, const QStri
     if (method == "GET" && !m_answersQueries && std::any_of(asked.begin(), asked.end(), [&resource](const auto &item) {
             return resource->queryFields.count(toLower(item.first.toStdString())) > 0;
         }))
-        return problemBody(400, "urn:ed-fi:api:bad-request", "Queries are not available.");
+        return {500, nullptr, {}}; // as Meadowlark answers when it has no search engine
     if (method == "GET") {
         std::vector<Json> items;
         for (const auto &[recordId, record] : m_records) {

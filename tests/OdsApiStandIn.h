@@ -65,7 +65,7 @@ public:
     void setPostIgnoresIfMatch(bool ignores) { m_postIgnoresIfMatch = ignores; }
     // What the discovery document says the server is ("3" is the ODS/API's; other servers name their own).
     void setSuite(std::string suite) { m_suite = std::move(suite); }
-    // A target whose queries fail (Meadowlark without its search engine): GETs with query fields answer 400.
+    // A target whose queries fail (Meadowlark without its search engine): GETs with query fields answer 500 with no body.
     void setAnswersQueries(bool answers) { m_answersQueries = answers; }
     // Every POST and PUT of this endpoint refused 400 "Invalid resource" (a resource the target's data
     // standard shapes otherwise).

@@ -497,6 +497,10 @@ namespace {
 std::string refusalReason(const PushOutcome &outcome)
 {
     std::string said;
+    // Meadowlark's problems: {"error": {"message": "Reference validation failed", "failures": [...]}}.
+    if (outcome.problem.is_object() && outcome.problem.contains("error") && outcome.problem["error"].is_object() &&
+        outcome.problem["error"].contains("message") && outcome.problem["error"]["message"].is_string())
+        said = outcome.problem["error"]["message"].get<std::string>();
     for (const char *field : {"title", "detail", "error", "type"})
         if (outcome.problem.is_object() && outcome.problem.contains(field) && outcome.problem[field].is_string()) {
             const std::string text = outcome.problem[field].get<std::string>();
@@ -921,13 +925,21 @@ private:
                          naturalKeyText(identity) + ": its identity has no query fields";
             return std::nullopt;
         }
+        if (!m_queriesFail.empty() && refused == nullptr) {
+            cannotTell = m_queriesFail + " (its queries were not asked again)";
+            return std::nullopt;
+        }
         const RemoteResponse found = request("GET", resource.requestPath() + "?" + query + "&limit=2");
         if (found.status != 200) {
             const std::string what = "the target answered " + found.describeWithRequest() + " (a look-up of " +
                                      resource.resourceName + " " + naturalKeyText(identity) + ")";
-            if (found.transient())
+            // No answer at all stops the push; a server error to a query that persists through the retries
+            // is a target whose queries do not work (Meadowlark without its search engine).
+            if (found.status == 0 || (found.transient() && refused != nullptr))
                 throw std::runtime_error(what);
             cannotTell = what;
+            if (found.transient())
+                m_queriesFail = what;
             if (refused != nullptr)
                 *refused = true;
             return std::nullopt;
@@ -1239,6 +1251,7 @@ private:
     std::string m_createCheck;
     std::map<std::string, SyncFailure> m_failures; // by local id, as the push began
     std::set<std::string> m_refused;               // refused now or before: what references them waits
+    std::string m_queriesFail; // the target answered a look-up with a server error: not asked again
     PushReport m_report;
     std::set<std::string> m_held; // documents not sent for a conflict, and those waiting for them
     std::vector<std::pair<std::string, SyncBase>> m_agreed; // taken by the target, not recorded yet
