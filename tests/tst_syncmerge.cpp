@@ -1520,6 +1520,40 @@ private Q_SLOTS:
         QVERIFY(!conflicts[0].base.has_value());
     }
 
+    // A conflict follows the target's record of its identity, even one made there again after a delete:
+    // when the target deletes that one too, the conflict learns it, and taking theirs deletes it here
+    // rather than bringing back a copy the target no longer has.
+    void aConflictFollowsARecordMadeAgainThere()
+    {
+        StandInTarget api;
+        seed(api);
+        Steward a(api), b(api);
+        PULL_CLEAN(a);
+        PULL_CLEAN(b);
+        QCOMPARE(a.remove(studentQuery("S1")), 204);
+        QVERIFY(a.push().completed);
+        QCOMPARE(b.edit(studentQuery("S1"), [](Json &s) { s["lastSurname"] = "Long"; }), 204);
+        PULL_CLEAN(b); // deleted there, changed here: a conflict
+        QCOMPARE(listConflicts(b.engine()).size(), std::size_t(1));
+        // The district makes S1 again (a new record, a new id), then deletes that one as well.
+        const std::string again = api.server().upsert("students", student("S1", "Ann", "Lee"));
+        PULL_CLEAN(b);
+        QVERIFY(listConflicts(b.engine()).at(0).theirs.has_value());
+        QVERIFY(api.server().remove(again));
+        PULL_CLEAN(b);
+        const std::vector<ConflictView> views = listConflicts(b.engine());
+        QCOMPARE(views.size(), std::size_t(1));
+        QVERIFY2(!views[0].theirs.has_value(), views[0].toJson().dump().c_str());
+        ConflictDecision decision;
+        decision.id = views[0].conflict.id;
+        decision.take = MergeChoice::theirs();
+        resolveConflict(b.engine(), decision);
+        QVERIFY(!b.local(studentQuery("S1")).has_value());
+        QVERIFY(b.push().completed);
+        QVERIFY(!b.there(studentQuery("S1")).has_value());
+        QCOMPARE(checkProblems(b.fixture()), std::string());
+    }
+
     // Two stewards create the same student; the second create meets a target that checks If-Match on a
     // POST (ODS/API 7.x), one that ignores it and says it is an ODS/API 7.x, and one that ignores it and
     // says it is something else (Meadowlark upserts by natural key). The first steward's values stay on

@@ -144,6 +144,8 @@ Reconciliation Reconciler::conflict(SyncConflict::Kind kind, const ResourceSchem
     recorded.theirsEtag = theirs.etag;
     recorded.reason = reason;
     m_state.recordConflict(recorded);
+    if (!theirs.remoteId.empty() && theirs.body)
+        m_state.setRemoteId(m_target.targetId, localId, theirs.remoteId);
     return {Reconciliation::Outcome::Conflict, theirs.etag, reason};
 }
 
@@ -170,6 +172,10 @@ Reconciliation Reconciler::decide(const ResourceSchema &resource, const std::str
     // A conflict still open stays open, following the target's copy, until both sides agree again.
     if (std::optional<SyncConflict> recorded = m_state.conflict(m_target.targetId, localId);
         recorded && m_state.isOpen(*recorded)) {
+        // The target's copy may be another record of this identity now (deleted there, then made again):
+        // its id is the one this document follows, so that what the target does to it next is found.
+        if (!theirs.remoteId.empty() && theirs.body)
+            m_state.setRemoteId(m_target.targetId, localId, theirs.remoteId);
         if (!sameOnBoth) {
             m_state.updateTheirs(
                 m_target.targetId, localId, theirs.remoteId,
