@@ -147,6 +147,24 @@ std::string valueAtConcretePath(const Json &body, const std::string &path)
     return at != nullptr && at->is_string() ? at->get<std::string>() : std::string();
 }
 
+// What a sync leaves behind when both sides changed a document: a conflict with http://127.0.0.1:9/api,
+// the base and the target's copy as given (the local document is what is stored).
+void recordSyncConflict(AppSession &session, const std::string &id, const std::string &resource, const Json &base,
+                        const Json &theirs, const std::string &reason)
+{
+    SyncState state(session.database().connection());
+    SyncConflict conflict;
+    conflict.targetId = state.ensureTarget("http://127.0.0.1:9/api", "district").targetId;
+    conflict.id = id;
+    conflict.project = "Ed-Fi";
+    conflict.resource = resource;
+    conflict.base = SyncBase{"8f0c", "5", 0, dumpJson(base)};
+    conflict.theirsText = dumpJson(theirs);
+    conflict.theirsEtag = "6";
+    conflict.reason = reason;
+    state.recordConflict(conflict);
+}
+
 // The menu bar's action with this text ("&Undo last operation"), or null.
 QAction *menuAction(QMainWindow &window, const char *text)
 {
@@ -932,17 +950,7 @@ private Q_SLOTS:
         theirs["addresses"][0]["city"] = "Lakeside";
         post(*raw, "/ed-fi/schools", mine);
         const std::string id = idOf(*raw, "/ed-fi/schools?schoolId=255901");
-        SyncState state(raw->database().connection());
-        SyncConflict conflict;
-        conflict.targetId = state.ensureTarget("http://127.0.0.1:9/api", "district").targetId;
-        conflict.id = id;
-        conflict.project = "Ed-Fi";
-        conflict.resource = "School";
-        conflict.base = SyncBase{"77aa", "5", 0, dumpJson(base)};
-        conflict.theirsText = dumpJson(theirs);
-        conflict.theirsEtag = "6";
-        conflict.reason = "changed on both sides: $.addresses[0]";
-        state.recordConflict(conflict);
+        recordSyncConflict(*raw, id, "School", base, theirs, "changed on both sides: $.addresses[0] (the whole item)");
 
         MainWindow window(std::move(session));
         window.resize(1280, 800);
@@ -1000,18 +1008,7 @@ private Q_SLOTS:
         post(*raw, "/ed-fi/students", mine);
         const std::string id = idOf(*raw, "/ed-fi/students?studentUniqueId=S1");
         // What a sync left behind: the target changed middleName too, to something else.
-        SyncState state(raw->database().connection());
-        const SyncTarget target = state.ensureTarget("http://127.0.0.1:9/api", "district");
-        SyncConflict conflict;
-        conflict.targetId = target.targetId;
-        conflict.id = id;
-        conflict.project = "Ed-Fi";
-        conflict.resource = "Student";
-        conflict.base = SyncBase{"8f0c", "5", 0, dumpJson(base)};
-        conflict.theirsText = dumpJson(theirs);
-        conflict.theirsEtag = "6";
-        conflict.reason = "changed on both sides: $.middleName";
-        state.recordConflict(conflict);
+        recordSyncConflict(*raw, id, "Student", base, theirs, "changed on both sides: $.middleName");
         MainWindow window(std::move(session));
         window.resize(1280, 800);
         window.show();

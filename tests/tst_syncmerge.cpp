@@ -674,9 +674,12 @@ private:
     void made(int r, const Documents &before, TrackedEdit edit)
     {
         const Documents after = replicaDocuments(r);
+        // A delete replaces everything that held of the document there, a field's removal included
+        // (which a missing document still "holds").
+        const bool deletes = edit.field.empty();
         for (TrackedEdit &other : m_edits)
             if (!other.superseded && other.document == edit.document && holds(before, other) &&
-                !holds(after, other))
+                (deletes || !holds(after, other)))
                 other.superseded = true;
         edit.replica = r;
         m_edits.push_back(std::move(edit));
@@ -1005,6 +1008,12 @@ private:
             if (edit.superseded || edit.document != document)
                 continue;
             if (edit.value && lostValues.count(*edit.value) > 0)
+                edit.superseded = true;
+            // Any value the version not taken holds and the decision does not (an added grade level is
+            // "present", which no text value of the item shows).
+            if (edit.value && !edit.field.empty() && notTaken && resolution.document &&
+                fieldValue(*notTaken, edit.field) == edit.value &&
+                fieldValue(*resolution.document, edit.field) != edit.value)
                 edit.superseded = true;
             // A delete decided against: the version not taken deleted it, the decision keeps it.
             if (edit.field.empty() && !notTaken && resolution.document)
