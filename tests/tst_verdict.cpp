@@ -65,6 +65,50 @@ std::string stateRow(const std::string &campus, const std::string &recordType, c
            + "," + csvField(message) + ",2026-11-20\n";
 }
 
+// From `pdftotext -bbox` (points): the first word that lies outside a page's margins, or on another
+// word of its page; empty when none does. Prints how many words and pages were checked when asked.
+std::string wordsOutsideOrOverlapping(const QString &bbox, double margin)
+{
+    struct Box
+    {
+        double x0, y0, x1, y1;
+        QString word;
+    };
+    const QRegularExpression pageRe(QStringLiteral("<page width=\"([0-9.]+)\" height=\"([0-9.]+)\">"));
+    const QRegularExpression wordRe(
+        QStringLiteral("<word xMin=\"([0-9.]+)\" yMin=\"([0-9.]+)\" xMax=\"([0-9.]+)\" yMax=\"([0-9.]+)\">([^<]*)</word>"));
+    int pageNumber = 0;
+    int words = 0;
+    for (const QString &page : bbox.split(QStringLiteral("</page>"))) {
+        const QRegularExpressionMatch size = pageRe.match(page);
+        if (!size.hasMatch())
+            continue;
+        ++pageNumber;
+        const double width = size.captured(1).toDouble();
+        const double height = size.captured(2).toDouble();
+        std::vector<Box> boxes;
+        for (auto it = wordRe.globalMatch(page); it.hasNext();) {
+            const QRegularExpressionMatch w = it.next();
+            Box box{w.captured(1).toDouble(), w.captured(2).toDouble(), w.captured(3).toDouble(),
+                    w.captured(4).toDouble(), w.captured(5)};
+            ++words;
+            if (box.x0 < margin - 1 || box.y0 < margin - 1 || box.x1 > width - margin + 1 || box.y1 > height - margin + 1)
+                return "page " + std::to_string(pageNumber) + ": '" + box.word.toStdString() + "' lies outside the margins";
+            for (const Box &other : boxes) {
+                const double dx = std::min(box.x1, other.x1) - std::max(box.x0, other.x0);
+                const double dy = std::min(box.y1, other.y1) - std::max(box.y0, other.y0);
+                // Glyph boxes of neighbouring lines touch; a word drawn over another shares most of one.
+                if (dx > 1.0 && dy > 0.5 * std::min(box.y1 - box.y0, other.y1 - other.y0))
+                    return "page " + std::to_string(pageNumber) + ": '" + box.word.toStdString() + "' overlaps '" +
+                           other.word.toStdString() + "'";
+            }
+            boxes.push_back(box);
+        }
+    }
+    qInfo("bbox check: %d words on %d pages, all inside the margins and on no other word", words, pageNumber);
+    return {};
+}
+
 const char *const kStateMapping = R"({
   "columns": {"rule": "Rule Number", "severity": "Error Level", "message": "Error Message",
               "schoolYear": "School Year", "school": "Campus ID", "resource": "Record Type", "runAt": "Run Date"},
@@ -660,9 +704,20 @@ private Q_SLOTS:
         QVERIFY2(run.stdoutText.contains("Last submission: export of batch") && run.stdoutText.contains("nothing changed since"),
                  qPrintable(run.stdoutText + run.stderrText));
 
+        // A student's record names no school: the state's result on it goes to the campus its row names
+        // (where the student is enrolled), not to the district-wide records.
+        writeFile(dir.filePath("state-2.csv"),
+                  kStateHeader + stateRow(school, "STUDENT", student, "", "10010-0033", "S", "Missing home language"));
+        run = runCli({"--db", db, "rules", "import-results", dir.filePath("state-2.csv"), "--mapping",
+                      dir.filePath("map.json"), "--source", "state-2"},
+                     {});
+        QVERIFY2(run.exitCode == 0 && run.stdoutText.contains("1 matched to stored records"),
+                 qPrintable(run.stdoutText + run.stderrText));
+
         // The report: a summary page and a page per school (and the district-wide records).
         const QString pdf = dir.filePath("report.pdf");
-        run = runCli({"--db", db, "report", "--out", pdf}, {});
+        const QString fixList = dir.filePath("fix.csv");
+        run = runCli({"--db", db, "report", "--out", pdf, "--fix-list", fixList}, {});
         QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
         const QRegularExpressionMatch pages = QRegularExpression(QStringLiteral(": (\\d+) page")).match(run.stdoutText);
         QVERIFY2(pages.hasMatch(), qPrintable(run.stdoutText));
@@ -687,8 +742,28 @@ private Q_SLOTS:
         const QString pdfText = QString::fromUtf8(text.readAllStandardOutput()).normalized(QString::NormalizationForm_KC);
         QVERIFY2(pdfText.contains("Submission report") && pdfText.contains("Results by rule")
                      && pdfText.contains("40100-0012") && pdfText.contains("District-wide records")
-                     && pdfText.contains("signed off by A. Steward"),
+                     && pdfText.contains("signed off by A. Steward") && pdfText.contains("To fix")
+                     && pdfText.contains("Acknowledged warnings") && pdfText.contains("Retained on purpose"),
                  qPrintable(pdfText.left(3000)));
+        // The fix list, one line per failing record: the student's result on its campus, with its row.
+        QFile fixes(fixList);
+        QVERIFY(fixes.open(QIODevice::ReadOnly));
+        const QStringList fixLines = QString::fromUtf8(fixes.readAll()).split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+        QVERIFY2(fixLines.value(0).startsWith(QStringLiteral("School,Name,ID,Resource,Rule,Severity,Message,Source")),
+                 qPrintable(fixLines.value(0)));
+        bool onCampus = false;
+        for (const QString &line : fixLines)
+            if (line.contains(QStringLiteral(",Student,10010-0033,error,")))
+                onCampus = line.contains(QString::fromStdString("(" + school + ")")) &&
+                           line.contains(QStringLiteral("state file state-2.csv, row 2"));
+        QVERIFY2(onCampus, qPrintable(fixLines.join(QStringLiteral("\n"))));
+        // Nothing cut, nothing clipped: every word lies inside the page's margins and on no other word.
+        QProcess boxes;
+        boxes.start(QStringLiteral("pdftotext"), {QStringLiteral("-bbox"), pdf, QStringLiteral("-")});
+        QVERIFY(boxes.waitForFinished(60000));
+        const QString bboxText = QString::fromUtf8(boxes.readAllStandardOutput());
+        const std::string outside = wordsOutsideOrOverlapping(bboxText, 18.0);
+        QVERIFY2(outside.empty(), outside.c_str());
         QProcess render;
         render.start(QStringLiteral("pdftoppm"),
                      {QStringLiteral("-png"), QStringLiteral("-r"), QStringLiteral("60"), pdf, dir.filePath("page")});

@@ -1,5 +1,6 @@
 #include "Cli.h"
 #include "SubmissionReport.h"
+#include "TableExport.h"
 
 #include <iostream>
 
@@ -8,13 +9,17 @@ using namespace steward;
 namespace {
 
 const char *const kReportHelp =
-    "Usage: steward-cli [--db PATH] report --out FILE.pdf\n"
+    "Usage: steward-cli [--db PATH] report --out FILE.pdf [--fix-list FILE.xlsx|FILE.csv]\n"
     "\n"
-    "Writes the submission report as a PDF: a summary page (the readiness verdict, the last signed-off\n"
-    "submission, every school's documents and results), then one page per school and one for the\n"
-    "district-wide records (students, staff, descriptors): documents per resource and how many changed\n"
-    "since the last submission, results by severity, and results by rule as a bar chart. Results are\n"
-    "Steward's rules' and the imported ones still standing.\n"
+    "Writes the submission report as a PDF: a summary (the readiness verdict, the last signed-off\n"
+    "submission, every school's documents and results), then each school and the district-wide records\n"
+    "(what belongs to no school), each from a new page: documents per resource and how many changed since\n"
+    "the last submission, reference data in one line, results by severity and by rule, and the fix list:\n"
+    "every failing record, most severe first, with its name, id, rule, message and source (Steward's rule\n"
+    "or the state's file and row), acknowledged warnings apart. A student or staff member is on the page\n"
+    "of every school they are enrolled or assigned at; a state's result on the page of the school its row\n"
+    "names (and the report says so where the enrollments disagree). Tables continue on the next page.\n"
+    "--fix-list writes every school's fix list as one table too (.xlsx, else CSV).\n"
     "\n"
     "Exit status: 0 written, 1 the file or database cannot be used, 2 bad arguments.\n"
     "\n"
@@ -29,9 +34,12 @@ int commandReport(const CliContext &context, const std::vector<std::string> &arg
         return kExitOk;
     }
     std::string out;
+    std::string fixList;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--out" && i + 1 < args.size() && !args[i + 1].empty())
             out = args[++i];
+        else if (args[i] == "--fix-list" && i + 1 < args.size() && !args[i + 1].empty())
+            fixList = args[++i];
         else
             return usageError("report", "unknown argument '" + args[i] + "'");
     }
@@ -42,10 +50,28 @@ int commandReport(const CliContext &context, const std::vector<std::string> &arg
         return kExitFailed;
     const SubmissionReportData data = gatherSubmissionReport(database->connection());
     QString error;
-    if (!writeSubmissionReportPdf(data, QString::fromStdString(out), &error)) {
+    int pages = 0;
+    if (!writeSubmissionReportPdf(data, QString::fromStdString(out), &error, &pages)) {
         std::cerr << "steward-cli: report: " << error.toStdString() << "\n";
         return kExitFailed;
     }
-    std::cout << "Wrote " << out << ": " << data.pages.size() + 1 << " page(s); " << data.verdict << "\n";
+    std::size_t fixes = 0;
+    for (const ReportPage &page : data.pages)
+        fixes += page.fixes.size();
+    std::cout << "Wrote " << out << ": " << pages << " page(s), " << data.pages.size() << " school page(s), " << fixes
+              << " line(s) to fix; " << data.verdict << "\n";
+    if (!fixList.empty()) {
+        const FixListTable list = fixListTable(data);
+        try {
+            if (QString::fromStdString(fixList).endsWith(QLatin1String(".xlsx"), Qt::CaseInsensitive))
+                writeXlsx(fixList, {list.headers, list.rows}, "Fix list");
+            else
+                writeCsv(fixList, {list.headers, list.rows});
+        } catch (const std::exception &e) {
+            std::cerr << "steward-cli: report: " << e.what() << "\n";
+            return kExitFailed;
+        }
+        std::cout << "Wrote " << fixList << ": " << list.rows.size() << " line(s)\n";
+    }
     return kExitOk;
 }

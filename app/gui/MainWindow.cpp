@@ -2,6 +2,7 @@
 
 #include "Prompt.h"
 #include "SubmissionReport.h"
+#include "TableExport.h"
 #include "ExternalResults.h"
 #include "Rules.h"
 #include "Submissions.h"
@@ -33,6 +34,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QRegularExpression>
 #include <QEventLoop>
 #include <SQLiteCpp/Statement.h>
 
@@ -1062,12 +1064,27 @@ void MainWindow::exportReportDialog()
             return steward::gatherSubmissionReport(database->connection());
         });
     QString error;
-    if (!steward::writeSubmissionReportPdf(data, path, &error))
+    int pages = 0;
+    if (!steward::writeSubmissionReportPdf(data, path, &error, &pages)) {
         Prompt::inform(this, tr("Export report"), error);
-    else
-        statusBar()->showMessage(tr("Report written to %1: %n page(s).", nullptr, static_cast<int>(data.pages.size() + 1))
-                                     .arg(QDir::toNativeSeparators(path)),
-                                 8000);
+        return;
+    }
+    // The fix list beside it, as a spreadsheet to sort and hand out.
+    QString fixList = path;
+    fixList.replace(QRegularExpression(QStringLiteral("\\.pdf$"), QRegularExpression::CaseInsensitiveOption),
+                    QString());
+    fixList += QStringLiteral("-fix-list.xlsx");
+    const steward::FixListTable list = steward::fixListTable(data);
+    try {
+        steward::writeXlsx(fixList.toStdString(), {list.headers, list.rows}, "Fix list");
+    } catch (const std::exception &e) {
+        Prompt::inform(this, tr("Export report"),
+                       tr("The report was written, the fix list not: %1").arg(QString::fromStdString(e.what())));
+        return;
+    }
+    statusBar()->showMessage(tr("Report written to %1: %n page(s); the fix list to %2.", nullptr, pages)
+                                 .arg(QDir::toNativeSeparators(path), QDir::toNativeSeparators(fixList)),
+                             8000);
 }
 
 void MainWindow::exportBatchDialog()

@@ -15,6 +15,9 @@
 #include <QPdfWriter>
 
 #include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <set>
 
 namespace steward {
 
@@ -48,16 +51,33 @@ std::int64_t totalOf(const std::map<std::string, std::int64_t> &counts)
     return total;
 }
 
-// Draws top-down on one page; y is where the next line starts.
-class PageWriter
+// Draws top-down through as many pages as it takes: whatever would run past the bottom margin goes to a
+// new page (with a table's header drawn again there); every page gets the footer.
+class ReportWriter
 {
 public:
-    PageWriter(QPainter &painter, const QRect &area)
-        : m_painter(painter)
+    ReportWriter(QPdfWriter &writer, QPainter &painter, const QRect &area, const QString &footer)
+        : m_writer(writer)
+        , m_painter(painter)
         , m_area(area)
+        , m_footer(footer)
         , m_y(area.top())
     {
+        body();
     }
+
+    int pages() const { return m_pages; }
+
+    // Ends the page (its footer) and starts the next.
+    void newPage()
+    {
+        drawFooter();
+        m_writer.newPage();
+        ++m_pages;
+        m_y = m_area.top();
+    }
+
+    void finish() { drawFooter(); }
 
     void heading(const QString &text, int pointSize)
     {
@@ -65,112 +85,206 @@ public:
         font.setPointSize(pointSize);
         font.setBold(true);
         m_painter.setFont(font);
-        m_painter.setPen(Qt::black);
-        const int height = QFontMetrics(font).height();
-        m_painter.drawText(QRect(m_area.left(), m_y, m_area.width(), height), Qt::AlignLeft | Qt::AlignVCenter, text);
-        m_y += height + height / 3;
+        const int height = textHeight(text, m_area.width());
+        // A heading never stands alone at the bottom of a page: room for it and two lines under it.
+        room(height + 3 * QFontMetrics(font).height());
+        draw(QRect(m_area.left(), m_y, m_area.width(), height), Qt::AlignLeft | Qt::TextWordWrap, text, Qt::black);
+        m_y += height + QFontMetrics(font).height() / 3;
         body();
     }
 
     void line(const QString &text, const QColor &color = Qt::black)
     {
-        m_painter.setPen(color);
-        const QRect bounds = m_painter.boundingRect(QRect(m_area.left(), m_y, m_area.width(), 1000),
-                                                    Qt::TextWordWrap | Qt::AlignLeft, text);
-        m_painter.drawText(bounds, Qt::TextWordWrap | Qt::AlignLeft, text);
-        m_y += bounds.height() + 2;
+        const int height = text.isEmpty() ? QFontMetrics(m_painter.font()).height() / 2 : textHeight(text, m_area.width());
+        room(height);
+        draw(QRect(m_area.left(), m_y, m_area.width(), height), Qt::AlignLeft | Qt::TextWordWrap, text, color);
+        m_y += height + 2;
     }
 
-    // A table whose first column is text and the others right-aligned numbers.
-    void table(const QStringList &header, const std::vector<QStringList> &rows)
+    // A table: column widths by weight, cells wrapped; numbers (right-aligned columns) never wrap. A row
+    // that does not fit goes to the next page, under the header again.
+    void table(const QStringList &header, const std::vector<QStringList> &rows, const std::vector<int> &weights,
+               const std::vector<bool> &rightAligned)
     {
-        const int rowHeight = QFontMetrics(m_painter.font()).height() + 6;
-        const int first = m_area.width() * (header.size() > 4 ? 31 : 45) / 100;
-        const int rest = header.size() > 1 ? (m_area.width() - first) / (header.size() - 1) : 0;
-        auto cell = [&](int column, int height) {
-            return column == 0 ? QRect(m_area.left(), m_y, first, height)
-                               : QRect(m_area.left() + first + (column - 1) * rest + 6, m_y, rest - 6, height);
-        };
+        int total = 0;
+        for (int weight : weights)
+            total += weight;
+        std::vector<int> width;
+        for (int weight : weights)
+            width.push_back(m_area.width() * weight / total);
+        // A column is as wide as the longest word of its header, a column of numbers as its widest number
+        // too; the widest column gives up the room.
         QFont bold = m_painter.font();
         bold.setBold(true);
-        bold.setPointSize(9);
-        const QFont plain = m_painter.font();
-        m_painter.setFont(bold);
-        m_painter.setPen(Qt::black);
-        // Headers wrap onto a second line rather than run into their neighbours.
-        const int headerHeight = QFontMetrics(bold).height() * 2 + 6;
-        for (int c = 0; c < header.size(); ++c)
-            m_painter.drawText(cell(c, headerHeight),
-                               (c == 0 ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom | Qt::TextWordWrap, header[c]);
-        m_painter.setFont(plain);
-        m_y += headerHeight + 4;
-        m_painter.drawLine(m_area.left(), m_y - 2, m_area.right(), m_y - 2);
+        for (std::size_t c = 0; c < width.size(); ++c) {
+            int least = 0;
+            for (const QString &word : header[static_cast<int>(c)].split(QLatin1Char(' ')))
+                least = std::max(least, QFontMetrics(bold).horizontalAdvance(word) + 10);
+            for (const QStringList &row : rows) {
+                if (static_cast<int>(c) >= row.size())
+                    continue;
+                const QFontMetrics metrics(m_painter.font());
+                if (rightAligned[c]) {
+                    least = std::max(least, metrics.horizontalAdvance(row[static_cast<int>(c)]) + 10);
+                    continue;
+                }
+                // An id or a rule number reads whole; longer words may break (up to a quarter of the page).
+                for (const QString &word : row[static_cast<int>(c)].split(QLatin1Char(' ')))
+                    least = std::max(least, std::min(metrics.horizontalAdvance(word) + 10, m_area.width() / 4));
+            }
+            if (width[c] < least) {
+                auto widest = std::max_element(width.begin(), width.end());
+                *widest -= least - width[c];
+                width[c] = least;
+            }
+        }
+        std::vector<int> left;
+        int x = m_area.left();
+        for (std::size_t c = 0; c < width.size(); ++c) {
+            if (c + 1 == width.size())
+                width[c] = m_area.right() - x;
+            left.push_back(x);
+            x += width[c];
+        }
+        auto cell = [&](std::size_t column, int top, int height) {
+            return QRect(left[column] + 3, top + 3, width[column] - 6, height - 6);
+        };
+        auto rowHeight = [&](const QStringList &row) {
+            int height = QFontMetrics(m_painter.font()).height();
+            for (int c = 0; c < row.size() && c < static_cast<int>(width.size()); ++c)
+                height = std::max(height, textHeight(row[c], width[static_cast<std::size_t>(c)] - 6));
+            return height + 6;
+        };
+        auto drawHeader = [&] {
+            QFont bold = m_painter.font();
+            bold.setBold(true);
+            const QFont plain = m_painter.font();
+            m_painter.setFont(bold);
+            const int height = rowHeight(header);
+            for (int c = 0; c < header.size(); ++c)
+                draw(cell(static_cast<std::size_t>(c), m_y, height),
+                     (rightAligned[static_cast<std::size_t>(c)] ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom |
+                         Qt::TextWordWrap,
+                     header[c], Qt::black);
+            m_painter.setFont(plain);
+            m_y += height;
+            m_painter.setPen(Qt::black);
+            m_painter.drawLine(m_area.left(), m_y, m_area.right(), m_y);
+            m_y += 2;
+        };
+        room(rowHeight(header) + (rows.empty() ? 0 : rowHeight(rows.front())) + 2);
+        drawHeader();
         bool shade = false;
         for (const QStringList &row : rows) {
-            if (m_y + rowHeight > m_area.bottom() - 40)
-                break;
+            const int height = rowHeight(row);
+            if (m_y + height > limit()) {
+                newPage();
+                drawHeader();
+            }
             if (shade)
-                m_painter.fillRect(QRect(m_area.left(), m_y, m_area.width(), rowHeight), QColor(0xf2, 0xf4, 0xf7));
+                m_painter.fillRect(QRect(m_area.left(), m_y, m_area.width(), height), QColor(0xf2, 0xf4, 0xf7));
             shade = !shade;
             for (int c = 0; c < row.size() && c < header.size(); ++c)
-                m_painter.drawText(cell(c, rowHeight), (c == 0 ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter,
-                                   row[c]);
-            m_y += rowHeight;
+                draw(cell(static_cast<std::size_t>(c), m_y, height),
+                     (rightAligned[static_cast<std::size_t>(c)] ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop |
+                         Qt::TextWordWrap,
+                     row[c], Qt::black);
+            m_y += height;
         }
-        m_y += rowHeight / 2;
+        m_y += QFontMetrics(m_painter.font()).height() / 2;
     }
 
-    // Horizontal bars, one per rule, colored by severity, scaled to the largest.
+    // Horizontal bars, one per rule, colored by severity, scaled to the largest; rule ids wrap.
     void bars(const std::vector<ReportPage::RuleLine> &rules, int most)
     {
-        const int rowHeight = QFontMetrics(m_painter.font()).height() + 6;
-        const int label = m_area.width() / 4;
+        const int label = m_area.width() / 3;
+        const int number = QFontMetrics(m_painter.font()).horizontalAdvance(QStringLiteral("0000000")) + 6;
         std::int64_t largest = 1;
         for (const ReportPage::RuleLine &rule : rules)
             largest = std::max(largest, rule.count);
         int shown = 0;
         for (const ReportPage::RuleLine &rule : rules) {
-            if (shown++ == most || m_y + rowHeight > m_area.bottom() - 60)
+            if (shown++ == most)
                 break;
-            m_painter.setPen(Qt::black);
-            m_painter.drawText(QRect(m_area.left(), m_y, label - 8, rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
-                               QString::fromStdString(rule.ruleId));
-            const int room = m_area.width() - label - 70;
-            const int width = std::max(2, static_cast<int>(room * rule.count / largest));
-            m_painter.fillRect(QRect(m_area.left() + label, m_y + 3, width, rowHeight - 6), severityColor(rule.severity));
-            m_painter.drawText(QRect(m_area.left() + label + width + 6, m_y, 64, rowHeight),
-                               Qt::AlignLeft | Qt::AlignVCenter, QString::number(rule.count));
-            m_y += rowHeight;
+            const QString id = QString::fromStdString(rule.ruleId);
+            const int height = std::max(textHeight(id, label - 8), QFontMetrics(m_painter.font()).height()) + 6;
+            room(height);
+            draw(QRect(m_area.left(), m_y + 3, label - 8, height - 6), Qt::AlignLeft | Qt::TextWordWrap, id, Qt::black);
+            const int barRoom = m_area.width() - label - number;
+            const int w = std::max(2, static_cast<int>(barRoom * rule.count / largest));
+            m_painter.fillRect(QRect(m_area.left() + label, m_y + 3, w, height - 6), severityColor(rule.severity));
+            draw(QRect(m_area.left() + label + w + 4, m_y + 3, number - 4, height - 6), Qt::AlignLeft | Qt::AlignVCenter,
+                 QString::number(rule.count), Qt::black);
+            m_y += height;
         }
-        m_y += rowHeight / 2;
+        if (static_cast<int>(rules.size()) > most)
+            line(QStringLiteral("... and %1 more rule(s): see the fix list.").arg(rules.size() - static_cast<std::size_t>(most)));
+        m_y += QFontMetrics(m_painter.font()).height() / 2;
     }
 
     void legend()
     {
-        int x = m_area.left();
         const int height = QFontMetrics(m_painter.font()).height();
+        room(height + 6);
+        int x = m_area.left();
         for (const char *severity : kSeverities) {
             m_painter.fillRect(QRect(x, m_y + 3, height - 6, height - 6), severityColor(severity));
-            m_painter.setPen(Qt::black);
-            m_painter.drawText(QRect(x + height, m_y, 90, height), Qt::AlignLeft | Qt::AlignVCenter, QString::fromLatin1(severity));
+            draw(QRect(x + height, m_y, 90, height), Qt::AlignLeft | Qt::AlignVCenter, QString::fromLatin1(severity),
+                 Qt::black);
             x += 100;
         }
         m_y += height + 6;
     }
 
-    void footer(const QString &text)
+private:
+    int footerHeight() const { return 30; }
+    int limit() const { return m_area.bottom() - footerHeight() - 6; }
+
+    // Starts a new page when what comes next would not fit above the footer.
+    void room(int height)
     {
-        QFont font = m_painter.font();
-        font.setPointSize(8);
+        if (m_y + height > limit() && m_y > m_area.top())
+            newPage();
+    }
+
+    // Words wrap at spaces; a word wider than the room (an id, a resource name) breaks where it must
+    // rather than run into the next column.
+    int wrapping(const QString &text, int width) const
+    {
+        const QFontMetrics metrics(m_painter.font());
+        for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts))
+            if (metrics.horizontalAdvance(word) > width)
+                return Qt::TextWrapAnywhere;
+        return Qt::TextWordWrap;
+    }
+
+    int textHeight(const QString &text, int width) const
+    {
+        width = std::max(width, 1);
+        return m_painter.boundingRect(QRect(0, 0, width, 100000), wrapping(text, width) | Qt::AlignLeft, text).height();
+    }
+
+    void draw(const QRect &rect, int flags, const QString &text, const QColor &color)
+    {
+        m_painter.setPen(color);
+        if ((flags & Qt::TextWordWrap) != 0)
+            flags = (flags & ~Qt::TextWordWrap) | wrapping(text, rect.width());
+        m_painter.drawText(rect, flags, text);
+    }
+
+    void drawFooter()
+    {
         const QFont before = m_painter.font();
+        QFont font = before;
+        font.setPointSize(8);
+        font.setBold(false);
         m_painter.setFont(font);
-        m_painter.setPen(Qt::darkGray);
-        m_painter.drawText(QRect(m_area.left(), m_area.bottom() - 30, m_area.width(), 30),
-                           Qt::AlignLeft | Qt::AlignBottom | Qt::TextWordWrap, text);
+        const QString text = m_footer + QStringLiteral(" · page %1").arg(m_pages);
+        draw(QRect(m_area.left(), m_area.bottom() - footerHeight(), m_area.width(), footerHeight()),
+             Qt::AlignLeft | Qt::AlignBottom | Qt::TextWordWrap, text, Qt::darkGray);
         m_painter.setFont(before);
     }
 
-private:
     void body()
     {
         QFont font = m_painter.font();
@@ -179,9 +293,167 @@ private:
         m_painter.setFont(font);
     }
 
+    QPdfWriter &m_writer;
     QPainter &m_painter;
     QRect m_area;
+    QString m_footer;
     int m_y;
+    int m_pages = 1;
+};
+
+} // namespace
+
+namespace {
+
+// Reference data: shown as one summary line per page, not a row per type.
+bool isReferenceData(const std::string &resource)
+{
+    return resource == "SchoolYearType" || (resource.size() > 10 && resource.ends_with("Descriptor"));
+}
+
+int severityRank(const std::string &severity)
+{
+    for (int i = 0; i < 4; ++i)
+        if (severity == kSeverities[i])
+            return i;
+    return 4;
+}
+
+// What the report knows of a document with results: where it belongs and what a person calls it.
+struct ResultDocument
+{
+    std::set<std::string> schools;
+    std::string name;
+};
+
+std::string textColumn(SQLite::Statement &row, int column)
+{
+    return row.getColumn(column).isNull() ? std::string() : row.getColumn(column).getString();
+}
+
+// One pass over the documents: counts per school and resource, and who is enrolled where. A document
+// whose body names a school belongs to it; a student or staff member belongs to the schools of their
+// enrollments and assignments (StudentSchoolAssociation, StaffSchoolAssociation, and the schools of
+// the sections they teach); nothing else names a school: district-wide.
+class DocumentPass
+{
+public:
+    DocumentPass(SQLite::Database &db, std::int64_t since, const std::set<std::string> &withResults)
+    {
+        SQLite::Statement rows(
+            db, std::string("SELECT steward_id_text(d.id), r.resource, d.change_seq > ?, ") + kSchoolOfBody +
+                    ", json_extract(b, '$.studentUniqueId'), json_extract(b, '$.staffUniqueId'),"
+                    " json_extract(b, '$.studentReference.studentUniqueId'),"
+                    " json_extract(b, '$.staffReference.staffUniqueId'),"
+                    " json_extract(b, '$.firstName'), json_extract(b, '$.lastSurname'),"
+                    " coalesce(json_extract(b, '$.courseTitle'), json_extract(b, '$.nameOfInstitution'),"
+                    "          json_extract(b, '$.sectionIdentifier'), json_extract(b, '$.sessionName'))"
+                    " FROM (SELECT id, resource_key, change_seq, steward_text(body) AS b FROM document_rows) d"
+                    " JOIN resources r ON r.resource_key = d.resource_key");
+        rows.bind(1, since < 0 ? std::numeric_limits<std::int64_t>::max() : since);
+        struct Pending
+        {
+            std::string resource;
+            bool changed;
+            std::string person; // "student:604801", "staff:207207"
+        };
+        std::vector<Pending> people; // counted once the enrollments are all read
+        while (rows.executeStep()) {
+            const std::string id = rows.getColumn(0).getString();
+            const std::string resource = rows.getColumn(1).getString();
+            const bool changed = rows.getColumn(2).getInt() != 0;
+            const std::string school = textColumn(rows, 3);
+            const std::string student = textColumn(rows, 4);
+            const std::string staff = textColumn(rows, 5);
+            const std::string enrolledStudent = textColumn(rows, 6);
+            const std::string assignedStaff = textColumn(rows, 7);
+            if (!school.empty() && !enrolledStudent.empty())
+                m_enrolled["student:" + enrolledStudent].insert(school);
+            if (!school.empty() && !assignedStaff.empty())
+                m_enrolled["staff:" + assignedStaff].insert(school);
+            std::string person;
+            if (school.empty() && resource == "Student" && !student.empty())
+                person = "student:" + student;
+            else if (school.empty() && resource == "Staff" && !staff.empty())
+                person = "staff:" + staff;
+            if (withResults.count(id) > 0) {
+                ResultDocument &known = documents[id];
+                const std::string first = textColumn(rows, 8);
+                const std::string last = textColumn(rows, 9);
+                known.name = !last.empty() ? last + (first.empty() ? "" : ", " + first) : textColumn(rows, 10);
+                if (!school.empty())
+                    known.schools.insert(school);
+                m_personOf[id] = person;
+                // An enrollment or assignment is named by its student or staff member.
+                if (known.name.empty() && !enrolledStudent.empty())
+                    m_namedBy[id] = "student:" + enrolledStudent;
+                else if (known.name.empty() && !assignedStaff.empty())
+                    m_namedBy[id] = "staff:" + assignedStaff;
+            }
+
+            if (!person.empty()) {
+                people.push_back({resource, changed, person});
+                continue;
+            }
+            count(school, resource, changed);
+        }
+        for (const Pending &p : people) {
+            auto schools = m_enrolled.find(p.person);
+            if (schools == m_enrolled.end() || schools->second.empty())
+                count(std::string(), p.resource, p.changed);
+            else
+                for (const std::string &school : schools->second)
+                    count(school, p.resource, p.changed);
+        }
+        readNames(db);
+        for (auto &[id, known] : documents) {
+            if (const std::string &person = m_personOf[id]; !person.empty())
+                if (auto schools = m_enrolled.find(person); schools != m_enrolled.end())
+                    known.schools.insert(schools->second.begin(), schools->second.end());
+            if (auto namedBy = m_namedBy.find(id); namedBy != m_namedBy.end())
+                if (auto name = m_names.find(namedBy->second); name != m_names.end())
+                    known.name = name->second;
+        }
+    }
+
+    std::map<std::string, ResultDocument> documents; // by id, those with results
+    // (school, resource) -> documents, changed since
+    std::map<std::pair<std::string, std::string>, std::pair<std::int64_t, std::int64_t>> counts;
+
+private:
+    // The names of the students and staff members the enrollments and assignments with results name.
+    void readNames(SQLite::Database &db)
+    {
+        std::set<std::string> wanted;
+        for (const auto &[id, person] : m_namedBy)
+            wanted.insert(person);
+        if (wanted.empty())
+            return;
+        SQLite::Statement people(db, "SELECT coalesce('student:' || json_extract(b, '$.studentUniqueId'),"
+                                     "                'staff:' || json_extract(b, '$.staffUniqueId')),"
+                                     " json_extract(b, '$.firstName'), json_extract(b, '$.lastSurname')"
+                                     " FROM (SELECT steward_text(body) AS b FROM documents"
+                                     "       WHERE resource IN ('Student', 'Staff'))");
+        while (people.executeStep()) {
+            const std::string person = textColumn(people, 0);
+            if (wanted.count(person) == 0)
+                continue;
+            const std::string first = textColumn(people, 1);
+            m_names[person] = textColumn(people, 2) + (first.empty() ? "" : ", " + first);
+        }
+    }
+
+    void count(const std::string &school, const std::string &resource, bool changed)
+    {
+        auto &c = counts[{school, resource}];
+        ++c.first;
+        c.second += changed ? 1 : 0;
+    }
+
+    std::map<std::string, std::set<std::string>> m_enrolled; // person -> schools
+    std::map<std::string, std::string> m_personOf;           // result document id -> person
+    std::map<std::string, std::string> m_namedBy;            // result document id -> the person it names
+    std::map<std::string, std::string> m_names;              // person -> "Last, First"
 };
 
 } // namespace
@@ -216,40 +488,105 @@ SubmissionReportData gatherSubmissionReport(SQLite::Database &db)
             page(names.getColumn(0).getString()).title =
                 names.getColumn(1).getString() + " (" + names.getColumn(0).getString() + ")";
     }
+
+    // Steward's results, and the state's: all of them, those changed since the state's run marked.
+    struct Result
     {
-        SQLite::Statement counts(db, std::string("SELECT coalesce(") + kSchoolOfBody + ", ''), r.resource, count(*),"
-                                         " sum(d.change_seq > ?)"
-                                         " FROM (SELECT resource_key, change_seq, steward_text(body) AS b"
-                                         "       FROM document_rows) d"
-                                         " JOIN resources r ON r.resource_key = d.resource_key GROUP BY 1, 2");
-        counts.bind(1, since < 0 ? std::numeric_limits<std::int64_t>::max() : since);
-        while (counts.executeStep())
-            page(counts.getColumn(0).getString())
-                .resources.push_back({counts.getColumn(1).getString(), counts.getColumn(2).getInt64(),
-                                      counts.getColumn(3).getInt64()});
-    }
+        ReportPage::FixLine line;
+        std::string docId;
+        std::string stateSchool; // the school the state's row names
+    };
+    std::vector<Result> results;
+    std::set<std::string> withResults;
     {
-        // Steward's results and the imported ones still standing (not changed since the state's run).
-        SQLite::Statement results(
-            db, std::string("WITH x AS (SELECT doc_id, rule_id, severity, pack_id AS origin FROM rule_results"
-                            "           UNION ALL SELECT doc_id, rule_id, severity, source FROM imported_results"
-                            "           WHERE doc_id IS NOT NULL AND changed_since = 0)"
-                            " SELECT coalesce((SELECT ")
-                    + kSchoolOfBody
-                    + " FROM (SELECT steward_text(d.body) AS b FROM document_rows d"
-                      "       WHERE d.id = steward_id_key(x.doc_id))), '') AS school,"
-                      " x.rule_id, x.severity, count(*),"
-                      " sum(EXISTS (SELECT 1 FROM acknowledgements a WHERE a.origin = x.origin"
-                      "             AND a.rule_id = x.rule_id AND a.doc_id = x.doc_id))"
-                      " FROM x GROUP BY 1, 2, 3");
-        while (results.executeStep()) {
-            ReportPage &p = page(results.getColumn(0).getString());
-            const std::string severity = results.getColumn(2).getString();
-            p.byRule.push_back({results.getColumn(1).getString(), severity, results.getColumn(3).getInt64()});
-            p.bySeverity[severity] += results.getColumn(3).getInt64();
-            p.acknowledged += results.getColumn(4).getInt64();
+        SQLite::Statement rows(
+            db, "WITH x AS (SELECT 'rule' AS kind, pack_id AS origin, rule_id, severity, message, doc_id, resource,"
+                "                  natural_key, '' AS school_id, 0 AS row_number, '' AS file, 0 AS changed_since"
+                "           FROM rule_results"
+                "           UNION ALL SELECT 'state', source, rule_id, severity, message, doc_id, resource,"
+                "                  natural_key, school_id, row_number, file, changed_since FROM imported_results)"
+                " SELECT x.kind, x.origin, x.rule_id, x.severity, x.message, coalesce(x.doc_id, ''), x.resource,"
+                "        x.natural_key, x.school_id, x.row_number, x.file, x.changed_since,"
+                "        a.reason, a.actor, a.at"
+                " FROM x LEFT JOIN acknowledgements a"
+                "   ON a.origin = x.origin AND a.rule_id = x.rule_id AND a.doc_id = x.doc_id");
+        while (rows.executeStep()) {
+            Result result;
+            ReportPage::FixLine &line = result.line;
+            const bool state = rows.getColumn(0).getString() == "state";
+            line.ruleId = rows.getColumn(2).getString();
+            line.severity = rows.getColumn(3).getString();
+            line.message = rows.getColumn(4).getString();
+            result.docId = rows.getColumn(5).getString();
+            line.resource = rows.getColumn(6).getString();
+            line.naturalKey = rows.getColumn(7).getString();
+            result.stateSchool = state ? rows.getColumn(8).getString() : std::string();
+            // The file's name: where the steward kept it says nothing to a principal.
+            const std::string file = std::filesystem::path(rows.getColumn(10).getString()).filename().string();
+            line.source = state ? "state file " + (file.empty() ? rows.getColumn(1).getString() : file) + ", row " +
+                                      std::to_string(rows.getColumn(9).getInt64())
+                                : "Steward (" + rows.getColumn(1).getString() + ")";
+            line.changedSince = rows.getColumn(11).getInt() != 0;
+            if (!rows.getColumn(12).isNull()) {
+                line.acknowledged = true;
+                line.acknowledgedBecause = rows.getColumn(12).getString() + " (" + rows.getColumn(13).getString() +
+                                           ", " + rows.getColumn(14).getString().substr(0, 10) + ")";
+            }
+            if (result.docId.empty())
+                line.note = "no stored record matches this row";
+            else
+                withResults.insert(result.docId);
+            results.push_back(std::move(result));
         }
     }
+
+    const DocumentPass documents(db, since, withResults);
+    for (const auto &[key, counted] : documents.counts) {
+        ReportPage &p = page(key.first);
+        if (isReferenceData(key.second)) {
+            p.referenceValues += counted.first;
+            ++p.referenceTypes;
+        } else {
+            p.resources.push_back({key.second, counted.first, counted.second});
+        }
+    }
+
+    std::map<std::string, std::map<std::pair<std::string, std::string>, std::int64_t>> ruleCounts;
+    for (Result &result : results) {
+        auto known = documents.documents.find(result.docId);
+        std::set<std::string> schools;
+        if (known != documents.documents.end()) {
+            schools = known->second.schools;
+            result.line.name = known->second.name;
+        }
+        // The state's own school column places its row; where the enrollments disagree, it says so.
+        if (!result.stateSchool.empty()) {
+            if (!schools.empty() && schools.count(result.stateSchool) == 0) {
+                std::string enrolled;
+                for (const std::string &school : schools)
+                    enrolled += (enrolled.empty() ? "" : ", ") + school;
+                result.line.note = "the state's file names campus " + result.stateSchool + "; here at " + enrolled;
+            }
+            schools = {result.stateSchool};
+        }
+        if (schools.empty())
+            schools.insert(std::string());
+        for (const std::string &school : schools) {
+            ReportPage &p = page(school);
+            p.fixes.push_back(result.line);
+            // The counts are what stands: a result whose record changed since the state's run awaits it,
+            // and a row that matched no record is listed to fix, not counted.
+            if (result.line.changedSince || result.docId.empty())
+                continue;
+            p.bySeverity[result.line.severity] += 1;
+            p.acknowledged += result.line.acknowledged ? 1 : 0;
+            ++ruleCounts[school][{result.line.ruleId, result.line.severity}];
+        }
+    }
+    for (const auto &[school, rules] : ruleCounts)
+        for (const auto &[rule, count] : rules)
+            page(school).byRule.push_back({rule.first, rule.second, count});
+
     for (auto &[school, p] : pages) {
         if (p.title.empty())
             p.title = school.empty() ? "District-wide records" : "School " + school;
@@ -258,6 +595,12 @@ SubmissionReportData gatherSubmissionReport(SQLite::Database &db)
         });
         std::sort(p.resources.begin(), p.resources.end(),
                   [](const ReportPage::ResourceLine &a, const ReportPage::ResourceLine &b) { return a.resource < b.resource; });
+        std::stable_sort(p.fixes.begin(), p.fixes.end(),
+                         [](const ReportPage::FixLine &a, const ReportPage::FixLine &b) {
+                             if (severityRank(a.severity) != severityRank(b.severity))
+                                 return severityRank(a.severity) < severityRank(b.severity);
+                             return a.name != b.name ? a.name < b.name : a.ruleId < b.ruleId;
+                         });
     }
     // Schools in id order, district-wide records last.
     for (auto &[school, p] : pages)
@@ -268,7 +611,135 @@ SubmissionReportData gatherSubmissionReport(SQLite::Database &db)
     return data;
 }
 
-bool writeSubmissionReportPdf(const SubmissionReportData &data, const QString &path, QString *error)
+FixListTable fixListTable(const SubmissionReportData &data)
+{
+    FixListTable table;
+    table.headers = {"School", "Name", "ID", "Resource", "Rule", "Severity", "Message", "Source", "Changed since",
+                     "Note", "Acknowledged"};
+    for (const ReportPage &p : data.pages)
+        for (const ReportPage::FixLine &fix : p.fixes)
+            table.rows.push_back({p.title, fix.name, fix.naturalKey, fix.resource, fix.ruleId, fix.severity,
+                                  fix.message, fix.source,
+                                  fix.changedSince ? "changed since the state's run" : "", fix.note,
+                                  fix.acknowledged ? fix.acknowledgedBecause : ""});
+    return table;
+}
+
+namespace {
+
+QString countsText(const ReportPage &p)
+{
+    QStringList counts;
+    for (const char *severity : kSeverities) {
+        auto it = p.bySeverity.find(severity);
+        counts << QStringLiteral("%1 %2").arg(it == p.bySeverity.end() ? 0 : it->second).arg(QLatin1String(severity));
+    }
+    return QStringLiteral("Results: %1 (%2); %3 warning(s) acknowledged.")
+        .arg(totalOf(p.bySeverity))
+        .arg(counts.join(QStringLiteral(", ")))
+        .arg(p.acknowledged);
+}
+
+void writeSummary(ReportWriter &out, const SubmissionReportData &data)
+{
+    out.heading(QStringLiteral("Submission report"), 20);
+    out.line(QString::fromStdString(data.verdict),
+             data.verdict.rfind("Ready", 0) == 0 ? QColor(0x1b, 0x7f, 0x3b) : severityColor("fatal"));
+    out.line(data.lastSubmission.empty()
+                 ? QStringLiteral("No submission signed off yet.")
+                 : QStringLiteral("Last submission: %1. Verdict then: %2. Acknowledged warnings then: %3.")
+                       .arg(QString::fromStdString(data.lastSubmission), QString::fromStdString(data.lastVerdict))
+                       .arg(data.lastAcknowledged));
+    out.line(QString());
+    out.heading(QStringLiteral("Schools"), 13);
+    std::vector<QStringList> rows;
+    for (const ReportPage &p : data.pages) {
+        std::int64_t documents = p.referenceValues;
+        std::int64_t changed = 0;
+        for (const ReportPage::ResourceLine &r : p.resources) {
+            documents += r.documents;
+            changed += r.changedSince;
+        }
+        QStringList row{QString::fromStdString(p.title), QString::number(documents)};
+        for (const char *severity : kSeverities) {
+            auto it = p.bySeverity.find(severity);
+            row << QString::number(it == p.bySeverity.end() ? 0 : it->second);
+        }
+        row << (data.lastSubmission.empty() ? QStringLiteral("–") : QString::number(changed));
+        rows.push_back(row);
+    }
+    out.table({QStringLiteral("School"), QStringLiteral("Documents"), QStringLiteral("Fatal"), QStringLiteral("Error"),
+               QStringLiteral("Warning"), QStringLiteral("Info"), QStringLiteral("Changed since")},
+              rows, {34, 11, 9, 9, 10, 9, 18}, {false, true, true, true, true, true, true});
+}
+
+void writeFixList(ReportWriter &out, const ReportPage &p)
+{
+    std::vector<QStringList> open;
+    std::vector<QStringList> acknowledged;
+    for (const ReportPage::FixLine &fix : p.fixes) {
+        QString message = QString::fromStdString(fix.message);
+        if (fix.changedSince)
+            message += QStringLiteral(" (changed since the state's run: awaiting its next run)");
+        if (!fix.note.empty())
+            message += QStringLiteral(" — ") + QString::fromStdString(fix.note);
+        QStringList row{QString::fromStdString(fix.name.empty() ? "(" + fix.resource + ")" : fix.name),
+                        QString::fromStdString(fix.naturalKey), QString::fromStdString(fix.ruleId),
+                        QString::fromStdString(fix.severity), message, QString::fromStdString(fix.source)};
+        if (fix.acknowledged) {
+            row << QString::fromStdString(fix.acknowledgedBecause);
+            acknowledged.push_back(row);
+        } else {
+            open.push_back(row);
+        }
+    }
+    out.heading(QStringLiteral("To fix (%1)").arg(open.size()), 12);
+    if (open.empty())
+        out.line(QStringLiteral("Nothing to fix here."));
+    else
+        out.table({QStringLiteral("Name"), QStringLiteral("ID"), QStringLiteral("Rule"), QStringLiteral("Severity"),
+                   QStringLiteral("Message"), QStringLiteral("Source")},
+                  open, {17, 17, 12, 9, 29, 16}, {false, false, false, false, false, false});
+    if (!acknowledged.empty()) {
+        out.heading(QStringLiteral("Acknowledged warnings (%1)").arg(acknowledged.size()), 12);
+        out.table({QStringLiteral("Name"), QStringLiteral("ID"), QStringLiteral("Rule"), QStringLiteral("Severity"),
+                   QStringLiteral("Message"), QStringLiteral("Source"), QStringLiteral("Acknowledged because")},
+                  acknowledged, {14, 13, 11, 8, 21, 14, 19}, {false, false, false, false, false, false, false});
+    }
+}
+
+void writeSchool(ReportWriter &out, const SubmissionReportData &data, const ReportPage &p)
+{
+    out.heading(QString::fromStdString(p.title), 16);
+    out.line(countsText(p));
+    out.line(QString());
+    out.heading(QStringLiteral("Documents per resource"), 12);
+    std::vector<QStringList> rows;
+    for (const ReportPage::ResourceLine &r : p.resources)
+        rows.push_back({QString::fromStdString(r.resource), QString::number(r.documents),
+                        data.lastSubmission.empty() ? QStringLiteral("–") : QString::number(r.changedSince)});
+    if (!rows.empty())
+        out.table({QStringLiteral("Resource"), QStringLiteral("Documents"), QStringLiteral("Changed since last submission")},
+                  rows, {50, 20, 30}, {false, true, true});
+    if (p.referenceTypes > 0)
+        out.line(QStringLiteral("Reference data: %1 value(s) of %2 descriptor and school-year type(s).")
+                     .arg(p.referenceValues)
+                     .arg(p.referenceTypes));
+    out.line(QString());
+    out.heading(QStringLiteral("Results by rule"), 12);
+    if (p.byRule.empty()) {
+        out.line(p.fixes.empty() ? QStringLiteral("No results: every rule passes here.")
+                                 : QStringLiteral("No results standing: see the fix list."));
+    } else {
+        out.legend();
+        out.bars(p.byRule, 18);
+    }
+    writeFixList(out, p);
+}
+
+} // namespace
+
+bool writeSubmissionReportPdf(const SubmissionReportData &data, const QString &path, QString *error, int *pages)
 {
     QPdfWriter writer(path);
     writer.setPageSize(QPageSize(QPageSize::Letter));
@@ -283,78 +754,18 @@ bool writeSubmissionReportPdf(const SubmissionReportData &data, const QString &p
     }
     const QRect area = QRect(QPoint(0, 0), writer.pageLayout().paintRectPixels(writer.resolution()).size())
                            .adjusted(24, 24, -24, -24);
-    const QString footer = QStringLiteral("Steward · generated %1").arg(QString::fromStdString(data.generatedAt));
-
-    {
-        PageWriter summary(painter, area);
-        summary.heading(QStringLiteral("Submission report"), 20);
-        summary.line(QString::fromStdString(data.verdict),
-                     data.verdict.rfind("Ready", 0) == 0 ? QColor(0x1b, 0x7f, 0x3b) : severityColor("fatal"));
-        summary.line(data.lastSubmission.empty()
-                         ? QStringLiteral("No submission signed off yet.")
-                         : QStringLiteral("Last submission: %1. Verdict then: %2. Acknowledged warnings then: %3.")
-                               .arg(QString::fromStdString(data.lastSubmission),
-                                    QString::fromStdString(data.lastVerdict))
-                               .arg(data.lastAcknowledged));
-        summary.line(QString());
-        summary.heading(QStringLiteral("Schools"), 13);
-        std::vector<QStringList> rows;
-        for (const ReportPage &p : data.pages) {
-            std::int64_t documents = 0;
-            std::int64_t changed = 0;
-            for (const ReportPage::ResourceLine &r : p.resources) {
-                documents += r.documents;
-                changed += r.changedSince;
-            }
-            QStringList row{QString::fromStdString(p.title), QString::number(documents)};
-            for (const char *severity : kSeverities) {
-                auto it = p.bySeverity.find(severity);
-                row << QString::number(it == p.bySeverity.end() ? 0 : it->second);
-            }
-            row << (data.lastSubmission.empty() ? QStringLiteral("–") : QString::number(changed));
-            rows.push_back(row);
-        }
-        summary.table({QStringLiteral("School"), QStringLiteral("Documents"), QStringLiteral("Fatal"),
-                       QStringLiteral("Error"), QStringLiteral("Warning"), QStringLiteral("Info"),
-                       QStringLiteral("Changed since")},
-                      rows);
-        summary.footer(footer);
-    }
-
+    QString footer = QStringLiteral("Steward · generated %1").arg(QString::fromStdString(data.generatedAt));
+    if (!data.lastSubmission.empty())
+        footer += QStringLiteral(" · last submission: %1").arg(QString::fromStdString(data.lastSubmission));
+    ReportWriter out(writer, painter, area, footer);
+    writeSummary(out, data);
     for (const ReportPage &p : data.pages) {
-        writer.newPage();
-        PageWriter out(painter, area);
-        out.heading(QString::fromStdString(p.title), 16);
-        const std::int64_t results = totalOf(p.bySeverity);
-        QStringList counts;
-        for (const char *severity : kSeverities) {
-            auto it = p.bySeverity.find(severity);
-            counts << QStringLiteral("%1 %2").arg(it == p.bySeverity.end() ? 0 : it->second).arg(QLatin1String(severity));
-        }
-        out.line(QStringLiteral("Results: %1 (%2); %3 warning(s) acknowledged.")
-                     .arg(results)
-                     .arg(counts.join(QStringLiteral(", ")))
-                     .arg(p.acknowledged));
-        out.line(QString());
-        out.heading(QStringLiteral("Documents per resource"), 12);
-        std::vector<QStringList> rows;
-        for (const ReportPage::ResourceLine &r : p.resources)
-            rows.push_back({QString::fromStdString(r.resource), QString::number(r.documents),
-                            data.lastSubmission.empty() ? QStringLiteral("–") : QString::number(r.changedSince)});
-        out.table({QStringLiteral("Resource"), QStringLiteral("Documents"), QStringLiteral("Changed since last submission")},
-                  rows);
-        out.heading(QStringLiteral("Results by rule"), 12);
-        if (p.byRule.empty()) {
-            out.line(QStringLiteral("No results: every rule passes here."));
-        } else {
-            out.legend();
-            out.bars(p.byRule, 18);
-        }
-        out.footer(footer
-                   + (data.lastSubmission.empty() ? QString()
-                                                  : QStringLiteral(" · last submission: %1")
-                                                        .arg(QString::fromStdString(data.lastSubmission))));
+        out.newPage();
+        writeSchool(out, data, p);
     }
+    out.finish();
+    if (pages != nullptr)
+        *pages = out.pages();
     if (!painter.end()) {
         if (error)
             *error = QStringLiteral("%1 could not be finished").arg(path);

@@ -34,6 +34,25 @@ struct ReportPage
         std::int64_t count = 0;
     };
     std::vector<RuleLine> byRule; // most results first
+    // Descriptors and school years: one summary line, not a row per type.
+    std::int64_t referenceValues = 0;
+    std::int64_t referenceTypes = 0;
+    // What to fix: one line per failing record and rule, most severe first; acknowledged ones apart.
+    struct FixLine
+    {
+        std::string name;       // the student's or staff member's name, a course's title, ...
+        std::string naturalKey; // the record's identifying values ("604801")
+        std::string resource;   // "Student"
+        std::string ruleId;
+        std::string severity;
+        std::string message;
+        std::string source;     // "Steward (starter-pack)" or "state file tsds.csv, row 7"
+        bool changedSince = false; // the record changed after the state's run (awaiting resubmission)
+        std::string note;          // "the state's file names campus 255901044; enrolled at 255901001"
+        bool acknowledged = false;
+        std::string acknowledgedBecause; // "Retained on purpose — A. Steward, 2026-11-28"
+    };
+    std::vector<FixLine> fixes;
 };
 
 struct SubmissionReportData
@@ -48,8 +67,20 @@ struct SubmissionReportData
 
 SubmissionReportData gatherSubmissionReport(SQLite::Database &db);
 
-// Writes the report as a PDF with Qt's PDF writer: a summary page, then one page per school.
-// Needs a QGuiApplication (fonts). False with error set when the file cannot be written.
-bool writeSubmissionReportPdf(const SubmissionReportData &data, const QString &path, QString *error);
+// Writes the report as a PDF with Qt's PDF writer: a summary, then each school (and the district-wide
+// records) from a new page; a table that runs out continues on the next page under its header again,
+// long text wraps. Needs a QGuiApplication (fonts). False with error set when the file cannot be
+// written; *pages, when given, is the number of pages written.
+bool writeSubmissionReportPdf(const SubmissionReportData &data, const QString &path, QString *error,
+                              int *pages = nullptr);
+
+// Every school's fix list as one table (school, name, id, resource, rule, severity, message, source,
+// changed since, note, acknowledged), for writeCsv / writeXlsx.
+struct FixListTable
+{
+    std::vector<std::string> headers;
+    std::vector<std::vector<std::string>> rows;
+};
+FixListTable fixListTable(const SubmissionReportData &data);
 
 } // namespace steward
