@@ -714,6 +714,56 @@ private Q_SLOTS:
         QVERIFY2(run.exitCode == 0 && run.stdoutText.contains("1 matched to stored records"),
                  qPrintable(run.stdoutText + run.stderrText));
 
+        // A state's file whose student column is named like no Ed-Fi field: placed by its values.
+        QByteArray morePeople;
+        for (int i = 1; i <= 4; ++i)
+            morePeople += QByteArray::fromStdString(
+                Json{{"method", "POST"},
+                     {"path", "/ed-fi/students"},
+                     {"body", {{"studentUniqueId", "T" + std::to_string(i)}, {"firstName", "Tia"},
+                               {"lastSurname", "Moss"}, {"birthDate", "2012-01-0" + std::to_string(i)}}}}
+                    .dump() + "\n");
+        QVERIFY(runCli({"--db", db, "requests"}, morePeople).exitCode == 0);
+        run = runCli({"--db", db, "requests"}, QByteArray("{\"method\":\"GET\",\"path\":\"/ed-fi/students?limit=20\"}\n"));
+        std::string tsds = "District,Campus,Rule Number,Severity,TSDS Unique ID,Last Name,Message,Validation Date\n";
+        int tsdsRows = 0;
+        for (const Json &each : run.responses.at(0)["body"]) {
+            tsds += "255901," + school + ",10010-0040," + (tsdsRows % 2 == 0 ? "SW" : "F") + "," +
+                    each["studentUniqueId"].get<std::string>() + "," + each["lastSurname"].get<std::string>() +
+                    ",Check the name,2026-11-20\n";
+            ++tsdsRows;
+        }
+        tsds += "255901," + school + ",10010-0040,F,999999901,Nobody,Check the name,2026-11-20\n";
+        QVERIFY(tsdsRows >= 4);
+        writeFile(dir.filePath("tsds.csv"), tsds);
+        run = runCli({"--db", db, "mapping", "suggest", dir.filePath("tsds.csv"), "--results", "--resource", "ed-fi/students"},
+                     {});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
+        Json drafted = Json::parse(run.stdoutText.toStdString());
+        QCOMPARE(drafted["keys"]["Student"]["studentUniqueId"]["column"].get<std::string>(), std::string("TSDS Unique ID"));
+        QVERIFY2(run.stderrText.contains(QStringLiteral("%1 of %2 values are stored studentUniqueIds").arg(tsdsRows).arg(tsdsRows + 1)),
+                 qPrintable(run.stderrText));
+        // SW is no severity it knows: listed with its rows and the severity its letters suggest, not mapped.
+        QVERIFY2(run.stderrText.contains("severity 'SW' in") && run.stderrText.contains("suggest warning: confirm"),
+                 qPrintable(run.stderrText));
+        QVERIFY(!drafted["severities"].contains("SW"));
+        drafted["severities"]["SW"] = "warning"; // the steward confirms
+        writeFile(dir.filePath("tsds-map.json"), drafted.dump(2));
+        writeFile(dir.filePath("tsds-hand.json"),
+                  R"({"columns": {"rule": "Rule Number", "severity": "Severity", "message": "Message", "school": "Campus"},
+                      "resource": "Student", "severities": {"F": "fatal", "SW": "warning"},
+                      "keys": {"Student": {"studentUniqueId": {"column": "TSDS Unique ID"}}}})");
+        QString matched[2];
+        for (int i = 0; i < 2; ++i) {
+            run = runCli({"--db", db, "rules", "import-results", dir.filePath("tsds.csv"), "--mapping",
+                          dir.filePath(i == 0 ? "tsds-map.json" : "tsds-hand.json"), "--source", "tsds"},
+                         {});
+            QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
+            matched[i] = run.stdoutText.section(QLatin1Char('\n'), 0, 0).section(QLatin1Char(':'), 1);
+        }
+        QCOMPARE(matched[0], matched[1]);
+        QVERIFY2(matched[0].contains(QStringLiteral("%1 matched to stored records").arg(tsdsRows)), qPrintable(matched[0]));
+
         // The report: a summary page and a page per school (and the district-wide records).
         const QString pdf = dir.filePath("report.pdf");
         const QString fixList = dir.filePath("fix.csv");

@@ -11,6 +11,7 @@
 #include <QFile>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -473,8 +474,57 @@ ResultsMapping loadResultsMapping(const std::string &path, const Model &model)
     }
 }
 
+namespace {
+
+// The resource whose natural key an identity field's values are: a student's, staff member's or school's.
+const char *resourceKeyedBy(const std::string &leaf)
+{
+    if (leaf == "studentUniqueId")
+        return "Student";
+    if (leaf == "staffUniqueId")
+        return "Staff";
+    if (leaf == "schoolId")
+        return "School";
+    return nullptr;
+}
+
+// Of a column's distinct sample values, how many are stored natural keys of that resource.
+std::pair<int, int> storedValues(SQLite::Database &db, const std::vector<SheetRow> &rows, std::size_t column,
+                                 const std::string &resource)
+{
+    std::set<std::string> values;
+    for (const SheetRow &row : rows)
+        if (column < row.cells.size())
+            if (const std::string value = trimmedCell(row.cells[column]); !value.empty())
+                values.insert(value);
+    SQLite::Statement stored(db, "SELECT EXISTS (SELECT 1 FROM documents WHERE resource = ? AND natural_key = ?)");
+    int matching = 0;
+    for (const std::string &value : values) {
+        stored.reset();
+        stored.bind(1, resource);
+        stored.bind(2, value);
+        if (stored.executeStep() && stored.getColumn(0).getInt() != 0)
+            ++matching;
+    }
+    return {matching, static_cast<int>(values.size())};
+}
+
+// A severity for a word nobody mapped, from a letter of it that names one ("SW" -> warning): a
+// suggestion for a person to confirm, never a mapping.
+std::string severityFromLetters(const std::string &word)
+{
+    for (auto it = word.rbegin(); it != word.rend(); ++it) {
+        const std::string letter(1, static_cast<char>(std::tolower(static_cast<unsigned char>(*it))));
+        if (auto known = kCommonSeverityWords.find(letter); known != kCommonSeverityWords.end())
+            return known->second;
+    }
+    return {};
+}
+
+} // namespace
+
 ResultsMappingSuggestion suggestResultsMapping(const std::vector<std::string> &header, const std::vector<SheetRow> &rows,
-                                               const ResourceSchema *resource)
+                                               const ResourceSchema *resource, SQLite::Database *db)
 {
     // Folded header words each role answers to, most specific first.
     const std::vector<std::pair<std::string, std::vector<std::string>>> roles = {
@@ -509,15 +559,27 @@ ResultsMappingSuggestion suggestResultsMapping(const std::vector<std::string> &h
         const std::size_t at = static_cast<std::size_t>(
             std::find(header.begin(), header.end(), columns["severity"].get<std::string>()) - header.begin());
         Json severities = Json::object();
-        std::set<std::string> seen;
+        std::map<std::string, std::vector<std::int64_t>> unknown; // word -> the rows that use it
         for (const SheetRow &row : rows) {
             const std::string word = at < row.cells.size() ? trimmedCell(row.cells[at]) : std::string();
-            if (word.empty() || !seen.insert(toLower(word)).second)
+            if (word.empty())
                 continue;
             if (const std::string severity = commonSeverity(toLower(word)); !severity.empty())
                 severities[word] = severity;
             else
-                suggestion.unmatched.push_back("severity '" + word + "' (map it to fatal, error, warning or info)");
+                unknown[word].push_back(row.number);
+        }
+        for (const auto &[word, used] : unknown) {
+            std::string where;
+            for (std::size_t i = 0; i < used.size() && i < 5; ++i)
+                where += (i == 0 ? "" : ", ") + std::to_string(used[i]);
+            const std::string guess = severityFromLetters(word);
+            suggestion.unmatched.push_back(
+                "severity '" + word + "' in " + std::to_string(used.size()) + " row(s) (" + where +
+                (used.size() > 5 ? ", ..." : "") + "): not mapped" +
+                (guess.empty() ? "; map it to fatal, error, warning or info"
+                               : "; its letters suggest " + guess + ": confirm with \"" + word + "\": \"" + guess +
+                                     "\" in severities"));
         }
         if (!severities.empty())
             suggestion.mapping["severities"] = severities;
@@ -545,6 +607,32 @@ ResultsMappingSuggestion suggestResultsMapping(const std::vector<std::string> &h
                     break;
                 }
             }
+        }
+        // A key field no column is named like: the column most of whose values are stored ones of its kind.
+        for (const JsonPath &path : resource->identityPaths) {
+            const std::string field = path.text().substr(2);
+            const char *keyedBy = resourceKeyedBy(field.substr(field.find_last_of('.') + 1));
+            if (db == nullptr || keyedBy == nullptr || fields.contains(field))
+                continue;
+            std::size_t best = header.size();
+            std::pair<int, int> bestCount{0, 0};
+            for (std::size_t i = 0; i < header.size(); ++i) {
+                if (used.count(i) > 0)
+                    continue;
+                const std::pair<int, int> count = storedValues(*db, rows, i, keyedBy);
+                if (count.first > bestCount.first) {
+                    best = i;
+                    bestCount = count;
+                }
+            }
+            if (best == header.size() || bestCount.first * 2 < bestCount.second)
+                continue;
+            fields[field] = Json{{"column", header[best]}};
+            used.insert(best);
+            const std::string leaf = field.substr(field.find_last_of('.') + 1);
+            suggestion.notes.push_back("column '" + header[best] + "' as " + field + ": " +
+                                       std::to_string(bestCount.first) + " of " + std::to_string(bestCount.second) +
+                                       " values are stored " + leaf + "s");
         }
         if (!fields.empty())
             suggestion.mapping["keys"] = Json{{resource->resourceName, fields}};

@@ -66,10 +66,16 @@ struct ResultsMappingSuggestion
 {
     Json mapping;
     std::vector<std::string> unmatched;
+    // Why a column was placed by its values, not its name ("'TSDS Unique ID' as studentUniqueId: 28 of 30
+    // values are stored studentUniqueIds"), and what a person has to confirm.
+    std::vector<std::string> notes;
 };
-// The rows (a sample) give the severity column's words: those it knows are mapped, others listed.
+// The rows (a sample) give the severity column's words: those it knows are mapped, others listed with
+// the rows that use them and, where a letter of theirs names a severity, that severity to confirm
+// (never mapped). With a database, a key field no column is named like is placed on the column most of
+// whose values are stored identity values of that kind (studentUniqueId, staffUniqueId, schoolId).
 ResultsMappingSuggestion suggestResultsMapping(const std::vector<std::string> &header, const std::vector<SheetRow> &rows,
-                                               const ResourceSchema *resource);
+                                               const ResourceSchema *resource, SQLite::Database *db = nullptr);
 
 struct ResultsImportOptions
 {
