@@ -27,6 +27,8 @@
 #include <QTabBar>
 #include <QComboBox>
 #include <QLabel>
+#include <QTabWidget>
+#include <QStyleOptionComboBox>
 #include <QDoubleSpinBox>
 #include <QCompleter>
 #include <QLineEdit>
@@ -990,6 +992,59 @@ private Q_SLOTS:
         QCOMPARE(stored["addresses"][1]["city"].get<std::string>(), std::string("Lakeside"));
         QVERIFY(listConflicts(raw->engine()).empty());
         QVERIFY(raw->engine().check().clean());
+    }
+
+    // At 1280x800 the Data quality tab's filters read whole (or in a compact form that says the same),
+    // and choosing the tab leaves the window as wide as it was.
+    void dataQualityFiltersFitAt1280()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("quality.db"), {}, &error);
+        QVERIFY2(session, qPrintable(error));
+        for (const Request &request : sampleDistrictRequests(2026, 4))
+            QVERIFY(session->engine().handle(request).status < 300);
+        // Drafts of several resources and fields, so that every filter has values.
+        QFile drafts(dir.filePath("drafts.ndjson"));
+        QVERIFY(drafts.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 6; ++i) {
+            drafts.write(QByteArray::fromStdString(
+                Json{{"resource", "ed-fi/students"},
+                     {"body", {{"studentUniqueId", "D" + std::to_string(i)}, {"firstName", "Dee"},
+                               {"lastSurname", "Draft"}, {"birthDate", "not a date"}}}}
+                    .dump() + "\n"));
+            drafts.write(QByteArray::fromStdString(
+                Json{{"resource", "ed-fi/studentSchoolAssociations"},
+                     {"body", {{"studentReference", {{"studentUniqueId", "NOBODY" + std::to_string(i)}}},
+                               {"schoolReference", {{"schoolId", 1}}}, {"entryDate", "2025-08-20"},
+                               {"entryGradeLevelDescriptor", "uri://ed-fi.org/GradeLevelDescriptor#Tenth grade"}}}}
+                    .dump() + "\n"));
+        }
+        drafts.close();
+        steward::ImportOptions options;
+        options.paths = {drafts.fileName().toStdString()};
+        QVERIFY(steward::importFiles(session->engine(), session->model(), options).totals.drafts >= 6);
+        MainWindow window(std::move(session));
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *tabs = window.findChild<QTabWidget *>();
+        QVERIFY(tabs);
+        tabs->setCurrentWidget(window.resultsGrid());
+        QTRY_VERIFY(window.resultsGrid()->model()->rowCount() > 0);
+        QTest::qWait(200);
+        saveScreenshot(&window, "data-quality-1280.png");
+        QCOMPARE(window.width(), 1280);
+        for (QComboBox *facet : window.resultsGrid()->findChildren<QComboBox *>()) {
+            if (!facet->objectName().startsWith(QStringLiteral("facet")))
+                continue;
+            const int needed = facet->fontMetrics().horizontalAdvance(facet->currentText());
+            QStyleOptionComboBox option;
+            option.initFrom(facet);
+            const QRect text = facet->style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, facet);
+            QVERIFY2(needed <= text.width(),
+                     qPrintable(QStringLiteral("%1 shows '%2' in %3 px, needs %4").arg(facet->objectName(), facet->currentText()).arg(text.width()).arg(needed)));
+        }
     }
 
     void syncConflictDecidedInItsDialogThenUndone()

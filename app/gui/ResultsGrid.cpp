@@ -13,6 +13,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -20,6 +21,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QStyleOptionComboBox>
 #include <QTableView>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -69,17 +71,21 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
-    auto *facetRow = new QHBoxLayout;
+    // Three filters a row: the tab is a third of a 1280-pixel window, where six in one row were cut
+    // to "Resourc".
+    auto *facetRow = new QGridLayout;
+    facetRow->setHorizontalSpacing(6);
+    facetRow->setVerticalSpacing(4);
+    int placed = 0;
     for (Facet facet : kFacetOrder) {
         auto *combo = new QComboBox(this);
         combo->setObjectName(QStringLiteral("facet%1").arg(static_cast<int>(facet)));
         combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
         combo->setMaximumWidth(260);
-        // Narrower than their longest value when the window is: the tooltip and the list show it whole.
-        combo->setMinimumWidth(70);
         combo->setToolTip(ResultsGridModel::facetName(facet));
         m_facets[static_cast<int>(facet)] = combo;
-        facetRow->addWidget(combo);
+        facetRow->addWidget(combo, placed / 3, placed % 3);
+        ++placed;
         connect(combo, &QComboBox::currentIndexChanged, this, [this, facet, combo] {
             if (m_refreshingFacets)
                 return;
@@ -88,9 +94,9 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
             refreshFacets();
         });
     }
-    facetRow->addStretch(1);
+    facetRow->setColumnStretch(3, 1);
     // Beside the filters it counts, not in the row of buttons (which must fit at 1280 pixels).
-    facetRow->addWidget(m_countLabel);
+    facetRow->addWidget(m_countLabel, 1, 3, Qt::AlignRight | Qt::AlignVCenter);
     layout->addLayout(facetRow);
 
     m_view->setObjectName(QStringLiteral("resultsTable"));
@@ -239,6 +245,11 @@ void ResultsGrid::refreshFacets()
                 combo->addItem(tr("%1 (0)").arg(value), value);
                 combo->setCurrentIndex(combo->count() - 1);
             }
+        // Never narrower than its "all" label: a long chosen value may elide (the list shows it whole).
+        QStyleOptionComboBox option;
+        option.initFrom(combo);
+        const QSize label(combo->fontMetrics().horizontalAdvance(combo->itemText(0)), combo->fontMetrics().height());
+        combo->setMinimumWidth(combo->style()->sizeFromContents(QStyle::CT_ComboBox, &option, label, combo).width());
     }
     m_refreshingFacets = false;
 }
