@@ -764,6 +764,50 @@ private Q_SLOTS:
         QCOMPARE(matched[0], matched[1]);
         QVERIFY2(matched[0].contains(QStringLiteral("%1 matched to stored records").arg(tsdsRows)), qPrintable(matched[0]));
 
+        // A state whose file names students by its own ids (stored as identification codes): the column is
+        // found by its values, and the rows reach their students through the codes.
+        QByteArray codes = QByteArray::fromStdString(
+            Json{{"method", "POST"},
+                 {"path", "/ed-fi/studentIdentificationSystemDescriptors"},
+                 {"body", {{"namespace", "uri://ed-fi.org/StudentIdentificationSystemDescriptor"}, {"codeValue", "State"},
+                           {"shortDescription", "State"}}}}
+                .dump() + "\n");
+        std::string wise = "District,Campus,Rule,Severity,WSN,Message\n";
+        for (int i = 1; i <= 4; ++i) {
+            codes += QByteArray::fromStdString(
+                Json{{"method", "POST"},
+                     {"path", "/ed-fi/studentEducationOrganizationAssociations"},
+                     {"body", {{"studentReference", {{"studentUniqueId", "T" + std::to_string(i)}}},
+                               {"educationOrganizationReference", {{"educationOrganizationId", std::stoll(school)}}},
+                               {"studentIdentificationCodes",
+                                Json::array({{{"assigningOrganizationIdentificationCode", "WI"},
+                                              {"identificationCode", "W100" + std::to_string(i)},
+                                              {"studentIdentificationSystemDescriptor",
+                                               "uri://ed-fi.org/StudentIdentificationSystemDescriptor#State"}}})}}}}
+                    .dump() + "\n");
+            wise += "255901," + school + ",5001,W,W100" + std::to_string(i) + ",Check the ethnicity\n";
+        }
+        wise += "255901," + school + ",5001,W,W9999,Check the ethnicity\n";
+        run = runCli({"--db", db, "requests"}, codes);
+        QVERIFY2(run.exitCode == 0 && run.responses.size() == 5 && run.responses[4]["status"].get<int>() == 201,
+                 qPrintable(run.stdoutText));
+        writeFile(dir.filePath("wise.csv"), wise);
+        run = runCli({"--db", db, "mapping", "suggest", dir.filePath("wise.csv"), "--results", "--resource", "ed-fi/students"},
+                     {});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
+        const Json wiseMapping = Json::parse(run.stdoutText.toStdString());
+        QCOMPARE(wiseMapping["studentIds"]["column"].get<std::string>(), std::string("WSN"));
+        QCOMPARE(wiseMapping["studentIds"]["system"].get<std::string>(),
+                 std::string("uri://ed-fi.org/StudentIdentificationSystemDescriptor#State"));
+        QVERIFY2(run.stderrText.contains("4 of 5 values are stored identification codes"), qPrintable(run.stderrText));
+        writeFile(dir.filePath("wise-map.json"), wiseMapping.dump(2));
+        run = runCli({"--db", db, "rules", "import-results", dir.filePath("wise.csv"), "--mapping",
+                      dir.filePath("wise-map.json"), "--source", "wise"},
+                     {});
+        QVERIFY2(run.exitCode == 0 && run.stdoutText.contains("4 matched to stored records, 1 matched nothing"),
+                 qPrintable(run.stdoutText + run.stderrText));
+        QVERIFY2(run.stdoutText.contains("W9999"), qPrintable(run.stdoutText));
+
         // The report: a summary page and a page per school (and the district-wide records).
         const QString pdf = dir.filePath("report.pdf");
         const QString fixList = dir.filePath("fix.csv");

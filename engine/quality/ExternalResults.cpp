@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -22,7 +23,8 @@ namespace {
 
 const std::set<std::string> kSeverityNames = {"fatal", "error", "warning", "info"};
 const std::set<std::string> kRoles = {"rule", "severity", "message", "schoolYear", "school", "id", "resource", "runAt"};
-const std::set<std::string> kMappingFields = {"sheet", "delimiter", "columns", "severities", "resources", "resource", "keys"};
+const std::set<std::string> kMappingFields = {"sheet",    "delimiter", "columns", "severities",
+                                              "resources", "resource", "keys",   "studentIds"};
 // What a severity column usually holds, beyond the four names themselves.
 const std::map<std::string, std::string> kCommonSeverityWords = {
     {"f", "fatal"},       {"e", "error"},     {"w", "warning"},       {"i", "info"},
@@ -418,10 +420,14 @@ ResultsMapping parseResultsMapping(const Json &mapping, const Model &model)
             const ResourceSchema *resource = resourceNamed(model, it.key());
             if (resource == nullptr)
                 throw ResultsImportError("keys." + it.key() + ": not a resource of the model");
+            // A state's own student ids (WSN, SSID) are found through the stored identification codes, as a
+            // spreadsheet mapping's crosswalk finds them.
+            Json keyMapping{
+                {"documents", Json::array({Json{{"resource", resource->resourceKey()}, {"fields", it.value()}}})}};
+            if (mapping.contains("studentIds"))
+                keyMapping["studentIds"] = mapping["studentIds"];
             try {
-                out.keys[resource] = parseRowMapping(
-                    Json{{"documents", Json::array({Json{{"resource", resource->resourceKey()}, {"fields", it.value()}}})}},
-                    model);
+                out.keys[resource] = parseRowMapping(keyMapping, model);
             } catch (const MappingError &e) {
                 throw ResultsImportError("keys." + it.key() + ": " + e.what());
             }
@@ -507,6 +513,67 @@ std::pair<int, int> storedValues(SQLite::Database &db, const std::vector<SheetRo
             ++matching;
     }
     return {matching, static_cast<int>(values.size())};
+}
+
+// The student identification codes stored on StudentEducationOrganizationAssociations: code -> systems.
+std::map<std::string, std::set<std::string>> storedStudentCodes(SQLite::Database &db)
+{
+    SQLite::Statement codes(db, "SELECT json_extract(c.value, '$.identificationCode'),"
+                                " json_extract(c.value, '$.studentIdentificationSystemDescriptor')"
+                                " FROM (SELECT steward_text(body) AS b FROM documents"
+                                "       WHERE resource = 'StudentEducationOrganizationAssociation') d,"
+                                " json_each(json_extract(d.b, '$.studentIdentificationCodes')) c");
+    std::map<std::string, std::set<std::string>> out;
+    while (codes.executeStep())
+        if (!codes.getColumn(0).isNull() && !codes.getColumn(1).isNull())
+            out[codes.getColumn(0).getString()].insert(codes.getColumn(1).getString());
+    return out;
+}
+
+// The column most of whose values are stored student identification codes of one system: the mapping's
+// studentIds crosswalk (and the key field on that column, which the crosswalk fills); false when none.
+bool suggestStudentIdCodes(SQLite::Database &db, const std::vector<std::string> &header,
+                           const std::vector<SheetRow> &rows, std::set<std::size_t> &used, const std::string &field,
+                           Json &fields, ResultsMappingSuggestion &suggestion)
+{
+    const std::map<std::string, std::set<std::string>> codes = storedStudentCodes(db);
+    if (codes.empty())
+        return false;
+    std::size_t best = header.size();
+    std::string bestSystem;
+    int bestFound = 0;
+    int bestValues = 0;
+    for (std::size_t i = 0; i < header.size(); ++i) {
+        if (used.count(i) > 0)
+            continue;
+        std::set<std::string> values;
+        for (const SheetRow &row : rows)
+            if (i < row.cells.size())
+                if (const std::string value = trimmedCell(row.cells[i]); !value.empty())
+                    values.insert(value);
+        std::map<std::string, int> bySystem;
+        for (const std::string &value : values)
+            if (auto found = codes.find(value); found != codes.end())
+                for (const std::string &system : found->second)
+                    ++bySystem[system];
+        for (const auto &[system, count] : bySystem)
+            if (count > bestFound) {
+                best = i;
+                bestSystem = system;
+                bestFound = count;
+                bestValues = static_cast<int>(values.size());
+            }
+    }
+    if (best == header.size() || bestFound * 2 < bestValues)
+        return false;
+    suggestion.mapping["studentIds"] = Json{{"column", header[best]}, {"system", bestSystem}};
+    fields[field] = Json{{"column", header[best]}};
+    used.insert(best);
+    suggestion.notes.push_back("column '" + header[best] + "' as studentIds of " + bestSystem + ": " +
+                               std::to_string(bestFound) + " of " + std::to_string(bestValues) +
+                               " values are stored identification codes of that system; each row's student is " +
+                               "found through them");
+    return true;
 }
 
 // A severity for a word nobody mapped, from a letter of it that names one ("SW" -> warning): a
@@ -625,8 +692,12 @@ ResultsMappingSuggestion suggestResultsMapping(const std::vector<std::string> &h
                     bestCount = count;
                 }
             }
-            if (best == header.size() || bestCount.first * 2 < bestCount.second)
+            if (best == header.size() || bestCount.first * 2 < bestCount.second) {
+                // Not the Ed-Fi ids: perhaps a state's own student ids, stored as identification codes.
+                if (std::string(keyedBy) == "Student")
+                    suggestStudentIdCodes(*db, header, rows, used, field, fields, suggestion);
                 continue;
+            }
             fields[field] = Json{{"column", header[best]}};
             used.insert(best);
             const std::string leaf = field.substr(field.find_last_of('.') + 1);
@@ -719,7 +790,19 @@ ResultsImportReport importExternalResults(Database &database, const Model &model
     source.exec();
     const std::int64_t sourceId = db.getLastInsertRowid();
 
-    Matcher matcher(db, model, mapping, read.header);
+    // A crosswalk's codes, read inside this transaction.
+    std::optional<ResultsMapping> withCodes;
+    if (mapping != nullptr && std::any_of(mapping->keys.begin(), mapping->keys.end(),
+                                          [](const auto &keys) { return keys.second.studentIds.has_value(); })) {
+        withCodes = *mapping;
+        try {
+            for (auto &[resource, keys] : withCodes->keys)
+                loadStudentIdCodes(db, model, keys);
+        } catch (const MappingError &e) {
+            throw ResultsImportError(std::string("studentIds: ") + e.what());
+        }
+    }
+    Matcher matcher(db, model, withCodes ? &*withCodes : mapping, read.header);
     SQLite::Statement insert(db, "INSERT INTO external_results (source_id, row_number, rule_id, severity, message,"
                                  " school_year, school_id, project, resource, doc_id, natural_key, seq_at_run, unmatched)"
                                  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
