@@ -137,7 +137,9 @@ ConflictResolution resolveConflict(Engine &engine, const ConflictDecision &decis
         const bool whole = decision.wholeDocument || !view.mine || !view.theirs ||
                            conflict.kind == SyncConflict::Kind::Refused;
         if (!whole) {
-            for (const auto &[path, choice] : decision.fields) {
+            for (const auto &decided : decision.fields) {
+                const std::string &path = decided.first;
+                const MergeChoice &choice = decided.second;
                 auto field = std::find_if(view.fields.begin(), view.fields.end(),
                                           [&path](const MergeConflict &field) { return field.path == path; });
                 if (field == view.fields.end())
