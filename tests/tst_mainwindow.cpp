@@ -128,25 +128,18 @@ void saveScreenshot(QWidget *widget, const QString &name)
         widget->grab().save(QDir(folder).filePath(name));
 }
 
-// The text at a concrete JSON path ("$.gradeLevels[0].gradeLevelDescriptor") of a body; empty when absent.
+// The text at a concrete JSON path ("$.gradeLevels[0].gradeLevelDescriptor") of a body, through the JSON
+// pointer it names ("/gradeLevels/0/gradeLevelDescriptor"); empty when absent.
 std::string valueAtConcretePath(const Json &body, const std::string &path)
 {
-    const Json *at = &body;
-    std::size_t i = 1; // past "$"
-    while (i < path.size() && at != nullptr) {
-        if (path[i] == '[') {
-            const std::size_t close = path.find(']', i);
-            const std::size_t index = std::stoul(path.substr(i + 1, close - i - 1));
-            at = at->is_array() && index < at->size() ? &(*at)[index] : nullptr;
-            i = close + 1;
-            continue;
-        }
-        const std::size_t end = path.find_first_of(".[", i + 1);
-        const std::string name = path.substr(i + 1, end == std::string::npos ? std::string::npos : end - i - 1);
-        at = at->is_object() && at->contains(name) ? &(*at)[name] : nullptr;
-        i = end == std::string::npos ? path.size() : end;
-    }
-    return at != nullptr && at->is_string() ? at->get<std::string>() : std::string();
+    std::string pointer;
+    for (char c : path.substr(1))
+        if (c == '.' || c == '[')
+            pointer += '/';
+        else if (c != ']')
+            pointer += c;
+    const Json::json_pointer at(pointer);
+    return body.contains(at) && body[at].is_string() ? body[at].get<std::string>() : std::string();
 }
 
 // What a sync leaves behind when both sides changed a document: a conflict with http://127.0.0.1:9/api,
