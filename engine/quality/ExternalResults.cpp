@@ -503,7 +503,11 @@ std::pair<int, int> storedValues(SQLite::Database &db, const std::vector<SheetRo
         if (column < row.cells.size())
             if (const std::string value = trimmedCell(row.cells[column]); !value.empty())
                 values.insert(value);
-    SQLite::Statement stored(db, "SELECT EXISTS (SELECT 1 FROM documents WHERE resource = ? AND natural_key = ?)");
+    // The resource's key and the natural key's expression, as documents_by_natural_key indexes them: a
+    // search per value, not a scan of the resource.
+    SQLite::Statement stored(db, "SELECT EXISTS (SELECT 1 FROM document_rows d WHERE d.resource_key ="
+                                 " (SELECT resource_key FROM resources WHERE project = 'Ed-Fi' AND resource = ?)"
+                                 " AND steward_natural_key(steward_text(d.identity)) = ? COLLATE NOCASE)");
     int matching = 0;
     for (const std::string &value : values) {
         stored.reset();
