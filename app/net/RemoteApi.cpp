@@ -4,67 +4,12 @@
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QThread>
-#include <QTimer>
 #include <QUrlQuery>
 
 #include <algorithm>
 #include <cstdlib>
 
 namespace steward {
-
-std::string RemoteResponse::header(const std::string &lowerName) const
-{
-    for (const auto &[name, value] : headers)
-        if (name == lowerName)
-            return value;
-    return {};
-}
-
-Json RemoteResponse::json() const
-{
-    if (body.isEmpty())
-        return nullptr;
-    Json parsed = Json::parse(body.toStdString(), nullptr, false);
-    if (parsed.is_discarded())
-        return Json{{"detail", body.left(2000).toStdString()}};
-    return parsed;
-}
-
-std::string RemoteResponse::describe() const
-{
-    if (status == 0)
-        return networkError.empty() ? std::string("no answer") : networkError;
-    std::string text = "HTTP " + std::to_string(status);
-    if (body.isEmpty())
-        return text + ", no body";
-    const Json parsed = json();
-    if (parsed.is_object()) {
-        for (const char *field : {"detail", "error_description", "error", "title"})
-            if (parsed.contains(field) && parsed[field].is_string())
-                return text + ": " + parsed[field].get<std::string>();
-    }
-    return text;
-}
-
-std::string RemoteResponse::describeWithRequest() const
-{
-    return request.empty() ? describe() : describe() + ", to " + request;
-}
-
-std::string idFromLocation(const std::string &location)
-{
-    const std::size_t slash = location.find_last_of('/');
-    return slash == std::string::npos ? location : location.substr(slash + 1);
-}
-
-std::string etagFromHeader(std::string value)
-{
-    if (value.rfind("W/", 0) == 0)
-        value.erase(0, 2);
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
-        value = value.substr(1, value.size() - 2);
-    return value;
-}
 
 bool apiModeNeedsRoute(const std::string &apiMode)
 {
@@ -276,9 +221,8 @@ RemoteResponse RemoteApi::sendAuthorized(const std::string &method, const QUrl &
     }
 }
 
-RemoteResponse RemoteApi::sendOnce(const std::string &method, const QUrl &url, const QByteArray &body,
-                                   const QByteArray &contentType, bool withToken, const QByteArray &authorization,
-                                   const std::string &ifMatch)
+QNetworkRequest RemoteApi::prepare(const QUrl &url, const QByteArray &contentType, bool withToken,
+                                  const QByteArray &authorization, const std::string &ifMatch) const
 {
     QNetworkRequest request(url);
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::NoLessSafeRedirectPolicy);
@@ -291,30 +235,57 @@ RemoteResponse RemoteApi::sendOnce(const std::string &method, const QUrl &url, c
         request.setRawHeader("Authorization", authorization);
     if (!ifMatch.empty())
         request.setRawHeader("If-Match", "\"" + QByteArray::fromStdString(ifMatch) + "\"");
-    QNetworkReply *reply = m_network.sendCustomRequest(request, QByteArray::fromStdString(method), body);
+    // A reply that moves no data for this long is aborted (then answered "no answer within").
+    request.setTransferTimeout(m_options.timeoutMs);
+    return request;
+}
 
-    QEventLoop wait;
-    QTimer timeout;
-    timeout.setSingleShot(true);
-    bool timedOut = false;
-    QObject::connect(&timeout, &QTimer::timeout, reply, [&timedOut, reply] {
-        timedOut = true;
-        reply->abort();
-    });
-    QObject::connect(reply, &QNetworkReply::finished, &wait, &QEventLoop::quit);
-    timeout.start(m_options.timeoutMs);
-    if (!reply->isFinished())
-        wait.exec();
-
+RemoteResponse RemoteApi::read(QNetworkReply *reply, const std::string &method, const QUrl &url) const
+{
     RemoteResponse response;
     response.request = method + " " + url.toString(QUrl::RemoveUserInfo).toStdString();
     response.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (response.status == 0)
-        response.networkError = timedOut ? "no answer within " + std::to_string(m_options.timeoutMs / 1000) + " s"
-                                         : reply->errorString().toStdString();
+        response.networkError = reply->error() == QNetworkReply::OperationCanceledError ||
+                                        reply->error() == QNetworkReply::TimeoutError
+                                    ? "no answer within " + std::to_string(m_options.timeoutMs / 1000) + " s"
+                                    : reply->errorString().toStdString();
     response.body = reply->readAll();
     for (const QNetworkReply::RawHeaderPair &pair : reply->rawHeaderPairs())
         response.headers.emplace_back(pair.first.toLower().toStdString(), pair.second.toStdString());
+    return response;
+}
+
+QNetworkReply *RemoteApi::start(QNetworkAccessManager &network, const RemoteRequest &request)
+{
+    const QUrl url(m_dataBase.toString() + QString::fromStdString(request.path));
+    const QByteArray contentType = request.body.isEmpty() ? QByteArray() : QByteArray("application/json");
+    return network.sendCustomRequest(prepare(url, contentType, true, {}, request.ifMatch),
+                                     QByteArray::fromStdString(request.method), request.body);
+}
+
+RemoteResponse RemoteApi::answerOf(QNetworkReply *reply, const RemoteRequest &request) const
+{
+    return read(reply, request.method, reply->request().url());
+}
+
+bool RemoteApi::renewToken()
+{
+    std::string ignored;
+    return fetchToken(&ignored);
+}
+
+RemoteResponse RemoteApi::sendOnce(const std::string &method, const QUrl &url, const QByteArray &body,
+                                   const QByteArray &contentType, bool withToken, const QByteArray &authorization,
+                                   const std::string &ifMatch)
+{
+    QNetworkReply *reply = m_network.sendCustomRequest(prepare(url, contentType, withToken, authorization, ifMatch),
+                                                       QByteArray::fromStdString(method), body);
+    QEventLoop wait;
+    QObject::connect(reply, &QNetworkReply::finished, &wait, &QEventLoop::quit);
+    if (!reply->isFinished())
+        wait.exec();
+    RemoteResponse response = read(reply, method, url);
     delete reply; // finished already; nothing of it runs after this
     return response;
 }

@@ -1,9 +1,11 @@
 #pragma once
 
 #include "Json.h"
+#include "RemoteExchange.h"
 
 #include <QByteArray>
 #include <QNetworkAccessManager>
+#include <QNetworkRequest>
 #include <QUrl>
 
 #include <functional>
@@ -21,24 +23,6 @@ struct RemoteOptions
     int timeoutMs = 30000;
     int retries = 4;          // for 5xx, timeouts and refused connections
     int firstBackoffMs = 500; // doubled each retry
-};
-
-struct RemoteResponse
-{
-    int status = 0;           // 0: no HTTP answer (see networkError)
-    std::string networkError; // connection refused, timeout, ...
-    QByteArray body;
-    std::vector<std::pair<std::string, std::string>> headers; // names lower-cased
-    std::string request; // what was sent, as sent: "GET http://host/local/v3.3b/ed-fi/students?limit=500"
-
-    std::string header(const std::string &lowerName) const;
-    // Worth retrying: no answer at all, or a server-side failure.
-    bool transient() const { return status == 0 || status >= 500; }
-    Json json() const; // the body parsed, or {"detail": <text>} when it is not JSON
-    // The status and the server's problem ("HTTP 400: ...", "HTTP 404, no body", a network error).
-    std::string describe() const;
-    // describe() with the request it answers: "HTTP 404, no body, to GET http://...".
-    std::string describeWithRequest() const;
 };
 
 // An Ed-Fi API reached over HTTP with OAuth2 client credentials. Calls are synchronous on the
@@ -60,6 +44,18 @@ public:
     // ("/availableChangeVersions"), with the data address's year or instance route applied.
     bool hasChangeQueries() const { return !m_changeQueries.isEmpty(); }
     RemoteResponse sendChangeQueries(const std::string &pathAndQuery);
+    RemoteResponse send(const RemoteRequest &request)
+    {
+        return send(request.method, request.path, request.body, request.ifMatch);
+    }
+    // For many requests at once (RequestPool): a data-API request started on `network` (the caller's, one of
+    // several: a manager opens at most six connections to a host), and the answer read from its finished
+    // reply. No retries here; a 401 asks for renewToken().
+    QNetworkReply *start(QNetworkAccessManager &network, const RemoteRequest &request);
+    RemoteResponse answerOf(QNetworkReply *reply, const RemoteRequest &request) const;
+    // A new token (after a 401); false when the token endpoint gave none.
+    bool renewToken();
+    const RemoteOptions &options() const { return m_options; }
     // Between retries; tests shorten it.
     void setSleep(std::function<void(int ms)> sleep) { m_sleep = std::move(sleep); }
 
@@ -82,6 +78,9 @@ private:
                                    const QByteArray &contentType, bool withToken,
                                    const QByteArray &authorization = {});
     bool fetchToken(std::string *error);
+    QNetworkRequest prepare(const QUrl &url, const QByteArray &contentType, bool withToken,
+                            const QByteArray &authorization, const std::string &ifMatch) const;
+    RemoteResponse read(QNetworkReply *reply, const std::string &method, const QUrl &url) const;
     // A data-API call: the token, one renewal on 401, waits on 429, retries while transient.
     RemoteResponse sendAuthorized(const std::string &method, const QUrl &url, const QByteArray &body,
                                   const std::string &ifMatch = {});
@@ -101,12 +100,6 @@ private:
     QByteArray m_token;
     std::function<void(int)> m_sleep;
 };
-
-// The last path segment of a Location header: the id the API gave the document.
-std::string idFromLocation(const std::string &location);
-
-// An ETag header's value as a document's _etag spells it: without a weak marker and quotes.
-std::string etagFromHeader(std::string value);
 
 // Whether an ODS/API in this apiMode ("SharedInstance", "Year Specific", "DistrictSpecific", ...)
 // puts its data under a route that its data address must name.

@@ -1,6 +1,11 @@
 #include "SyncJobs.h"
 
+#include "FlowControl.h"
 #include "LoadOrder.h"
+#include "PushSession.h"
+#include "RequestPool.h"
+
+#include <QEventLoop>
 
 #include <algorithm>
 #include <chrono>
@@ -33,15 +38,6 @@ std::optional<std::int64_t> newestChangeVersion(const Json &body)
         if (toLower(name) == "newestchangeversion" && value.is_number_integer())
             return value.get<std::int64_t>();
     return std::nullopt;
-}
-
-// A document's etag as the target gave it: the body's _etag, else the ETag header.
-std::string etagOf(const Json &body, const RemoteResponse *response = nullptr)
-{
-    if (body.is_object())
-        if (auto etag = body.find("_etag"); etag != body.end() && etag->is_string())
-            return etag->get<std::string>();
-    return response != nullptr ? etagFromHeader(response->header("etag")) : std::string();
 }
 
 class Puller
@@ -393,28 +389,6 @@ private:
     std::vector<Pending> m_unresolved;
 };
 
-// The target's id for a document: remembered from an earlier push or pull, or found by natural key.
-std::optional<std::string> findRemoteId(RemoteApi &remote, SyncState &state, std::int64_t targetId,
-                                        const PushItem &item, RemoteResponse *failure)
-{
-    if (std::optional<std::string> known = state.remoteId(targetId, item.id))
-        return known;
-    for (const Json *identity : {&item.targetIdentity, &item.identity}) {
-        const std::string query = identityQuery(*item.resource, *identity);
-        if (query.empty())
-            continue;
-        const RemoteResponse found = remote.send("GET", item.resource->requestPath() + "?" + query + "&limit=2");
-        if (found.status != 200) {
-            *failure = found;
-            return std::nullopt;
-        }
-        const Json items = found.json();
-        if (items.is_array() && !items.empty() && items[0].contains("id") && items[0]["id"].is_string())
-            return items[0]["id"].get<std::string>();
-    }
-    return std::nullopt;
-}
-
 // Looks documents up on the target for a push preview, each once.
 class TargetLookup
 {
@@ -488,124 +462,6 @@ PullReport runPull(Engine &engine, Database &database, RemoteApi &remote, const 
 {
     Puller puller(engine, database, remote, client, safeguards);
     return puller.run(progress);
-}
-
-namespace {
-
-// A refusal's reason as a group's name: the status and what the target said, without what differs per
-// document (its validation errors, the request).
-std::string refusalReason(const PushOutcome &outcome)
-{
-    std::string said;
-    // Meadowlark's problems: {"error": {"message": "Reference validation failed", "failures": [...]}}.
-    if (outcome.problem.is_object() && outcome.problem.contains("error") && outcome.problem["error"].is_object() &&
-        outcome.problem["error"].contains("message") && outcome.problem["error"]["message"].is_string())
-        said = outcome.problem["error"]["message"].get<std::string>();
-    for (const char *field : {"title", "detail", "error", "type"})
-        if (outcome.problem.is_object() && outcome.problem.contains(field) && outcome.problem[field].is_string()) {
-            const std::string text = outcome.problem[field].get<std::string>();
-            if (said.find(text) == std::string::npos)
-                said += (said.empty() ? "" : " ") + text;
-            if (said.size() > 160)
-                break;
-        }
-    if (said.size() > 200)
-        said = said.substr(0, 197) + "...";
-    return (outcome.status == 0 ? std::string("no answer") : "HTTP " + std::to_string(outcome.status)) +
-           (said.empty() ? std::string() : ": " + said);
-}
-
-std::string documentName(const PushOutcome &outcome)
-{
-    return outcome.resource + " " + naturalKeyText(outcome.identity);
-}
-
-} // namespace
-
-std::vector<PushReport::Group> PushReport::groups() const
-{
-    std::map<std::string, std::string> names; // local id -> resource and natural key
-    for (const PushOutcome &outcome : outcomes)
-        names[outcome.id] = documentName(outcome);
-    std::vector<Group> out;
-    std::map<std::string, std::map<std::string, int>> waitedFor; // reason -> id -> count
-    auto groupOf = [&out](const std::string &reason) -> Group & {
-        for (Group &group : out)
-            if (group.reason == reason)
-                return group;
-        out.push_back({reason, 0, {}, {}});
-        return out.back();
-    };
-    for (const PushOutcome &outcome : outcomes) {
-        if (outcome.accepted || (outcome.conflict && !outcome.replaced))
-            continue; // conflicts are listed by steward-cli sync conflicts
-        std::string reason;
-        if (!outcome.waitingFor.empty())
-            reason = "not sent: they reference a document the target refused or a conflict holds back";
-        else if (outcome.replaced)
-            reason = "created over a record the target had of the same identity (it answered 200): kept as "
-                     "conflicts";
-        else if (outcome.cannotTell)
-            reason = "not created: the target cannot tell whether it has them (--allow-blind-creates)";
-        else
-            reason = refusalReason(outcome) +
-                     (outcome.stillRefused ? " (refused before and unchanged since: not sent again; "
-                                             "--retry-refused sends them)"
-                                           : "");
-        Group &group = groupOf(reason);
-        ++group.count;
-        if (group.examples.size() < 3)
-            group.examples.push_back(documentName(outcome));
-        if (!outcome.waitingFor.empty())
-            ++waitedFor[reason][outcome.waitingFor];
-    }
-    for (Group &group : out) {
-        std::vector<std::pair<int, std::string>> behind;
-        for (const auto &[id, count] : waitedFor[group.reason])
-            behind.emplace_back(count, id);
-        std::sort(behind.begin(), behind.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
-        for (const auto &[count, id] : behind)
-            group.behind.push_back(names.count(id) ? names[id] : id);
-    }
-    std::stable_sort(out.begin(), out.end(), [](const Group &a, const Group &b) { return a.count > b.count; });
-    return out;
-}
-
-Json PushReport::toJson() const
-{
-    Json failures = Json::array();
-    for (const PushOutcome &outcome : outcomes)
-        if (!outcome.accepted)
-            failures.push_back(Json{{"operation", operationName(outcome.operation)},
-                                    {"resource", outcome.resource},
-                                    {"id", outcome.id},
-                                    {"identity", outcome.identity},
-                                    {"status", outcome.status},
-                                    {"problem", outcome.problem}});
-    Json grouped = Json::array();
-    for (const Group &group : groups())
-        grouped.push_back(
-            Json{{"reason", group.reason}, {"count", group.count}, {"behind", group.behind}, {"examples", group.examples}});
-    Json out{{"plan", plan.toJson()},
-             {"dryRun", dryRun},
-             {"accepted", accepted},
-             {"sent", sent},
-             {"refused", refused},
-             {"stillRefused", stillRefused},
-             {"cannotTell", cannotTell},
-             {"replaced", replaced},
-             {"conflicts", conflicts},
-             {"waiting", waiting},
-             {"createCheck", createCheck},
-             {"groups", grouped},
-             {"cursorBefore", cursorBefore},
-             {"cursorAfter", cursorAfter},
-             {"completed", completed},
-             {"cancelled", cancelled},
-             {"failures", failures}};
-    if (!error.empty())
-        out["error"] = error;
-    return out;
 }
 
 const char *previewStateName(PushPreviewItem::State state)
@@ -749,524 +605,55 @@ PushReport planOnly(Database &database, const Model &model, const std::string &u
     return report;
 }
 
-namespace {
-
-bool isSuccess(int status)
-{
-    return status >= 200 && status < 300;
-}
-
-// What a PUT carries: the document with the target's id of it, equal to the route's. Meadowlark and
-// the Data Management Service refuse a PUT body without it; ODS/API accepts it and ignores it.
-QByteArray putBody(Json body, const std::string &remoteId)
-{
-    body["id"] = remoteId;
-    return QByteArray::fromStdString(dumpJson(body));
-}
-
-// One push: each planned document sent the way that cannot overwrite what the target changed since
-// both sides last agreed (If-Match), and merged when the target did change it.
-class Pusher
-{
-public:
-    Pusher(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
-           const SyncSafeguards &safeguards, const PushSettings &settings)
-        : m_engine(engine)
-        , m_database(database)
-        , m_state(database.connection())
-        , m_remote(remote)
-        , m_target(m_state.ensureTarget(remote.url(), client))
-        , m_reconciler(engine, m_state, m_target)
-        , m_safeguards(safeguards)
-        , m_settings(settings)
-    {
-        if (!safeguards.itemsByKey)
-            m_reconciler.setItemPairing(DocumentMerger::Pairing::ByResemblance);
-        m_report.cursorBefore = m_target.pushCursor;
-        m_report.plan = planPush(database.connection(), engine.model(), m_target.pushCursor, remote.url(),
-                                 m_target.targetId);
-        // Learned once: an ODS/API 7.x refuses a POST whose If-Match does not match a record it would
-        // update; anything else is asked by natural key before a create.
-        m_createCheck = m_target.createCheck;
-        if (m_createCheck.empty()) {
-            m_createCheck = remote.promisesIfMatchOnCreate() ? "if-match" : "look-up";
-            m_state.setCreateCheck(m_target.targetId, m_createCheck);
-        }
-        m_report.createCheck = m_createCheck;
-        for (SyncFailure &failure : m_state.failures(m_target.targetId))
-            m_failures.emplace(failure.id, std::move(failure));
-    }
-
-    PushReport run(const SyncProgressFn &progress)
-    {
-        std::vector<bool> accepted(m_report.plan.items.size(), false);
-        SyncProgress status;
-        status.phase = "pushing";
-        status.total = static_cast<std::int64_t>(m_report.plan.items.size());
-        for (std::size_t i = 0; i < m_report.plan.items.size(); ++i) {
-            const PushItem &item = m_report.plan.items[i];
-            status.resource = item.resource->resourceKey();
-            status.done = static_cast<std::int64_t>(i);
-            if (progress && !progress(status)) {
-                m_report.cancelled = true;
-                break;
-            }
-            PushOutcome outcome;
-            outcome.operation = item.operation;
-            outcome.id = item.id;
-            outcome.resource = status.resource;
-            outcome.identity = item.identity;
-            RemoteResponse answer;
-            try {
-                if (!stillRefused(item, outcome))
-                    answer = send(item, outcome);
-            } catch (const std::exception &e) {
-                m_report.error = std::string("the push stopped at ") + item.resource->resourceName + " " + item.id
-                                 + ": " + e.what();
-                break;
-            }
-            const bool notSent = outcome.stillRefused || outcome.cannotTell;
-            if (!outcome.accepted && !outcome.conflict && outcome.waitingFor.empty() && !notSent &&
-                answer.transient()) {
-                m_report.error = "the push stopped: " + m_remote.url() + " did not answer (" +
-                                 answer.describeWithRequest() + ") after retries; run it again to continue";
-                break;
-            }
-            accepted[i] = outcome.accepted;
-            if (outcome.accepted) {
-                ++m_report.accepted;
-                m_report.sent += outcome.sent ? 1 : 0;
-                m_report.merged += outcome.merged ? 1 : 0;
-                // A commit (an fsync) per document would cost more than the request did.
-                if (m_agreed.size() >= 500 || std::chrono::steady_clock::now() - m_lastFlush > std::chrono::seconds(1))
-                    flushAgreed();
-            } else if (outcome.conflict || !outcome.waitingFor.empty()) {
-                ++(outcome.conflict ? m_report.conflicts : m_report.waiting);
-                m_report.replaced += outcome.replaced ? 1 : 0;
-                m_held.insert(item.id);
-            } else if (outcome.stillRefused) {
-                ++m_report.stillRefused;
-                m_refused.insert(item.id);
-            } else if (outcome.cannotTell) {
-                ++m_report.cannotTell;
-                m_refused.insert(item.id);
-            } else {
-                ++m_report.refused;
-                outcome.status = answer.status;
-                outcome.problem = answer.json();
-                if (outcome.problem.is_null())
-                    outcome.problem = Json{{"detail", "no body"}};
-                outcome.problem["request"] = answer.request;
-                m_refused.insert(item.id);
-                // The version refused: what "unchanged since" is measured against at the next push.
-                m_state.recordFailure(m_target.targetId, {item.id, item.lastSeq, item.resource->projectName(),
-                                                          item.resource->resourceName, operationName(item.operation),
-                                                          answer.status, outcome.problem, {}});
-            }
-            m_report.outcomes.push_back(std::move(outcome));
-        }
-        try {
-            flushAgreed();
-        } catch (const std::exception &e) {
-            // Not recorded: the next push finds these agreed again by reading them back.
-            m_report.error = std::string("what the target took could not be recorded: ") + e.what();
-            return m_report;
-        }
-        m_report.completed = m_report.error.empty() && !m_report.cancelled;
-        m_report.cursorAfter = cursorAfter(m_report.plan, accepted);
-        m_state.setPushCursor(m_target.targetId, m_report.cursorAfter);
-        return m_report;
-    }
-
-private:
-    RemoteResponse request(const std::string &method, const std::string &path, const QByteArray &body = {},
-                           const std::string &ifMatch = {})
-    {
-        ++m_report.requests;
-        return m_remote.send(method, path, body, m_safeguards.ifMatch ? ifMatch : std::string());
-    }
-
-    // The target's copy of a document by its id there; a copy without a body when it is gone there.
-    // Throws when the target does not answer.
-    TargetCopy fetch(const ResourceSchema &resource, const std::string &remoteId)
-    {
-        const RemoteResponse found = request("GET", resource.requestPath(remoteId));
-        TargetCopy copy;
-        copy.remoteId = remoteId;
-        if (found.status == 404)
-            return copy;
-        if (found.status != 200)
-            throw std::runtime_error("the target answered " + found.describeWithRequest());
-        const Json body = found.json();
-        copy.etag = etagOf(body, &found);
-        copy.body = withoutApiFields(resource, body);
-        return copy;
-    }
-
-    // The target's copy of a document by its natural key (none when it has no such document).
-    std::optional<TargetCopy> findByIdentity(const ResourceSchema &resource, const Json &identity)
-    {
-        std::string cannotTell;
-        bool refused = false;
-        std::optional<TargetCopy> found = lookUp(resource, identity, cannotTell, &refused);
-        if (refused)
-            throw std::runtime_error(cannotTell);
-        return found;
-    }
-
-    // The same, saying in `cannotTell` why the target could not be asked (no query for the identity) or
-    // did not answer the question (then *refused is set); throws only when it did not answer at all.
-    std::optional<TargetCopy> lookUp(const ResourceSchema &resource, const Json &identity, std::string &cannotTell,
-                                     bool *refused = nullptr)
-    {
-        const std::string query = identityQuery(resource, identity);
-        if (query.empty()) {
-            cannotTell = "the target cannot be asked whether it has " + resource.resourceName + " " +
-                         naturalKeyText(identity) + ": its identity has no query fields";
-            return std::nullopt;
-        }
-        if (!m_queriesFail.empty() && refused == nullptr) {
-            cannotTell = m_queriesFail + " (its queries were not asked again)";
-            return std::nullopt;
-        }
-        const RemoteResponse found = request("GET", resource.requestPath() + "?" + query + "&limit=2");
-        if (found.status != 200) {
-            const std::string what = "the target answered " + found.describeWithRequest() + " (a look-up of " +
-                                     resource.resourceName + " " + naturalKeyText(identity) + ")";
-            // No answer at all stops the push; a server error to a query that persists through the retries
-            // is a target whose queries do not work (Meadowlark without its search engine).
-            if (found.status == 0 || (found.transient() && refused != nullptr))
-                throw std::runtime_error(what);
-            cannotTell = what;
-            if (found.transient())
-                m_queriesFail = what;
-            if (refused != nullptr)
-                *refused = true;
-            return std::nullopt;
-        }
-        const Json items = found.json();
-        if (!items.is_array() || items.empty() || !items[0].is_object() || !items[0].contains("id"))
-            return std::nullopt;
-        TargetCopy copy;
-        copy.remoteId = items[0]["id"].get<std::string>();
-        copy.etag = etagOf(items[0]);
-        copy.body = withoutApiFields(resource, items[0]);
-        return copy;
-    }
-
-    // The target took what this database holds now: that is the version both agree on. For a delete,
-    // the row stays as a record that the delete is agreed (its base is the delete's entry), so that a
-    // push that plans it again (the cursor held back by a conflict before it) does not send it again,
-    // to a document of that identity made there since. Recorded in a transaction per many documents
-    // (flushAgreed): one lost to a crash is found agreed again at the next push by one read.
-    void agreed(const PushItem &item, const std::string &remoteId, const RemoteResponse &answer, PushOutcome &outcome)
-    {
-        outcome.accepted = true;
-        outcome.sent = answer.status != 0;
-        if (item.operation == PushItem::Operation::Delete)
-            m_agreed.emplace_back(item.id, SyncBase{remoteId, {}, item.lastSeq, std::nullopt});
-        else if (std::optional<StoredDocument> stored = m_engine.document(item.id))
-            m_agreed.emplace_back(item.id, SyncBase{remoteId, etagFromHeader(answer.header("etag")), stored->changeSeq,
-                                                    std::nullopt});
-    }
-
-    // Records what the target took since the last time, with the refusals and resolutions it clears.
-    void flushAgreed()
-    {
-        if (m_agreed.empty())
-            return;
-        ImmediateTransaction transaction(m_database.connection());
-        for (const auto &[id, base] : m_agreed) {
-            m_state.setBase(m_target.targetId, id, base);
-            m_state.dropConflict(m_target.targetId, id); // a resolution the target has taken now
-            m_state.clearFailure(m_target.targetId, id);
-        }
-        transaction.commit();
-        m_agreed.clear();
-        m_lastFlush = std::chrono::steady_clock::now();
-    }
-
-    // The reference that holds this document back: one to a document a conflict holds back, or one the
-    // target refused (the document would only be refused for the missing reference).
-    std::optional<std::string> waitsFor(const PushItem &item, bool &forRefusal)
-    {
-        if ((m_held.empty() && m_refused.empty()) || item.operation == PushItem::Operation::Delete)
-            return std::nullopt;
-        for (const OutgoingReference &reference : m_engine.outgoingReferences(item.id)) {
-            if (reference.targetId.empty())
-                continue;
-            if (m_held.count(reference.targetId) > 0 || m_refused.count(reference.targetId) > 0) {
-                forRefusal = m_held.count(reference.targetId) == 0;
-                return reference.targetId;
-            }
-        }
-        return std::nullopt;
-    }
-
-    // Refused by an earlier push, and this is the version it refused: not sent again unless asked.
-    bool stillRefused(const PushItem &item, PushOutcome &outcome)
-    {
-        auto refused = m_failures.find(item.id);
-        if (m_settings.retryRefused || refused == m_failures.end() || refused->second.seq != item.lastSeq ||
-            refused->second.operation != operationName(item.operation))
-            return false;
-        outcome.stillRefused = true;
-        outcome.status = refused->second.status;
-        outcome.problem = refused->second.problem;
-        return true;
-    }
-
-    RemoteResponse send(const PushItem &item, PushOutcome &outcome)
-    {
-        if (std::optional<SyncConflict> open = m_state.conflict(m_target.targetId, item.id);
-            open && m_state.isOpen(*open)) {
-            outcome.conflict = true;
-            outcome.problem = Json{{"detail", "held back by a sync conflict: " + open->reason}};
-            return {};
-        }
-        bool forRefusal = false;
-        if (std::optional<std::string> held = waitsFor(item, forRefusal)) {
-            outcome.waitingFor = *held;
-            outcome.problem = Json{{"detail", "waits for " + *held +
-                                                  (forRefusal ? ", which the target refused"
-                                                              : ", which a sync conflict holds back")}};
-            return {};
-        }
-        const std::optional<SyncBase> base = m_state.base(m_target.targetId, item.id);
-        if (item.operation == PushItem::Operation::Delete)
-            return sendDelete(item, base, outcome);
-        // Agreed already: the target took this version, or gave it (a push run again after a cut).
-        if (base && base->known() && (base->seq == item.bodySeq || (base->text && Json::parse(*base->text, nullptr, false) == item.body))) {
-            outcome.accepted = true;
-            return {};
-        }
-        const std::string path = item.resource->requestPath();
-        const QByteArray body = QByteArray::fromStdString(dumpJson(item.body));
-        if (base && !base->remoteId.empty()) {
-            if (base->known() && !base->etag.empty() && m_safeguards.ifMatch) {
-                RemoteResponse answer =
-                    request("PUT", path + "/" + base->remoteId, putBody(item.body, base->remoteId), base->etag);
-                if (isSuccess(answer.status)) {
-                    agreed(item, base->remoteId, answer, outcome);
-                    return answer;
-                }
-                if (answer.status != 412 && answer.status != 404)
-                    return answer;
-            } else if (!m_safeguards.ifMatch) {
-                RemoteResponse answer = request("PUT", path + "/" + base->remoteId, putBody(item.body, base->remoteId));
-                if (isSuccess(answer.status))
-                    agreed(item, base->remoteId, answer, outcome);
-                if (answer.status != 404)
-                    return answer;
-            }
-            // Changed or deleted there since (or no etag to tell): read it and merge.
-            return sendReconciled(item, fetch(*item.resource, base->remoteId), outcome);
-        }
-        if (!m_safeguards.ifMatch) {
-            RemoteResponse answer = request("POST", path, body);
-            if (isSuccess(answer.status))
-                agreed(item, idFromLocation(answer.header("location")), answer, outcome);
-            return answer;
-        }
-        if (item.operation == PushItem::Operation::KeyChange)
-            if (std::optional<TargetCopy> there = findByIdentity(*item.resource, item.targetIdentity))
-                return sendReconciled(item, *there, outcome);
-        // A target that does not check If-Match on a POST is asked first: a create must not replace a
-        // record of that identity someone else made there.
-        if (m_createCheck == "look-up") {
-            std::string cannotTell;
-            if (std::optional<TargetCopy> there = lookUp(*item.resource, item.identity, cannotTell))
-                return sendReconciled(item, *there, outcome);
-            if (!cannotTell.empty() && !m_settings.allowBlindCreates) {
-                outcome.cannotTell = true;
-                outcome.problem = Json{{"detail", cannotTell + "; not created (--allow-blind-creates creates it all "
-                                                               "the same, and may replace a record made there)"}};
-                return {};
-            }
-        }
-        // New to the target as far as this database knows: an If-Match that matches nothing keeps
-        // the POST from replacing a document of the same identity someone else put there.
-        RemoteResponse answer = request("POST", path, body, kNewDocumentTag);
-        if (isSuccess(answer.status))
-            return created(item, answer, outcome);
-        if (answer.status != 412)
-            return answer;
-        std::optional<TargetCopy> there = findByIdentity(*item.resource, item.identity);
-        if (!there) {
-            // A target that answers 412 to any POST with If-Match (the Data Management Service on an
-            // insert): it has no such document, so the plain POST creates it.
-            answer = request("POST", path, body);
-            if (isSuccess(answer.status))
-                return created(item, answer, outcome);
-            return answer;
-        }
-        return sendReconciled(item, *there, outcome);
-    }
-
-    // A create the target took: 201, a new record; 200, it updated one it had of that identity, which
-    // nothing here knew of. That record is gone there: said so, kept as a conflict for a person (with what
-    // the target holds now), and from now on this target is asked by natural key before a create.
-    RemoteResponse created(const PushItem &item, const RemoteResponse &answer, PushOutcome &outcome)
-    {
-        const std::string remoteId = idFromLocation(answer.header("location"));
-        if (answer.status != 200) {
-            agreed(item, remoteId, answer, outcome);
-            return answer;
-        }
-        if (m_createCheck != "look-up") {
-            m_createCheck = "look-up";
-            m_report.createCheck = m_createCheck;
-            m_state.setCreateCheck(m_target.targetId, m_createCheck);
-        }
-        const TargetCopy now = fetch(*item.resource, remoteId);
-        SyncConflict recorded;
-        recorded.targetId = m_target.targetId;
-        recorded.id = item.id;
-        recorded.project = item.resource->projectName();
-        recorded.resource = item.resource->resourceName;
-        recorded.kind = SyncConflict::Kind::EditedBoth;
-        recorded.base.remoteId = remoteId;
-        if (now.body)
-            recorded.theirsText = dumpJson(m_reconciler.normalized(*item.resource, *now.body));
-        recorded.theirsEtag = now.etag;
-        recorded.reason = "this create replaced the target's own record of " + item.resource->resourceName + " " +
-                          naturalKeyText(item.identity) + " (it answered 200, updated, not 201, created: it does not " +
-                          "check If-Match on a POST); what that record held is no longer there";
-        m_state.recordConflict(recorded);
-        outcome.replaced = true;
-        outcome.conflict = true;
-        outcome.status = answer.status;
-        outcome.problem = Json{{"detail", recorded.reason}, {"request", answer.request}};
-        return answer;
-    }
-
-    // Merges with the target's copy, then sends what the merge leaves to send; a target that changes
-    // it again meanwhile is read again, a few times.
-    RemoteResponse sendReconciled(const PushItem &item, TargetCopy theirs, PushOutcome &outcome)
-    {
-        const ResourceSchema &resource = *item.resource;
-        RemoteResponse answer;
-        for (int attempt = 0; attempt < 3; ++attempt) {
-            const Reconciliation decided = m_reconciler.reconcile(resource, item.id, theirs);
-            switch (decided.outcome) {
-            case Reconciliation::Outcome::InStep:
-                outcome.accepted = true;
-                m_state.dropConflict(m_target.targetId, item.id);
-                return answer;
-            case Reconciliation::Outcome::TakeTheirs:
-                // Nothing of this side's is left to send: the target's copy is stored here (when the
-                // engine refuses it here, the next pull keeps it as a draft).
-                m_reconciler.storeTheirs(resource, item.id, theirs);
-                outcome.accepted = true;
-                return answer;
-            case Reconciliation::Outcome::Conflict:
-                outcome.conflict = true;
-                outcome.problem = Json{{"detail", decided.reason}};
-                return answer;
-            case Reconciliation::Outcome::DeleteThere:
-                answer = request("DELETE", resource.requestPath(theirs.remoteId), {}, decided.etag);
-                if (isSuccess(answer.status) || answer.status == 404) {
-                    agreed(item, theirs.remoteId, answer, outcome);
-                    return answer;
-                }
-                break;
-            case Reconciliation::Outcome::Unchanged:
-            case Reconciliation::Outcome::KeepMine:
-            case Reconciliation::Outcome::Merged: {
-                const std::optional<StoredDocument> now = m_engine.document(item.id);
-                if (!now) {
-                    outcome.accepted = true; // deleted here since the plan: the next push sends that
-                    return answer;
-                }
-                outcome.merged = decided.outcome == Reconciliation::Outcome::Merged;
-                answer = request("PUT", resource.requestPath(theirs.remoteId),
-                                 putBody(Json::parse(now->body), theirs.remoteId), decided.etag);
-                if (isSuccess(answer.status)) {
-                    agreed(item, theirs.remoteId, answer, outcome);
-                    return answer;
-                }
-                break;
-            }
-            }
-            if (answer.status != 412 && answer.status != 404)
-                return answer; // refused for another reason: reported as the target's answer
-            theirs = fetch(resource, theirs.remoteId);
-        }
-        return answer;
-    }
-
-    RemoteResponse sendDelete(const PushItem &item, const std::optional<SyncBase> &base, PushOutcome &outcome)
-    {
-        const std::string path = item.resource->requestPath();
-        if (!m_safeguards.ifMatch) {
-            RemoteResponse lookupFailure;
-            std::optional<std::string> remoteId =
-                findRemoteId(m_remote, m_state, m_target.targetId, item, &lookupFailure);
-            if (!remoteId) {
-                if (lookupFailure.status == 0 && lookupFailure.networkError.empty())
-                    agreed(item, {}, lookupFailure, outcome);
-                return lookupFailure;
-            }
-            RemoteResponse answer = request("DELETE", path + "/" + *remoteId);
-            if (isSuccess(answer.status) || answer.status == 404)
-                agreed(item, *remoteId, answer, outcome);
-            return answer;
-        }
-        if (base && base->seq == item.lastSeq) {
-            outcome.accepted = true; // this very delete was agreed already
-            return {};
-        }
-        if (base && !base->remoteId.empty()) {
-            if (base->known() && !base->etag.empty()) {
-                RemoteResponse answer = request("DELETE", path + "/" + base->remoteId, {}, base->etag);
-                if (isSuccess(answer.status) || answer.status == 404) {
-                    agreed(item, base->remoteId, answer, outcome);
-                    return answer;
-                }
-                if (answer.status != 412)
-                    return answer;
-            }
-            // Changed there since both agreed (or no etag to tell): a delete of it would lose that.
-            return sendReconciled(item, fetch(*item.resource, base->remoteId), outcome);
-        }
-        // Never synced with this target as far as this database knows: the target's document of that
-        // identity, if any, is deleted only when it is the version this database last had.
-        std::optional<TargetCopy> there = findByIdentity(*item.resource, item.targetIdentity);
-        if (!there) {
-            outcome.accepted = true;
-            m_state.setBase(m_target.targetId, item.id, SyncBase{{}, {}, item.lastSeq, std::nullopt});
-            return {};
-        }
-        return sendReconciled(item, *there, outcome);
-    }
-
-    Engine &m_engine;
-    Database &m_database;
-    SyncState m_state;
-    RemoteApi &m_remote;
-    SyncTarget m_target;
-    Reconciler m_reconciler;
-    SyncSafeguards m_safeguards;
-    PushSettings m_settings;
-    std::string m_createCheck;
-    std::map<std::string, SyncFailure> m_failures; // by local id, as the push began
-    std::set<std::string> m_refused;               // refused now or before: what references them waits
-    std::string m_queriesFail; // the target answered a look-up with a server error: not asked again
-    PushReport m_report;
-    std::set<std::string> m_held; // documents not sent for a conflict, and those waiting for them
-    std::vector<std::pair<std::string, SyncBase>> m_agreed; // taken by the target, not recorded yet
-    std::chrono::steady_clock::time_point m_lastFlush = std::chrono::steady_clock::now();
-};
-
-} // namespace
-
-const char *const kNewDocumentTag = "steward-new-document";
-
 PushReport runPush(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
-                   const SyncProgressFn &progress, const SyncSafeguards &safeguards, const PushSettings &settings)
+                   const SyncProgressFn &progress, const SyncSafeguards &safeguards, const PushSettings &settings,
+                   const SyncPace &pace)
 {
-    Pusher pusher(engine, database, remote, client, safeguards, settings);
-    return pusher.run(progress);
+    PushSession session(engine, database, remote.url(), client, remote.promisesIfMatchOnCreate(), safeguards,
+                        settings);
+    SyncState state(database.connection());
+    const int parallel = state.parallelFor(state.ensureTarget(remote.url(), client), pace.parallel);
+    FlowControl flow(parallel, pace.rate);
+    RequestPool pool(remote, flow);
+    QEventLoop loop;
+    SyncProgress status;
+    status.phase = "pushing";
+    status.total = static_cast<std::int64_t>(session.plan().items.size());
+
+    // Each document's requests one after another; many documents at once, as the session lets them go.
+    std::function<void()> pump;
+    std::function<void(std::size_t, RemoteRequest, bool)> send = [&](std::size_t item, RemoteRequest request,
+                                                                     bool first) {
+        pool.submit(std::move(request), [&, item](const RemoteResponse &answer) {
+            if (std::optional<RemoteRequest> following = session.take(item, answer))
+                send(item, std::move(*following), true);
+            pump();
+        }, first);
+    };
+    pump = [&] {
+        while (pool.hasRoom() && !session.stopping()) {
+            status.done = static_cast<std::int64_t>(session.finishedCount());
+            if (progress && !progress(status)) {
+                session.cancel();
+                break;
+            }
+            std::optional<PushSession::Step> step = session.next();
+            if (!step)
+                break;
+            status.resource = session.plan().items[step->item].resource->resourceKey();
+            send(step->item, std::move(step->request), false);
+        }
+        if (session.done() && pool.idle())
+            loop.quit();
+    };
+    pump();
+    if (!(session.done() && pool.idle()))
+        loop.exec();
+    PushReport &report = session.report();
+    report.parallel = parallel;
+    report.pushedBack = flow.pushedBack();
+    report.fewestInFlight = flow.fewestInFlight();
+    return session.finish();
 }
 
 } // namespace steward

@@ -850,6 +850,11 @@ CREATE TABLE submissions (
     R"SQL(
 ALTER TABLE sync_targets ADD COLUMN create_check TEXT;
 )SQL",
+    // Version 28: how many requests a sync keeps in flight with a target, as the steward last asked
+    // (steward-cli sync --parallel N); NULL: the default.
+    R"SQL(
+ALTER TABLE sync_targets ADD COLUMN parallel INTEGER;
+)SQL",
 };
 
 // The last migration that rebuilds a table other tables point at: foreign keys must be off while

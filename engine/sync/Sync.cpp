@@ -144,20 +144,37 @@ SyncTarget SyncState::ensureTarget(const std::string &url, const std::string &cl
 std::vector<SyncTarget> SyncState::targets()
 {
     SQLite::Statement query(m_db, "SELECT target_id, url, client, push_cursor, last_pull_at, last_push_at, "
-                                  "coalesce(pull_change_version, -1), coalesce(create_check, '') FROM sync_targets "
+                                  "coalesce(pull_change_version, -1), coalesce(create_check, ''), coalesce(parallel, 0) "
+                                  "FROM sync_targets "
                                   "ORDER BY target_id");
     std::vector<SyncTarget> out;
     while (query.executeStep())
         out.push_back({query.getColumn(0).getInt64(), query.getColumn(1).getString(), query.getColumn(2).getString(),
                        query.getColumn(3).getInt64(), optionalText(query.getColumn(4)),
                        optionalText(query.getColumn(5)), query.getColumn(6).getInt64(),
-                       query.getColumn(7).getString()});
+                       query.getColumn(7).getString(), query.getColumn(8).getInt()});
     return out;
 }
 
 void SyncState::setCreateCheck(std::int64_t targetId, const std::string &check)
 {
     writeRow(m_db, "UPDATE sync_targets SET create_check = ? WHERE target_id = ?", check, targetId);
+}
+
+void SyncState::setParallel(std::int64_t targetId, int parallel)
+{
+    writeRow(m_db, "UPDATE sync_targets SET parallel = ? WHERE target_id = ?", parallel, targetId);
+}
+
+int SyncState::parallelFor(const SyncTarget &target, int asked)
+{
+    if (asked > 0) {
+        asked = std::min(asked, kMostParallel);
+        if (asked != target.parallel)
+            setParallel(target.targetId, asked);
+        return asked;
+    }
+    return target.parallel > 0 ? target.parallel : kDefaultParallel;
 }
 
 void SyncState::setPushCursor(std::int64_t targetId, std::int64_t seq)

@@ -27,7 +27,14 @@ struct SyncTarget
     std::int64_t pullChangeVersion = -1;
     // How the target takes a create (learned once): "if-match", "look-up", or empty while unknown.
     std::string createCheck;
+    // Requests in flight at once, as the steward last asked; 0: never asked (kDefaultParallel).
+    int parallel = 0;
 };
+
+// Requests a sync keeps in flight when the steward did not say (Ed-Fi API Publisher posts up to 20 a
+// resource at once), and at most.
+constexpr int kDefaultParallel = 8;
+constexpr int kMostParallel = 64;
 
 struct SyncFailure
 {
@@ -103,6 +110,10 @@ public:
     void forgetRemoteId(std::int64_t targetId, const std::string &localId);
 
     void setCreateCheck(std::int64_t targetId, const std::string &check);
+    // Requests in flight for a sync with the target: `asked` (remembered for the next time) when given,
+    // else the remembered one, else kDefaultParallel.
+    int parallelFor(const SyncTarget &target, int asked);
+    void setParallel(std::int64_t targetId, int parallel);
     void recordFailure(std::int64_t targetId, const SyncFailure &failure);
     void clearFailure(std::int64_t targetId, const std::string &localId);
     std::vector<SyncFailure> failures(std::int64_t targetId);

@@ -1,0 +1,131 @@
+#include "RequestPool.h"
+
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+
+#include <algorithm>
+
+namespace steward {
+
+namespace {
+
+constexpr int kConnectionsPerManager = 6; // QNetworkAccessManager's limit per host over HTTP/1.1
+constexpr int kMostPushBacks = 30;        // 429/503 answers one request waits out before it is reported
+
+} // namespace
+
+RequestPool::RequestPool(RemoteApi &remote, FlowControl &flow)
+    : m_remote(remote)
+    , m_flow(flow)
+{
+    const int managers = (std::max(1, flow.window()) + kConnectionsPerManager - 1) / kConnectionsPerManager;
+    for (int i = 0; i < managers; ++i)
+        m_networks.push_back(std::make_unique<QNetworkAccessManager>());
+    m_inFlightOn.assign(m_networks.size(), 0);
+    m_wake.setSingleShot(true);
+    QObject::connect(&m_wake, &QTimer::timeout, this, [this] { pump(); });
+}
+
+RequestPool::~RequestPool() = default;
+
+void RequestPool::submit(RemoteRequest request, Answered answered, bool first)
+{
+    auto call = std::make_unique<Call>();
+    call->request = std::move(request);
+    call->answered = std::move(answered);
+    if (first)
+        m_waiting.push_front(std::move(call));
+    else
+        m_waiting.push_back(std::move(call));
+    pump();
+}
+
+bool RequestPool::hasRoom() const
+{
+    return m_inFlight + m_delayed + static_cast<int>(m_waiting.size()) < m_flow.window();
+}
+
+void RequestPool::pump()
+{
+    while (!m_waiting.empty()) {
+        const FlowControl::Clock::time_point now = FlowControl::Clock::now();
+        const std::optional<std::chrono::milliseconds> wait = m_flow.waitBefore(m_inFlight, now);
+        if (!wait)
+            return; // the window is full: the next answer pumps again
+        if (wait->count() > 0) {
+            if (!m_wake.isActive() || m_wake.remainingTime() > wait->count())
+                m_wake.start(static_cast<int>(wait->count()));
+            return;
+        }
+        std::unique_ptr<Call> call = std::move(m_waiting.front());
+        m_waiting.pop_front();
+        m_flow.started(now);
+        start(std::move(call));
+    }
+}
+
+void RequestPool::start(std::unique_ptr<Call> call)
+{
+    const auto least = std::min_element(m_inFlightOn.begin(), m_inFlightOn.end());
+    const std::size_t manager = static_cast<std::size_t>(least - m_inFlightOn.begin());
+    ++m_inFlightOn[manager];
+    ++m_inFlight;
+    ++m_sent;
+    call->startedAt = FlowControl::Clock::now();
+    QNetworkReply *reply = m_remote.start(*m_networks[manager], call->request);
+    Call *raw = call.release();
+    QObject::connect(reply, &QNetworkReply::finished, this, [this, reply, raw, manager] {
+        --m_inFlightOn[manager];
+        --m_inFlight;
+        finished(reply, std::unique_ptr<Call>(raw));
+    });
+}
+
+void RequestPool::finished(QNetworkReply *reply, std::unique_ptr<Call> call)
+{
+    RemoteResponse answer = m_remote.answerOf(reply, call->request);
+    reply->deleteLater();
+    const FlowControl::Clock::time_point now = FlowControl::Clock::now();
+    m_flow.answered(answer.pushedBack(), answer.retryAfterMs(), call->startedAt, now);
+    const RemoteOptions &options = m_remote.options();
+    if (answer.status == 401 && !call->renewedToken) {
+        call->renewedToken = true;
+        if (m_remote.renewToken()) {
+            m_waiting.push_front(std::move(call));
+            pump();
+            return;
+        }
+    }
+    if (answer.pushedBack() && call->pushedBack < kMostPushBacks) {
+        // Held back with everything else until the Retry-After has passed (FlowControl), not counted
+        // as a failure.
+        ++call->pushedBack;
+        m_waiting.push_front(std::move(call));
+        pump();
+        return;
+    }
+    if (answer.transient() && call->attempt < options.retries) {
+        const int delay = options.firstBackoffMs << call->attempt;
+        ++call->attempt;
+        retryLater(std::move(call), delay);
+        pump();
+        return;
+    }
+    const Answered answered = std::move(call->answered);
+    call.reset();
+    answered(answer);
+    pump();
+}
+
+void RequestPool::retryLater(std::unique_ptr<Call> call, int delayMs)
+{
+    ++m_delayed;
+    Call *raw = call.release();
+    QTimer::singleShot(delayMs, this, [this, raw] {
+        --m_delayed;
+        m_waiting.push_front(std::unique_ptr<Call>(raw));
+        pump();
+    });
+}
+
+} // namespace steward
