@@ -6,6 +6,7 @@
 #include "SyncJobs.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 
@@ -19,7 +20,7 @@ const char *const kSyncHelp =
     "Usage: steward-cli [--db PATH] [--schema PATH]... sync pull --from URL --client ID [OPTIONS]\n"
     "       steward-cli [--db PATH] [--schema PATH]... sync push --to URL --client ID [--dry-run|--plan-only] [--strict]\n"
     "                                                 [--retry-refused] [--allow-blind-creates] [--sign-off NAME]\n"
-    "                                                 [OPTIONS]\n"
+    "                                                 [--parallel N] [--rate R] [OPTIONS]\n"
     "       steward-cli [--db PATH] sync remember --url URL --client ID [--secret-env NAME]\n"
     "       steward-cli [--db PATH] sync status\n"
     "       steward-cli [--db PATH] [--schema PATH]... sync conflicts [--url URL] [--json]\n"
@@ -67,6 +68,11 @@ const char *const kSyncHelp =
     "  --allow-blind-creates (push) create documents on an API that cannot say whether it already has one\n"
     "                      of that identity (its look-up fails) and does not check If-Match on a POST: such a\n"
     "                      create may replace a record someone else made there.\n"
+    "  --parallel N        (push, pull) requests in flight at once, 1 to 64 (default 8, or what was given\n"
+    "                      last time for that API: it is remembered). A document still goes only after\n"
+    "                      what it references is accepted; an API that answers 429 or 503 with\n"
+    "                      Retry-After slows the whole sync down until it takes them again.\n"
+    "  --rate R            (push, pull) at most R requests a second (an API with a published limit).\n"
     "  --sign-off NAME     (push) once everything is pushed, record it as a submission NAME signed off,\n"
     "                      with the readiness verdict of now (see steward-cli submission).\n"
     "  --secret-env NAME   the environment variable holding the client secret (default\n"
@@ -92,6 +98,7 @@ struct SyncArgs
     bool planOnly = false; // push: the plan, offline
     bool strict = false;   // push: refuse when not ready to submit
     PushSettings push;     // push: --allow-blind-creates, --retry-refused
+    SyncPace pace;         // push, pull: --parallel, --rate
     bool json = false;     // conflicts: as JSON
     std::string id;        // resolve: the document
     std::optional<MergeChoice> take;           // resolve --take
@@ -164,6 +171,11 @@ void printPushSummary(const PushReport &report)
     std::cerr << "; " << report.conflicts << " conflicts and " << report.waiting
               << " waiting (steward-cli sync conflicts); change log position " << report.cursorBefore << " -> "
               << report.cursorAfter;
+    std::cerr << "; " << report.requests << " requests, up to " << report.parallel << " at once";
+    if (report.pushedBack > 0)
+        std::cerr << "\nsteward-cli: the target asked for fewer requests " << report.pushedBack
+                  << " time(s) (HTTP 429/503): the push slowed down to " << report.fewestInFlight
+                  << " at once and waited as it asked";
     if (report.replaced > 0)
         std::cerr << "\nsteward-cli: " << report.replaced
                   << " create(s) replaced a record the target already had of that identity (it answered 200, not "
@@ -222,7 +234,7 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
 
     if (args.action == "pull") {
         Engine engine(*model, *database);
-        const PullReport report = runPull(engine, *database, remote, args.client, progress);
+        const PullReport report = runPull(engine, *database, remote, args.client, progress, {}, args.pace);
         if (mode == "bar")
             std::fprintf(stderr, "\n");
         if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.outcome.toJson()))
@@ -267,7 +279,7 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
         return kExitOk;
     }
     Engine engine(*model, *database);
-    const PushReport report = runPush(engine, *database, remote, args.client, progress, {}, args.push);
+    const PushReport report = runPush(engine, *database, remote, args.client, progress, {}, args.push, args.pace);
     if (mode == "bar")
         std::fprintf(stderr, "\n");
     if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.toJson()))
@@ -329,6 +341,9 @@ int status(const CliContext &context)
                       : target.createCheck == "look-up" ? "looked up by natural key first (the target does not check "
                                                           "If-Match on a POST)"
                                                         : "not known until the first push")
+                  << "\n  requests in flight: "
+                  << (target.parallel > 0 ? std::to_string(target.parallel) + " (as given with --parallel)"
+                                          : std::to_string(kDefaultParallel) + " (the default)")
                   << "\n";
         for (const SyncFailure &failure : failures)
             std::cout << "  refused " << failure.operation << " " << failure.resource << " " << failure.id << "  HTTP "
@@ -486,6 +501,20 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
             args.push.allowBlindCreates = true;
         } else if (arg == "--retry-refused" && args.action == "push") {
             args.push.retryRefused = true;
+        } else if ((arg == "--parallel" || arg == "--rate") && (args.action == "push" || args.action == "pull")) {
+            const std::string value = i + 1 < argv.size() ? argv[++i] : std::string();
+            char *end = nullptr;
+            const double number = std::strtod(value.c_str(), &end);
+            if (value.empty() || end == nullptr || *end != '\0' || !(number > 0))
+                return usageError("sync", arg + " takes a number above 0, not '" + value + "'");
+            if (arg == "--rate") {
+                args.pace.rate = number;
+            } else {
+                if (number != static_cast<int>(number) || number > kMostParallel)
+                    return usageError("sync", "--parallel takes a whole number from 1 to " +
+                                                  std::to_string(kMostParallel) + ", not '" + value + "'");
+                args.pace.parallel = static_cast<int>(number);
+            }
         } else if (arg == "--sign-off" && args.action == "push") {
             if (i + 1 >= argv.size() || argv[i + 1].empty())
                 return usageError("sync", "--sign-off needs a name");

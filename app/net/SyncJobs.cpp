@@ -2,6 +2,7 @@
 
 #include "FlowControl.h"
 #include "LoadOrder.h"
+#include "PageFetcher.h"
 #include "PushSession.h"
 #include "RequestPool.h"
 
@@ -44,13 +45,15 @@ class Puller
 {
 public:
     Puller(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
-           const SyncSafeguards &safeguards)
+           const SyncSafeguards &safeguards, const SyncPace &pace)
         : m_engine(engine)
         , m_state(database.connection())
         , m_remote(remote)
         , m_target(m_state.ensureTarget(remote.url(), client))
         , m_reconciler(engine, m_state, m_target)
         , m_safeguards(safeguards)
+        , m_pace(pace)
+        , m_parallel(m_state.parallelFor(m_target, pace.parallel))
     {
         if (!safeguards.itemsByKey)
             m_reconciler.setItemPairing(DocumentMerger::Pairing::ByResemblance);
@@ -80,17 +83,14 @@ public:
                 m_window = "&maxChangeVersion=" + std::to_string(*newest);
             }
             if (!m_report.incremental || *newest > m_target.pullChangeVersion) {
-                for (const ResourceSchema *resource : order.flat()) {
-                    status.resource = resource->resourceKey();
-                    if (progress && !progress(status)) {
-                        m_report.outcome.cancelled = true;
-                        return m_report;
-                    }
-                    if (m_report.incremental && resource->allowIdentityUpdates && !takeKeyChanges(*resource))
-                        return m_report;
-                    if (!pullResource(*resource, status, progress))
-                        return m_report;
-                }
+                // Key changes first, each a small feed: they say which local document a changed
+                // record is before its new version arrives.
+                if (m_report.incremental)
+                    for (const ResourceSchema *resource : order.flat())
+                        if (resource->allowIdentityUpdates && !takeKeyChanges(*resource))
+                            return m_report;
+                if (!pullPages(order.flat(), status, progress))
+                    return m_report;
                 retryUnresolved();
                 if (m_report.incremental) {
                     const std::vector<const ResourceSchema *> flat = order.flat();
@@ -111,32 +111,52 @@ public:
     }
 
 private:
-    // Every page of the resource (in the change window, when there is one). False when the pull stopped.
-    bool pullResource(const ResourceSchema &resource, SyncProgress &status, const SyncProgressFn &progress)
+    // Every page of every resource (in the change window, when there is one), many requests at once,
+    // stored in load order. False when the pull stopped.
+    bool pullPages(const std::vector<const ResourceSchema *> &resources, SyncProgress &status,
+                   const SyncProgressFn &progress)
     {
-        for (std::int64_t offset = 0;; offset += kPageSize) {
-            if (offset > 0 && progress && !progress(status)) {
+        auto pathOf = [&](std::size_t source, std::int64_t offset, bool withTotalCount) {
+            return resources[source]->requestPath() + "?offset=" + std::to_string(offset) +
+                   "&limit=" + std::to_string(kPageSize) + (withTotalCount ? "&totalCount=true" : "") + m_window;
+        };
+        bool failed = false;
+        auto take = [&](const PageFetcher::Page &page) -> int {
+            const ResourceSchema &resource = *resources[page.source];
+            status.resource = resource.resourceKey();
+            if (progress && !progress(status)) {
                 m_report.outcome.cancelled = true;
-                return false;
+                return -1;
             }
-            const std::string page = resource.requestPath() + "?offset=" + std::to_string(offset)
-                                     + "&limit=" + std::to_string(kPageSize) + m_window;
-            const RemoteResponse response = m_remote.send("GET", page);
-            ++m_report.requests;
-            if (response.status == 404)
-                return true; // the target's model does not have this resource
-            const Json items = response.json();
-            if (response.status != 200 || !items.is_array())
-                return stop(page, response);
+            if (page.answer.status == 404)
+                return 0; // the target's model does not have this resource
+            const Json items = page.answer.json();
+            if (page.answer.status != 200 || !items.is_array()) {
+                failed = !stop(page.path, page.answer);
+                return -1;
+            }
             ++m_report.pages;
             std::vector<Pending> pending;
+            pending.reserve(items.size());
             for (std::size_t i = 0; i < items.size(); ++i)
-                pending.push_back(pendingFrom(resource, items[i], page, offset + static_cast<std::int64_t>(i) + 1));
-            apply(pending, false);
+                pending.push_back(
+                    pendingFrom(resource, items[i], page.path, page.offset + static_cast<std::int64_t>(i) + 1));
+            try {
+                apply(pending, false);
+            } catch (const std::exception &e) {
+                m_engine.rollbackBatch();
+                m_report.outcome.error = std::string("the pull stopped: ") + e.what() + "; pages stored before stay";
+                failed = true;
+                return -1;
+            }
             status.done += static_cast<std::int64_t>(items.size());
-            if (items.size() < static_cast<std::size_t>(kPageSize))
-                return true;
-        }
+            return static_cast<int>(items.size());
+        };
+        FlowControl flow(m_parallel, m_pace.rate);
+        PageFetcher fetcher(m_remote, flow, resources.size(), kPageSize, pathOf, take);
+        fetcher.run();
+        m_report.requests += fetcher.requests();
+        return !failed && !m_report.outcome.cancelled;
     }
 
     // References to documents of the same resource that came on a later page.
@@ -384,6 +404,8 @@ private:
     SyncTarget m_target;
     Reconciler m_reconciler;
     SyncSafeguards m_safeguards;
+    SyncPace m_pace;
+    int m_parallel = 1;
     PullReport m_report;
     std::string m_window; // "&minChangeVersion=..&maxChangeVersion=.." when the target has Change Queries
     std::vector<Pending> m_unresolved;
@@ -458,9 +480,9 @@ private:
 } // namespace
 
 PullReport runPull(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
-                   const SyncProgressFn &progress, const SyncSafeguards &safeguards)
+                   const SyncProgressFn &progress, const SyncSafeguards &safeguards, const SyncPace &pace)
 {
-    Puller puller(engine, database, remote, client, safeguards);
+    Puller puller(engine, database, remote, client, safeguards, pace);
     return puller.run(progress);
 }
 

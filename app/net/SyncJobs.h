@@ -46,7 +46,8 @@ struct PullReport
 // A document this database changed since the version both sides last agreed on is not overwritten:
 // the two are merged field by field, or kept as a conflict (steward-cli sync conflicts).
 PullReport runPull(Engine &engine, Database &database, RemoteApi &remote, const std::string &client,
-                   const SyncProgressFn &progress = {}, const SyncSafeguards &safeguards = {});
+                   const SyncProgressFn &progress = {}, const SyncSafeguards &safeguards = {},
+                   const SyncPace &pace = {});
 
 // The plan alone (for --dry-run and the app's confirmation), without contacting the target.
 PushReport planOnly(Database &database, const Model &model, const std::string &url, const std::string &client);
