@@ -4,8 +4,12 @@
 // before them), with their time and requests; then a pull where 1% of the documents changed both
 // on the API and here, with the merges it does a second.
 // Each figure is the median of runs taken in turn with and without (a shared machine is noisy).
-// Usage: bench_sync [students] [runs]   (defaults 1000, about 11,000 documents, and 3; 9300 students
-// make about 100,000 documents)
+// Then requests in flight: a push and a pull with 1 and with 16 in flight, against serve on loopback
+// (beside serve's own POST capacity with 8 connections, measured in the same run) and through a proxy
+// that holds each request 20 ms (beside the latency limit: in flight / delay), with the client's CPU a
+// pushed document.
+// Usage: bench_sync [students] [runs] [students for the delayed target] [delay ms]
+//   (defaults 1000, about 11,000 documents, 3, 150 and 20; 9300 students make about 100,000 documents)
 #include "ApiClients.h"
 #include "BenchSupport.h"
 #include "Database.h"
@@ -14,10 +18,18 @@
 #include "RemoteApi.h"
 #include "SyncJobs.h"
 
+#include "FlowControl.h"
+#include "RequestPool.h"
+
 #include <QCoreApplication>
+#include <QEventLoop>
 #include <QFile>
 #include <QProcess>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
+#include <QThread>
+#include <QTimer>
 
 #include <SQLiteCpp/Statement.h>
 
@@ -36,17 +48,65 @@ double secondsSince(Clock::time_point start)
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// A network that takes `delay` ms to carry each request to the API (answers come straight back): a
+// proxy on its own thread, so that the client's work does not delay what it forwards.
+class DelayProxy
+{
+public:
+    DelayProxy(quint16 upstream, int delayMs)
+    {
+        m_thread.start();
+        m_server = new QTcpServer;
+        m_server->moveToThread(&m_thread);
+        QMetaObject::invokeMethod(m_server, [this, upstream, delayMs] {
+            QObject::connect(m_server, &QTcpServer::newConnection, m_server, [this, upstream, delayMs] {
+                while (QTcpSocket *client = m_server->nextPendingConnection())
+                    relay(client, upstream, delayMs);
+            });
+            m_server->listen(QHostAddress::LocalHost);
+            m_port = m_server->serverPort();
+        }, Qt::BlockingQueuedConnection);
+    }
+    ~DelayProxy()
+    {
+        QMetaObject::invokeMethod(m_server, [this] { delete m_server; }, Qt::BlockingQueuedConnection);
+        m_thread.quit();
+        m_thread.wait();
+    }
+    quint16 port() const { return m_port; }
+
+private:
+    static void relay(QTcpSocket *client, quint16 upstream, int delayMs)
+    {
+        auto *api = new QTcpSocket(client);
+        api->connectToHost(QHostAddress::LocalHost, upstream);
+        QObject::connect(client, &QTcpSocket::readyRead, api, [client, api, delayMs] {
+            const QByteArray data = client->readAll();
+            QTimer::singleShot(delayMs, Qt::PreciseTimer, api, [api, data] { api->write(data); });
+        });
+        QObject::connect(api, &QTcpSocket::readyRead, client, [client, api] { client->write(api->readAll()); });
+        QObject::connect(client, &QTcpSocket::disconnected, client, &QObject::deleteLater);
+        QObject::connect(api, &QTcpSocket::disconnected, client, [client] { client->disconnectFromHost(); });
+    }
+
+    QThread m_thread;
+    QTcpServer *m_server = nullptr;
+    quint16 m_port = 0;
+};
+
 // `steward-cli serve` on an empty database of its own, with one client.
 class Api
 {
 public:
-    explicit Api(const std::string &path)
+    explicit Api(const std::string &path, int delayMs = 0)
     {
         {
             std::unique_ptr<Database> database = Database::open(path);
             m_secret = ApiClients(database->connection()).add("bench").secret;
         }
         m_port = startServe(m_process, QStringLiteral(STEWARD_CLI_PATH), path, {"--rate", "1000000"});
+        if (delayMs > 0 && m_port != 0)
+            m_proxy = std::make_unique<DelayProxy>(m_port, delayMs);
     }
     ~Api()
     {
@@ -57,7 +117,7 @@ public:
     RemoteOptions options() const
     {
         RemoteOptions options;
-        options.url = "http://127.0.0.1:" + std::to_string(m_port);
+        options.url = "http://127.0.0.1:" + std::to_string(m_proxy ? m_proxy->port() : m_port);
         options.client = "bench";
         options.secret = m_secret;
         return options;
@@ -67,6 +127,7 @@ private:
     QProcess m_process;
     quint16 m_port = 0;
     std::string m_secret;
+    std::unique_ptr<DelayProxy> m_proxy;
 };
 
 // A database file copied whole (closed, so its WAL is in it).
@@ -111,24 +172,24 @@ public:
             std::fprintf(stderr, "%s\n", error.c_str());
     }
 
-    Figure push(const SyncSafeguards &safeguards)
+    Figure push(const SyncSafeguards &safeguards, const SyncPace &pace = {})
     {
         if (!m_connected)
             return {};
         const Clock::time_point start = Clock::now();
         const double cpu = processCpuSeconds();
-        const PushReport report = runPush(m_engine, *m_database, m_remote, "bench", {}, safeguards);
+        const PushReport report = runPush(m_engine, *m_database, m_remote, "bench", {}, safeguards, {}, pace);
         return {secondsSince(start), processCpuSeconds() - cpu, report.requests, report.accepted,
                 report.completed && report.refused == 0};
     }
 
-    Figure pull(const SyncSafeguards &safeguards, PullReport *out = nullptr)
+    Figure pull(const SyncSafeguards &safeguards, PullReport *out = nullptr, const SyncPace &pace = {})
     {
         if (!m_connected)
             return {};
         const Clock::time_point start = Clock::now();
         const double cpu = processCpuSeconds();
-        PullReport report = runPull(m_engine, *m_database, m_remote, "bench", {}, safeguards);
+        PullReport report = runPull(m_engine, *m_database, m_remote, "bench", {}, safeguards, pace);
         const ImportCounts &t = report.outcome.totals;
         Figure figure{secondsSince(start), processCpuSeconds() - cpu, report.requests,
                       t.created + t.updated + t.unchanged, report.outcome.completed};
@@ -145,14 +206,72 @@ private:
     bool m_connected = false;
 };
 
-Figure push(const std::string &databasePath, const Api &api, const SyncSafeguards &safeguards)
+Figure push(const std::string &databasePath, const Api &api, const SyncSafeguards &safeguards, int parallel = 0)
 {
-    return Session(databasePath, api).push(safeguards);
+    SyncPace pace;
+    pace.parallel = parallel;
+    return Session(databasePath, api).push(safeguards, pace);
 }
 
-Figure pull(const std::string &databasePath, const Api &api, const SyncSafeguards &safeguards, PullReport *out = nullptr)
+Figure pull(const std::string &databasePath, const Api &api, const SyncSafeguards &safeguards, PullReport *out = nullptr,
+            int parallel = 0)
 {
-    return Session(databasePath, api).pull(safeguards, out);
+    SyncPace pace;
+    pace.parallel = parallel;
+    return Session(databasePath, api).pull(safeguards, out, pace);
+}
+
+// serve's own capacity for durable POSTs: every Student of the district posted again with a new first
+// name (an update by natural key, one write each) into an API that has them, 8 requests in flight, and
+// nothing of a sync around them.
+double postCapacity(const std::string &districtPath, const Api &api)
+{
+    std::vector<QByteArray> bodies;
+    {
+        std::unique_ptr<Database> database = Database::open(districtPath);
+        SQLite::Statement students(database->connection(),
+                                   "SELECT steward_text(body) FROM documents WHERE resource = 'Student'");
+        while (students.executeStep()) {
+            Json body = Json::parse(students.getColumn(0).getString());
+            body["firstName"] = "Capacity";
+            bodies.push_back(QByteArray::fromStdString(body.dump()));
+        }
+    }
+    RemoteApi remote(api.options());
+    std::string error;
+    if (!remote.connect(&error))
+        return 0;
+    FlowControl flow(8);
+    RequestPool pool(remote, flow);
+    QEventLoop loop;
+    std::size_t next = 0;
+    int written = 0;
+    std::function<void()> pump = [&] {
+        while (next < bodies.size() && pool.hasRoom())
+            pool.submit(RemoteRequest{"POST", "/ed-fi/students", bodies[next++], {}}, [&](const RemoteResponse &answer) {
+                written += answer.status == 200 || answer.status == 201;
+                pump();
+            });
+        if (next >= bodies.size() && pool.idle())
+            loop.quit();
+    };
+    const Clock::time_point start = Clock::now();
+    pump();
+    if (!pool.idle())
+        loop.exec();
+    return written / std::max(secondsSince(start), 1e-9);
+}
+
+void printInFlight(const char *what, const Figure &one, const Figure &many, int parallel, double limit,
+                   const char *limitName)
+{
+    const double oneRate = one.documents / std::max(one.seconds, 1e-9);
+    const double manyRate = many.documents / std::max(many.seconds, 1e-9);
+    std::printf("%-26s 1 in flight %7.0f docs/s (%5.1f s) | %2d in flight %7.0f docs/s (%5.1f s, %4.0f µs CPU a "
+                "document) | %s %7.0f/s: %3.0f%%%s\n",
+                what, oneRate, one.seconds, parallel, manyRate, many.seconds,
+                1e6 * many.cpuSeconds / std::max<double>(static_cast<double>(many.documents), 1), limitName, limit,
+                100 * manyRate / std::max(limit, 1e-9), one.completed && many.completed ? "" : "  (INCOMPLETE)");
 }
 
 void print(const char *what, const Figure &safe, const Figure &unsafe)
@@ -199,6 +318,8 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     const std::int64_t students = argc > 1 ? std::max(10LL, std::atoll(argv[1])) : 1000;
     const int runs = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
+    const std::int64_t delayedStudents = argc > 3 ? std::max(10LL, std::atoll(argv[3])) : 150;
+    const int delayMs = argc > 4 ? std::max(1, std::atoi(argv[4])) : 20;
     QTemporaryDir dir;
     auto path = [&dir](const char *name) { return dir.filePath(QString::fromLatin1(name)).toStdString(); };
     const std::int64_t documents = writeDistrictFile(path("district.ndjson"), students);
@@ -210,9 +331,66 @@ int main(int argc, char **argv)
         options.paths = {path("district.ndjson")};
         importFiles(engine, *model, options);
     }
-    std::printf("Sync benchmark: %lld documents (%lld students) against steward-cli serve on this machine, one "
-                "connection, medians of %d runs; 'without' is the same run without If-Match and merges\n\n",
-                static_cast<long long>(documents), static_cast<long long>(students), runs);
+    std::printf("Sync benchmark: %lld documents (%lld students) against steward-cli serve on this machine\n\n",
+                static_cast<long long>(documents), static_cast<long long>(students));
+
+    // Requests in flight. On loopback: the push and pull with 1 and 16, beside serve's POST capacity.
+    constexpr int kMany = 16;
+    {
+        Figure pushed[2];
+        Figure pulled[2];
+        double capacity = 0;
+        for (int i = 0; i < 2; ++i) {
+            const int parallel = i == 0 ? 1 : kMany;
+            const std::string tag = "loop" + std::to_string(parallel);
+            copyDatabase(path("district.db"), path((tag + "-push.db").c_str()));
+            Api api(path((tag + "-api.db").c_str()));
+            pushed[i] = push(path((tag + "-push.db").c_str()), api, {}, parallel);
+            pulled[i] = pull(path((tag + "-pull.db").c_str()), api, {}, nullptr, parallel);
+            if (i == 1)
+                capacity = postCapacity(path("district.db"), api);
+        }
+        printInFlight("push, serve on loopback", pushed[0], pushed[1], kMany, capacity,
+                      "serve's POST capacity (8 connections)");
+        printInFlight("pull, serve on loopback", pulled[0], pulled[1], kMany, 0, "");
+    }
+    // Through a network that holds each request delayMs: a smaller district (one request at a time
+    // takes a request's delay per document).
+    {
+        const std::int64_t delayedDocuments = writeDistrictFile(path("small.ndjson"), delayedStudents);
+        {
+            std::unique_ptr<Model> model = Model::loadStarter();
+            std::unique_ptr<Database> database = Database::open(path("small.db"));
+            Engine engine(*model, *database);
+            ImportOptions options;
+            options.paths = {path("small.ndjson")};
+            importFiles(engine, *model, options);
+        }
+        Figure pushed[2];
+        Figure pulled[2];
+        for (int i = 0; i < 2; ++i) {
+            const int parallel = i == 0 ? 1 : kMany;
+            const std::string tag = "delay" + std::to_string(parallel);
+            copyDatabase(path("small.db"), path((tag + "-push.db").c_str()));
+            Api api(path((tag + "-api.db").c_str()), delayMs);
+            pushed[i] = push(path((tag + "-push.db").c_str()), api, {}, parallel);
+            pulled[i] = pull(path((tag + "-pull.db").c_str()), api, {}, nullptr, parallel);
+        }
+        std::printf("\n%lld documents (%lld students) through a network that holds each request %d ms:\n",
+                    static_cast<long long>(delayedDocuments), static_cast<long long>(delayedStudents), delayMs);
+        printInFlight("push, delayed target", pushed[0], pushed[1], kMany, kMany * 1000.0 / delayMs,
+                      "latency limit (16 / delay)");
+        // A page carries up to 500 documents: the pull's limit in pages, as requests a second.
+        const double pages = pulled[1].requests / std::max(pulled[1].seconds, 1e-9);
+        std::printf("pull, delayed target       1 in flight %7.0f docs/s (%5.1f s) | %2d in flight %7.0f docs/s (%5.1f "
+                    "s, %d requests, %.0f requests/s) | latency limit %.0f requests/s: %.0f%%\n\n",
+                    pulled[0].documents / std::max(pulled[0].seconds, 1e-9), pulled[0].seconds, kMany,
+                    pulled[1].documents / std::max(pulled[1].seconds, 1e-9), pulled[1].seconds, pulled[1].requests,
+                    pages, kMany * 1000.0 / delayMs, 100 * pages / (kMany * 1000.0 / delayMs));
+    }
+    std::printf("Safeguards (%d in flight, the default), medians of %d runs; 'without' is the same run without "
+                "If-Match and merges\n",
+                kDefaultParallel, runs);
 
     // A push into an empty API (every document new there), and a pull of all of it into an empty
     // database; each with and without in turn, into an API and a database of its own.

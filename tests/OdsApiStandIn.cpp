@@ -6,6 +6,7 @@
 
 #include <QHostAddress>
 #include <QTcpSocket>
+#include <QTimer>
 #include <QUrl>
 
 namespace steward::test {
@@ -394,6 +395,12 @@ void OdsApiStandIn::readFrom(QTcpSocket *socket)
         const QByteArray body = buffer.mid(end + 4, length);
         buffer.remove(0, end + 4 + length);
         const std::string method = requestLine[0].toStdString();
+        if (m_mostInFlight > 0 && m_held >= m_mostInFlight && requestLine[1].contains("/data/")) {
+            ++m_tooMany;
+            respond(socket, Answer{429, Json{{"detail", "Too many requests"}},
+                                   {{"Retry-After", std::to_string(m_retryAfter)}}});
+            continue;
+        }
         const Answer result = answer(method, QUrl(QString::fromUtf8(requestLine[1])), authorization, body, ifMatch);
         const bool write = method == "POST" || method == "PUT" || method == "DELETE";
         if (m_cutEvery > 0 && write && result.status >= 200 && result.status < 300 &&
@@ -403,16 +410,37 @@ void OdsApiStandIn::readFrom(QTcpSocket *socket)
             socket->abort();
             return;
         }
-        QByteArray response = "HTTP/1.1 " + QByteArray::number(result.status) + " X\r\n";
-        const QByteArray payload =
-            result.body.is_null() ? QByteArray() : QByteArray::fromStdString(result.body.dump());
-        if (!payload.isEmpty())
-            response += "Content-Type: application/json; charset=utf-8\r\n";
-        for (const auto &[name, value] : result.headers)
-            response += QByteArray::fromStdString(name + ": " + value + "\r\n");
-        response += "Content-Length: " + QByteArray::number(payload.size()) + "\r\n\r\n" + payload;
-        socket->write(response);
+        if (m_delayMost <= 0) {
+            respond(socket, result);
+            continue;
+        }
+        // A small linear congruential draw: the same seed, the same delays.
+        m_delayState = m_delayState * 6364136223846793005ULL + 1442695040888963407ULL;
+        const int delay = static_cast<int>((m_delayState >> 33) % static_cast<std::uint64_t>(m_delayMost + 1));
+        m_mostHeld = std::max(m_mostHeld, ++m_held);
+        QTimer::singleShot(delay, socket, [this, socket, result] {
+            --m_held;
+            respond(socket, result);
+        });
     }
+}
+
+void OdsApiStandIn::setAnswerDelays(int maxMs, unsigned seed)
+{
+    m_delayMost = maxMs;
+    m_delayState = seed;
+}
+
+void OdsApiStandIn::respond(QTcpSocket *socket, const Answer &result)
+{
+    QByteArray response = "HTTP/1.1 " + QByteArray::number(result.status) + " X\r\n";
+    const QByteArray payload = result.body.is_null() ? QByteArray() : QByteArray::fromStdString(result.body.dump());
+    if (!payload.isEmpty())
+        response += "Content-Type: application/json; charset=utf-8\r\n";
+    for (const auto &[name, value] : result.headers)
+        response += QByteArray::fromStdString(name + ": " + value + "\r\n");
+    response += "Content-Length: " + QByteArray::number(payload.size()) + "\r\n\r\n" + payload;
+    socket->write(response);
 }
 
 RemoteOptions standInOptions(const std::string &url)

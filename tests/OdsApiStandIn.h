@@ -80,6 +80,18 @@ public:
     // and then the connection is cut before the answer goes out (0: never). The client cannot tell
     // whether the write landed; its retry must not make it land twice or look like a conflict.
     void setCutAfterWrites(int every) { m_cutEvery = every; }
+    // Answers out of order: each request is taken when it arrives and its answer held back 0 to maxMs
+    // milliseconds (drawn from seed), so that answers to requests sent together come back shuffled.
+    void setAnswerDelays(int maxMs, unsigned seed = 1);
+    // A target with a limit: a data request that arrives while `most` answers are held back is answered
+    // 429 with Retry-After (seconds), and not taken (0: no limit).
+    void setMostInFlight(int most, int retryAfterSeconds = 1)
+    {
+        m_mostInFlight = most;
+        m_retryAfter = retryAfterSeconds;
+    }
+    int tooManyRequests() const { return m_tooMany; }
+    int mostHeldAtOnce() const { return m_mostHeld; }
     int writesCut() const { return m_writesCut; }
     // Data under another path than /data/v3 and no Change Queries, as Meadowlark serves it ("/v3.3b").
     void setDataPath(std::string path) { m_dataPath = std::move(path); }
@@ -118,6 +130,7 @@ private:
     Answer answer(const std::string &method, const QUrl &url, const QByteArray &authorization,
                   const QByteArray &body, const QByteArray &ifMatch);
     void readFrom(QTcpSocket *socket);
+    void respond(QTcpSocket *socket, const Answer &result);
 
     const Model &m_model;
     IdentityCalculator m_identity;
@@ -138,6 +151,13 @@ private:
     bool m_answersQueries = true;
     std::string m_suite;
     std::set<std::string> m_refusedEndpoints;
+    int m_delayMost = 0;
+    std::uint64_t m_delayState = 1;
+    int m_held = 0;
+    int m_mostHeld = 0;
+    int m_mostInFlight = 0;
+    int m_retryAfter = 1;
+    int m_tooMany = 0;
     int m_cutEvery = 0;
     int m_writesTaken = 0;
     int m_writesCut = 0;

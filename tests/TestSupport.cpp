@@ -352,6 +352,7 @@ int compareCompiledSchemaWithFullWay(const Model &model, const ResourceSchema &r
 const char *const kBackBeforeResourceKeys =
     // Version 27's create check of a sync target.
     "ALTER TABLE sync_targets DROP COLUMN create_check;"
+    "ALTER TABLE sync_targets DROP COLUMN parallel;"
     // Version 26's packs, imported results, acknowledgements and submissions (rule_results keeps
     // its wider CHECK, which an older version's rows all pass).
     "DROP VIEW imported_results; DROP TABLE external_results; DROP TABLE result_sources;"

@@ -9,7 +9,10 @@
 #include "SyncJobs.h"
 #include "TestSupport.h"
 
+#include <QProcess>
 #include <QTest>
+
+#include <csignal>
 
 #include <SQLiteCpp/Database.h>
 
@@ -24,6 +27,27 @@ namespace {
 std::int64_t countOf(Fixture &f, const std::string &endpoint)
 {
     return std::stoll(f.call("GET", "/ed-fi/" + endpoint + "?limit=0&totalCount=true").header("Total-Count"));
+}
+
+std::size_t documentCount(Fixture &f)
+{
+    return static_cast<std::size_t>(
+        f.database().connection().execAndGet("SELECT count(*) FROM documents").getInt64());
+}
+
+// Every record of the target is the target's copy of exactly one local document, and every local
+// document has one: nothing sent twice as two records, nothing missing.
+void checkOneRecordPerDocument(Fixture &local, const OdsApiStandIn &server)
+{
+    std::map<std::string, std::string> remoteToLocal;
+    SQLite::Statement ids(local.database().connection(),
+                          "SELECT steward_id_text(r.id), r.remote_id FROM sync_remote_ids r WHERE r.remote_id <> ''");
+    while (ids.executeStep())
+        QVERIFY2(remoteToLocal.emplace(ids.getColumn(1).getString(), ids.getColumn(0).getString()).second,
+                 "two local documents share one record of the target");
+    QCOMPARE(server.records().size(), documentCount(local));
+    for (const auto &[id, record] : server.records())
+        QVERIFY2(remoteToLocal.count(id) == 1, ("a record no local document knows: " + record.endpoint + " " + id).c_str());
 }
 
 } // namespace
@@ -189,6 +213,103 @@ private Q_SLOTS:
         PushReport pushed = runPush(local.engine(), local.database(), remote, "district");
         QVERIFY2(pushed.completed && pushed.refused == 0, pushed.toJson().dump().c_str());
         QCOMPARE(server.recordsOf("courses").size(), std::size_t(1));
+    }
+
+    // Many requests in flight, answered out of order: every document reaches the target after what it
+    // references (the stand-in refuses a reference it does not have), and a pull many pages at once
+    // stores them all again in load order.
+    void manyRequestsInFlightKeepTheLoadOrder()
+    {
+        Fixture local;
+        local.loadSampleDistrict(2026, 8);
+        OdsApiStandIn server(local.model());
+        server.setAnswerDelays(6, 45);
+        RemoteApi remote(standInOptions(server.base()));
+        std::string error;
+        QVERIFY2(remote.connect(&error), error.c_str());
+        SyncPace pace;
+        pace.parallel = 16;
+        const PushReport pushed = runPush(local.engine(), local.database(), remote, "district", {}, {}, {}, pace);
+        QVERIFY2(pushed.completed, pushed.error.c_str());
+        QVERIFY2(pushed.refused == 0 && pushed.waiting == 0, pushed.toJson()["groups"].dump().c_str());
+        QCOMPARE(pushed.parallel, 16);
+        QVERIFY2(server.mostHeldAtOnce() >= 8, std::to_string(server.mostHeldAtOnce()).c_str());
+        checkOneRecordPerDocument(local, server);
+        // Remembered for the target.
+        QCOMPARE(SyncState(local.database().connection()).targets().front().parallel, 16);
+
+        Fixture fresh;
+        const PullReport pulled = runPull(fresh.engine(), fresh.database(), remote, "district", {}, {}, pace);
+        QVERIFY2(pulled.outcome.completed, pulled.outcome.error.c_str());
+        QCOMPARE(pulled.outcome.totals.drafts, 0);
+        QCOMPARE(documentCount(fresh), documentCount(local));
+        const std::string problems = fresh.engine().check().toJson().dump();
+        QVERIFY2(fresh.engine().check().clean(), problems.c_str());
+    }
+
+    // A target that allows 4 requests at once answers the rest 429 with Retry-After: the whole push
+    // slows down to what it takes, waits as it asks, and nothing is lost or refused for it.
+    void aTargetThatPushesBackSlowsTheWholePushDown()
+    {
+        Fixture local;
+        local.loadSampleDistrict(2026, 4);
+        OdsApiStandIn server(local.model());
+        server.setAnswerDelays(4, 7);
+        server.setMostInFlight(4, 1);
+        RemoteApi remote(standInOptions(server.base()));
+        std::string error;
+        QVERIFY2(remote.connect(&error), error.c_str());
+        SyncPace pace;
+        pace.parallel = 16;
+        const PushReport pushed = runPush(local.engine(), local.database(), remote, "district", {}, {}, {}, pace);
+        QVERIFY2(pushed.completed, pushed.error.c_str());
+        QVERIFY2(pushed.refused == 0, pushed.toJson()["groups"].dump().c_str());
+        QCOMPARE(pushed.pushedBack, server.tooManyRequests());
+        QVERIFY(pushed.pushedBack > 0);
+        QVERIFY2(pushed.fewestInFlight <= 4, std::to_string(pushed.fewestInFlight).c_str());
+        // Slowed down, not hammering: a 429 for a few in a hundred requests.
+        QVERIFY2(pushed.pushedBack * 20 < pushed.requests,
+                 (std::to_string(pushed.pushedBack) + " of " + std::to_string(pushed.requests)).c_str());
+        checkOneRecordPerDocument(local, server);
+        qInfo("%d requests, %d answered 429, the window went down to %d", pushed.requests, pushed.pushedBack,
+              pushed.fewestInFlight);
+    }
+
+    // steward-cli killed in the middle of a push with 16 requests in flight: the database opens and
+    // passes its check, and the push run again finishes without sending any document twice as two.
+    void aPushKilledWithRequestsInFlightLosesNothing()
+    {
+        Fixture local;
+        local.loadSampleDistrict(2026, 8);
+        OdsApiStandIn server(local.model());
+        server.setAnswerDelays(20, 3);
+        const std::size_t total = documentCount(local);
+        QProcess cli;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("STEWARD_CLIENT_SECRET"), QStringLiteral("s3cret"));
+        cli.setProcessEnvironment(environment);
+        cli.start(cliPath(), {"--db", QString::fromStdString(local.databasePath()), "sync", "push", "--to",
+                              QString::fromStdString(server.base()), "--client", "district", "--parallel", "16"});
+        QVERIFY(cli.waitForStarted());
+        QVERIFY2(QTest::qWaitFor([&] { return server.records().size() >= total / 3 || cli.state() == QProcess::NotRunning; },
+                                 120000),
+                 "the push did not get a third of the way");
+        QVERIFY2(cli.state() == QProcess::Running, cli.readAllStandardError().constData());
+        const int heldWhenKilled = server.mostHeldAtOnce();
+        ::kill(static_cast<pid_t>(cli.processId()), SIGKILL);
+        cli.waitForFinished();
+        QVERIFY(server.records().size() < total);
+        QVERIFY2(heldWhenKilled >= 8, std::to_string(heldWhenKilled).c_str());
+        // What the killed process had written is whole.
+        QVERIFY2(local.engine().check().clean(), local.engine().check().toJson().dump().c_str());
+
+        RemoteApi remote(standInOptions(server.base()));
+        std::string error;
+        QVERIFY2(remote.connect(&error), error.c_str());
+        const PushReport again = runPush(local.engine(), local.database(), remote, "district");
+        QVERIFY2(again.completed && again.refused == 0 && again.conflicts == 0, again.toJson()["groups"].dump().c_str());
+        checkOneRecordPerDocument(local, server);
+        QCOMPARE(runPush(local.engine(), local.database(), remote, "district").plan.items.size(), std::size_t(0));
     }
 };
 

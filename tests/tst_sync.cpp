@@ -1,13 +1,18 @@
 // Sync bookkeeping without a network: push plans (order, folding, what is left out), the cursor
 // rule, natural-key queries, remote ids, failures, the change feed, and the three-way merge of
 // documents that sync does when both sides changed one.
+#include "FlowControl.h"
 #include "JsonMerge.h"
+#include "PushScheduler.h"
+#include "PushSession.h"
 #include "Sync.h"
 #include "TestSupport.h"
 
 #include <QTest>
 
+#include <algorithm>
 #include <functional>
+#include <set>
 
 #include <SQLiteCpp/Database.h>
 
@@ -46,6 +51,50 @@ std::vector<std::string> conflictPaths(const MergeResult &result)
 std::int64_t lastSeq(Fixture &f)
 {
     return f.database().connection().execAndGet("SELECT max(seq) FROM changes").getInt64();
+}
+
+RemoteResponse answer(int status, const Json &body = nullptr,
+                      std::vector<std::pair<std::string, std::string>> headers = {})
+{
+    RemoteResponse response;
+    response.status = status;
+    if (!body.is_null())
+        response.body = QByteArray::fromStdString(body.dump());
+    response.headers = std::move(headers);
+    response.request = "a scripted request";
+    return response;
+}
+
+using Script = std::function<RemoteResponse(const RemoteRequest &)>;
+
+// Runs a push session with a script for the target: every document that may go is started at once, and
+// the request sent last is answered first (answers out of order, as many requests in flight give them).
+PushReport drive(PushSession &session, const Script &script, std::vector<RemoteRequest> *seen = nullptr,
+                 std::size_t *mostAtOnce = nullptr)
+{
+    std::vector<std::pair<std::size_t, RemoteRequest>> inFlight;
+    for (;;) {
+        while (std::optional<PushSession::Step> step = session.next())
+            inFlight.emplace_back(step->item, step->request);
+        if (mostAtOnce != nullptr)
+            *mostAtOnce = std::max(*mostAtOnce, inFlight.size());
+        if (inFlight.empty())
+            break;
+        const auto [item, request] = inFlight.back();
+        inFlight.pop_back();
+        if (seen != nullptr)
+            seen->push_back(request);
+        if (std::optional<RemoteRequest> following = session.take(item, script(request)))
+            inFlight.emplace_back(item, *following);
+    }
+    return session.finish();
+}
+
+// A target that creates whatever is posted: 201, a Location with a new id, etag "1".
+RemoteResponse created(const RemoteRequest &request, int &counter)
+{
+    const std::string id = "ffff" + std::to_string(++counter);
+    return answer(201, nullptr, {{"location", "http://target" + request.path + "/" + id}, {"etag", "\"1\""}});
 }
 
 } // namespace
@@ -612,6 +661,255 @@ private Q_SLOTS:
         const Response deletes = f.call("GET", "/ed-fi/sessions/deletes");
         QCOMPARE(deletes.body.size(), std::size_t(1));
         QCOMPARE(deletes.body[0]["keyValues"]["sessionName"].get<std::string>(), std::string("Winter"));
+    }
+
+    // Many documents in flight, answered in any order: a document starts only once every document of
+    // the plan it references is accepted; one whose reference was not accepted is not sent at all; a
+    // resource's deletes wait for the deletes of what may reference it.
+    void theSchedulerKeepsTheOrderWithManyInFlight()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        f.create("/ed-fi/schoolYearTypes", Fixture::schoolYear(2022));
+        for (int school = 100; school < 104; ++school) {
+            f.create("/ed-fi/schools", Fixture::school(school));
+            f.create("/ed-fi/courses", Fixture::course("ALG-" + std::to_string(school), school));
+            f.create("/ed-fi/sessions", Fixture::session(school, 2022, "Fall"));
+        }
+        const PushPlan plan = planPush(f.database().connection(), f.model(), 0, kTarget);
+        const std::vector<std::vector<std::size_t>> references = referencedPlanItems(f.database().connection(), plan);
+        PushScheduler scheduler(plan, LoadOrder(f.model()), references);
+        std::vector<bool> finished(plan.items.size(), false);
+        std::vector<std::size_t> running;
+        std::size_t mostAtOnce = 0;
+        int checkedReferences = 0;
+        while (!scheduler.allFinished()) {
+            while (std::optional<std::size_t> next = scheduler.next()) {
+                // What it references (read from the engine, not from the scheduler's own list) is finished.
+                for (const OutgoingReference &reference : f.engine().outgoingReferences(plan.items[*next].id))
+                    for (std::size_t i = 0; i < plan.items.size(); ++i)
+                        if (plan.items[i].id == reference.targetId) {
+                            QVERIFY2(finished[i], (plan.items[*next].resource->resourceName + " went before " +
+                                                   plan.items[i].resource->resourceName + " it references")
+                                                      .c_str());
+                            ++checkedReferences;
+                        }
+                running.push_back(*next);
+            }
+            mostAtOnce = std::max(mostAtOnce, running.size());
+            QVERIFY(!running.empty());
+            // The one started last finishes first.
+            const std::size_t done = running.back();
+            running.pop_back();
+            finished[done] = true;
+            scheduler.finished(done, true);
+        }
+        QVERIFY(checkedReferences >= 12);
+        QVERIFY2(mostAtOnce >= 8, std::to_string(mostAtOnce).c_str());
+
+        // A school not accepted: its course and session are not sent, they wait for it.
+        PushScheduler refusing(plan, LoadOrder(f.model()), references);
+        std::size_t refusedSchool = plan.items.size();
+        std::set<std::size_t> blocked;
+        while (!refusing.allFinished()) {
+            std::optional<std::size_t> next = refusing.next();
+            QVERIFY(next.has_value());
+            if (std::optional<std::size_t> by = refusing.blockedBy(*next)) {
+                QCOMPARE(*by, refusedSchool);
+                blocked.insert(*next);
+                refusing.finished(*next, false);
+                continue;
+            }
+            const bool refuse = plan.items[*next].resource->resourceName == "School" && refusedSchool == plan.items.size();
+            if (refuse)
+                refusedSchool = *next;
+            refusing.finished(*next, !refuse);
+        }
+        QCOMPARE(blocked.size(), std::size_t(2)); // its course and its session
+
+        // Deletes: the courses' before the schools' (a course references its school).
+        const std::int64_t cursor = lastSeq(f);
+        for (const char *endpoint : {"courses", "sessions", "schools"})
+            for (const Json &document : f.call("GET", std::string("/ed-fi/") + endpoint).body)
+                QCOMPARE(f.call("DELETE", std::string("/ed-fi/") + endpoint + "/" + document["id"].get<std::string>()).status, 204);
+        const PushPlan deletes = planPush(f.database().connection(), f.model(), cursor, kTarget);
+        PushScheduler deleting(deletes, LoadOrder(f.model()), referencedPlanItems(f.database().connection(), deletes));
+        std::vector<std::size_t> first;
+        while (std::optional<std::size_t> next = deleting.next())
+            first.push_back(*next);
+        for (std::size_t i : first)
+            QVERIFY2(deletes.items[i].resource->resourceName != "School", "a school's delete went with its courses");
+        QCOMPARE(first.size(), std::size_t(8)); // the courses and the sessions, all at once
+        for (std::size_t i : first)
+            deleting.finished(i, true);
+        std::size_t schools = 0;
+        while (std::optional<std::size_t> next = deleting.next()) {
+            QCOMPARE(deletes.items[*next].resource->resourceName, std::string("School"));
+            ++schools;
+        }
+        QCOMPARE(schools, std::size_t(4));
+    }
+
+    // The push's rules, decided on answers alone (no HTTP): a new document goes with If-Match that
+    // matches nothing; a 412 to an update has the target's copy read and the merge sent with its etag;
+    // a retried delete answered 404 is done; a POST that landed before (its answer lost) is found by
+    // natural key and not sent again; a look-up that fails leaves creates unsent; no answer stops it.
+    void thePushDecidesOnAnswersAlone()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const std::string schoolId = f.create("/ed-fi/schools", Fixture::school(100));
+        int ids = 0;
+        std::vector<RemoteRequest> seen;
+        std::size_t mostAtOnce = 0;
+        {
+            PushSession session(f.engine(), f.database(), kTarget, "district", true);
+            const PushReport report =
+                drive(session, [&](const RemoteRequest &request) { return created(request, ids); }, &seen, &mostAtOnce);
+            QVERIFY2(report.completed, report.error.c_str());
+            QCOMPARE(report.accepted, static_cast<int>(report.plan.items.size()));
+            QCOMPARE(report.sent, report.accepted);
+            QCOMPARE(report.cursorAfter, report.plan.toSeq);
+            for (const RemoteRequest &request : seen) {
+                QCOMPARE(request.method, std::string("POST"));
+                QCOMPARE(request.ifMatch, std::string(kNewDocumentTag));
+            }
+            QVERIFY(mostAtOnce > 1); // the descriptors went together; the school after them
+        }
+        const std::string schoolRemoteId = *SyncState(f.database().connection()).remoteId(1, schoolId);
+
+        // Renamed here; the target changed another field since: 412, a read, the merge sent with its etag.
+        Json renamed = Fixture::school(100, "Renamed here");
+        QCOMPARE(f.call("PUT", "/ed-fi/schools/" + schoolId, renamed).status, 204);
+        seen.clear();
+        {
+            PushSession session(f.engine(), f.database(), kTarget, "district", true);
+            const PushReport report = drive(session, [&](const RemoteRequest &request) {
+                if (request.method == "PUT" && request.ifMatch == "1")
+                    return answer(412, Json{{"detail", "changed"}});
+                if (request.method == "GET") {
+                    Json theirs = Fixture::school(100);
+                    theirs["shortNameOfInstitution"] = "GBHS";
+                    theirs["id"] = schoolRemoteId;
+                    theirs["_etag"] = "2";
+                    return answer(200, theirs);
+                }
+                return answer(204, nullptr, {{"etag", "\"3\""}});
+            }, &seen);
+            QVERIFY2(report.completed, report.error.c_str());
+            QCOMPARE(report.merged, 1);
+            QCOMPARE(seen.size(), std::size_t(3));
+            QCOMPARE(seen[1].path, "/ed-fi/schools/" + schoolRemoteId);
+            QCOMPARE(seen[2].method, std::string("PUT"));
+            QCOMPARE(seen[2].ifMatch, std::string("2"));
+            const Json merged = Json::parse(seen[2].body.toStdString());
+            QCOMPARE(merged["nameOfInstitution"].get<std::string>(), std::string("Renamed here"));
+            QCOMPARE(merged["shortNameOfInstitution"].get<std::string>(), std::string("GBHS"));
+            QCOMPARE(merged["id"].get<std::string>(), schoolRemoteId);
+        }
+
+        // Deleted here; the delete was taken before, its answer lost: the retry's 404 is done.
+        QCOMPARE(f.call("DELETE", "/ed-fi/schools/" + schoolId).status, 204);
+        seen.clear();
+        {
+            PushSession session(f.engine(), f.database(), kTarget, "district", true);
+            const PushReport report = drive(session, [](const RemoteRequest &) { return answer(404); }, &seen);
+            QVERIFY2(report.completed && report.accepted == 1, report.toJson().dump().c_str());
+            QCOMPARE(seen.size(), std::size_t(1));
+            QCOMPARE(seen[0].method, std::string("DELETE"));
+            QCOMPARE(seen[0].ifMatch, std::string("3"));
+        }
+
+        // A create that landed before (its answer lost): 412, found by natural key as it is here, done.
+        f.create("/ed-fi/schools", Fixture::school(200, "Landed"));
+        seen.clear();
+        {
+            PushSession session(f.engine(), f.database(), kTarget, "district", true);
+            const PushReport report = drive(session, [](const RemoteRequest &request) {
+                if (request.method == "POST")
+                    return answer(412);
+                Json there = Fixture::school(200, "Landed");
+                there["id"] = "ffff200";
+                there["_etag"] = "5";
+                return answer(200, Json::array({there}));
+            }, &seen);
+            QVERIFY2(report.completed && report.accepted == 1 && report.sent == 0, report.toJson().dump().c_str());
+            QCOMPARE(seen.size(), std::size_t(2));
+            QCOMPARE(seen[1].path, std::string("/ed-fi/schools?schoolId=200&limit=2"));
+        }
+
+        // A target that does not check If-Match on a POST, whose queries of schools fail: no school is
+        // created.
+        f.create("/ed-fi/schools", Fixture::school(300));
+        f.create("/ed-fi/schools", Fixture::school(301));
+        seen.clear();
+        {
+            PushSession session(f.engine(), f.database(), "http://other.example/api", "district", false);
+            int made = 0;
+            const PushReport report = drive(session, [&made](const RemoteRequest &request) {
+                if (request.method == "POST")
+                    return created(request, made);
+                return request.path.find("schoolId=") != std::string::npos ? answer(500) : answer(200, Json::array());
+            }, &seen);
+            QCOMPARE(report.cannotTell, 3); // schools 200, 300 and 301 (new to this target)
+            // The three went out together (before the first answer); one started later would not ask.
+            QCOMPARE(std::count_if(seen.begin(), seen.end(),
+                                   [](const RemoteRequest &r) { return r.path.find("schoolId=") != std::string::npos; }),
+                     3L);
+            QVERIFY(std::none_of(seen.begin(), seen.end(), [](const RemoteRequest &r) { return r.method == "POST" && r.path == "/ed-fi/schools"; }));
+        }
+
+        // No answer (after the carrier's retries): the push stops, the cursor stays before it.
+        {
+            PushSession session(f.engine(), f.database(), kTarget, "district", true);
+            const PushReport report = drive(session, [](const RemoteRequest &) {
+                RemoteResponse none;
+                none.networkError = "Connection refused";
+                return none;
+            });
+            QVERIFY(!report.completed);
+            QVERIFY2(report.error.find("did not answer (Connection refused") != std::string::npos, report.error.c_str());
+            QVERIFY(report.cursorAfter < report.plan.toSeq);
+        }
+    }
+
+    // A 429 halves the requests in flight once however many in flight get it, holds every request back
+    // for its Retry-After, and the window grows back to just below where it was pushed back; a rate
+    // spaces requests.
+    void flowControlSlowsDownWhenPushedBack()
+    {
+        using Clock = FlowControl::Clock;
+        const Clock::time_point t0 = Clock::now();
+        FlowControl flow(16);
+        QCOMPARE(flow.waitBefore(15, t0)->count(), 0L);
+        QVERIFY(!flow.waitBefore(16, t0).has_value());
+        const Clock::time_point sent = t0;
+        const Clock::time_point later = t0 + std::chrono::milliseconds(10);
+        flow.answered(true, 2000, sent, later);
+        QCOMPARE(flow.window(), 8);
+        for (int i = 0; i < 15; ++i)
+            flow.answered(true, 2000, sent, later); // the rest of those in flight: the same news
+        QCOMPARE(flow.window(), 8);
+        QCOMPARE(flow.pushedBack(), 16);
+        QVERIFY(flow.waitBefore(0, later)->count() >= 1990);
+        QCOMPARE(flow.waitBefore(0, later + std::chrono::milliseconds(2000))->count(), 0L);
+        // Sent after the narrowing and pushed back again: narrower still.
+        const Clock::time_point again = later + std::chrono::milliseconds(2100);
+        flow.answered(true, std::nullopt, again, again);
+        QCOMPARE(flow.window(), 4);
+        QCOMPARE(flow.fewestInFlight(), 4);
+        // Answers that go through widen it to just below the window pushed back at (8), then it waits.
+        for (int i = 0; i < 200; ++i)
+            flow.answered(false, std::nullopt, again, again);
+        QCOMPARE(flow.window(), 7);
+        for (int i = 0; i < 50 * 7; ++i)
+            flow.answered(false, std::nullopt, again, again);
+        QCOMPARE(flow.window(), 8);
+
+        FlowControl paced(4, 10); // 10 a second
+        paced.started(t0);
+        QCOMPARE(paced.waitBefore(1, t0)->count(), 100L);
+        QCOMPARE(paced.waitBefore(1, t0 + std::chrono::milliseconds(100))->count(), 0L);
     }
 };
 

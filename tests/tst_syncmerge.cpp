@@ -43,7 +43,8 @@ public:
 class StandInTarget : public SharedTarget
 {
 public:
-    StandInTarget() : m_model(Model::loadStarter()), m_server(*m_model) {}
+    // Answers come back out of order (held 0 to 3 ms each), to pushes and pulls with requests in flight.
+    StandInTarget() : m_model(Model::loadStarter()), m_server(*m_model) { m_server.setAnswerDelays(3, 20261128); }
     RemoteOptions options() const override { return standInOptions(m_server.base()); }
     std::string kind() const override { return "ods-api"; }
     OdsApiStandIn &server() { return m_server; }
@@ -1823,9 +1824,13 @@ private Q_SLOTS:
         QVERIFY2(problems.empty(), problems.empty() ? "" : problems.front().c_str());
         auto *standIn = dynamic_cast<StandInTarget *>(api.get());
         qInfo("%s: %d rounds (seed %u), %d edits tracked, %d conflicts resolved by a person (%s), %d writes "
-              "cut before their answer, every replica equal to the target",
+              "cut before their answer, up to %d answers held back at once, every replica equal to the target",
               qPrintable(target), rounds, seed, run.editsMade(), run.conflictsResolved(),
-              run.conflictCounts().c_str(), standIn != nullptr ? standIn->server().writesCut() : 0);
+              run.conflictCounts().c_str(), standIn != nullptr ? standIn->server().writesCut() : 0,
+              standIn != nullptr ? standIn->server().mostHeldAtOnce() : 0);
+        // The replicas' syncs had requests in flight together, answered out of order.
+        if (standIn != nullptr && rounds >= 100)
+            QVERIFY2(standIn->server().mostHeldAtOnce() > 1, "no two requests were ever in flight together");
     }
 
     // The checks can fail: with If-Match off, or the pull's merge off, they find the loss.

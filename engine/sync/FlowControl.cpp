@@ -8,6 +8,7 @@ namespace {
 
 constexpr int kDefaultPauseMs = 1000; // a push-back without Retry-After
 constexpr int kLongestPauseMs = 60000;
+constexpr int kProbeAfterWindows = 50; // windows' worth of answers before trying the window pushed back at
 
 } // namespace
 
@@ -15,6 +16,7 @@ FlowControl::FlowControl(int parallel, double ratePerSecond)
     : m_most(std::max(1, parallel))
     , m_window(m_most)
     , m_fewest(m_most)
+    , m_ceiling(m_most + 1)
 {
     if (ratePerSecond > 0)
         m_spacing = std::chrono::nanoseconds(static_cast<long long>(1e9 / ratePerSecond));
@@ -42,9 +44,14 @@ void FlowControl::answered(bool pushedBack, std::optional<int> retryAfterMs, Clo
 {
     if (!pushedBack) {
         // One more in flight after a window's worth of answers that went through.
-        if (m_window < m_most && ++m_goodSinceWidened >= m_window) {
+        if (m_window >= m_most)
+            return;
+        const bool probing = m_window + 1 >= m_ceiling;
+        if (++m_goodSinceWidened >= m_window * (probing ? kProbeAfterWindows : 1)) {
             ++m_window;
             m_goodSinceWidened = 0;
+            if (probing)
+                m_ceiling = m_window + 1;
         }
         return;
     }
@@ -56,6 +63,7 @@ void FlowControl::answered(bool pushedBack, std::optional<int> retryAfterMs, Clo
     // are the same news, not a reason to narrow again.
     if (startedAt < m_lastNarrowed)
         return;
+    m_ceiling = m_window;
     m_window = std::max(1, m_window / 2);
     m_fewest = std::min(m_fewest, m_window);
     m_lastNarrowed = now;

@@ -9,7 +9,9 @@ namespace steward {
 // sync down, not only the request that got it: the window of requests in flight halves (once per
 // push-back, however many requests in flight were answered so) and nothing new goes until the
 // Retry-After the target gave has passed; answers that are not push-backs widen it again, one request
-// per window's worth. A rate, when given, spaces requests evenly.
+// per window's worth, up to just below the window that was pushed back. Beyond that it probes only
+// after a long run of answers, so that a target with a fixed limit is not pushed into a pause again
+// and again. A rate, when given, spaces requests evenly.
 class FlowControl
 {
 public:
@@ -34,6 +36,7 @@ private:
     int m_fewest = 1;
     int m_pushedBack = 0;
     int m_goodSinceWidened = 0;
+    int m_ceiling = 0; // the window the target last pushed back at; above m_most: none yet
     std::chrono::nanoseconds m_spacing{0};
     Clock::time_point m_nextStart{};
     Clock::time_point m_pausedUntil{};
