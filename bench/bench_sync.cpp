@@ -19,6 +19,8 @@
 #include "SyncJobs.h"
 
 #include "FlowControl.h"
+#include "LoadOrder.h"
+#include "PageFetcher.h"
 #include "RequestPool.h"
 
 #include <QCoreApplication>
@@ -221,9 +223,9 @@ Figure pull(const std::string &databasePath, const Api &api, const SyncSafeguard
     return Session(databasePath, api).pull(safeguards, out, pace);
 }
 
-// serve's own capacity for durable POSTs: every Student of the district posted again with a new first
-// name (an update by natural key, one write each) into an API that has them, 8 requests in flight, and
-// nothing of a sync around them.
+// serve's own capacity for durable POSTs: every Student of the district posted again as a new student
+// (another studentUniqueId: a create, one write each, as a push's) into an API that has the rest, 8
+// requests in flight, and nothing of a sync around them.
 double postCapacity(const std::string &districtPath, const Api &api)
 {
     std::vector<QByteArray> bodies;
@@ -233,7 +235,7 @@ double postCapacity(const std::string &districtPath, const Api &api)
                                    "SELECT steward_text(body) FROM documents WHERE resource = 'Student'");
         while (students.executeStep()) {
             Json body = Json::parse(students.getColumn(0).getString());
-            body["firstName"] = "Capacity";
+            body["studentUniqueId"] = "capacity-" + body.value("studentUniqueId", std::string());
             bodies.push_back(QByteArray::fromStdString(body.dump()));
         }
     }
@@ -260,6 +262,35 @@ double postCapacity(const std::string &districtPath, const Api &api)
     if (!pool.idle())
         loop.exec();
     return written / std::max(secondsSince(start), 1e-9);
+}
+
+// serve's own capacity for the pages a pull reads: every page of every resource, 8 requests in flight,
+// each page's documents parsed and counted, nothing stored.
+double pageCapacity(const Api &api)
+{
+    RemoteApi remote(api.options());
+    std::string error;
+    if (!remote.connect(&error))
+        return 0;
+    std::unique_ptr<Model> model = Model::loadStarter();
+    const std::vector<const ResourceSchema *> resources = LoadOrder(*model).flat();
+    FlowControl flow(8);
+    std::int64_t documents = 0;
+    PageFetcher fetcher(
+        remote, flow, resources.size(), 500,
+        [&](std::size_t source, std::int64_t offset, bool withTotalCount) {
+            return resources[source]->requestPath() + "?offset=" + std::to_string(offset) + "&limit=500" +
+                   (withTotalCount ? "&totalCount=true" : "");
+        },
+        [&](const PageFetcher::Page &page) {
+            const Json items = page.answer.json();
+            const int count = page.answer.status == 200 && items.is_array() ? static_cast<int>(items.size()) : 0;
+            documents += count;
+            return count;
+        });
+    const Clock::time_point start = Clock::now();
+    fetcher.run();
+    return documents / std::max(secondsSince(start), 1e-9);
 }
 
 void printInFlight(const char *what, const Figure &one, const Figure &many, int parallel, double limit,
@@ -336,10 +367,22 @@ int main(int argc, char **argv)
 
     // Requests in flight. On loopback: the push and pull with 1 and 16, beside serve's POST capacity.
     constexpr int kMany = 16;
+    if (qEnvironmentVariableIsSet("BENCH_SYNC_PUSH_ONLY")) {
+        // One push with 16 in flight and nothing else, to profile the client (perf record -p).
+        copyDatabase(path("district.db"), path("only-push.db"));
+        Api api(path("only-api.db"));
+        std::fprintf(stderr, "pushing (pid %lld)\n", static_cast<long long>(QCoreApplication::applicationPid()));
+        const Figure pushed = push(path("only-push.db"), api, {}, kMany);
+        std::printf("push, 16 in flight: %.0f docs/s, %.0f µs CPU a document\n",
+                    pushed.documents / std::max(pushed.seconds, 1e-9),
+                    1e6 * pushed.cpuSeconds / std::max<double>(static_cast<double>(pushed.documents), 1));
+        return 0;
+    }
     {
         Figure pushed[2];
         Figure pulled[2];
         double capacity = 0;
+        double pages = 0;
         for (int i = 0; i < 2; ++i) {
             const int parallel = i == 0 ? 1 : kMany;
             const std::string tag = "loop" + std::to_string(parallel);
@@ -347,12 +390,15 @@ int main(int argc, char **argv)
             Api api(path((tag + "-api.db").c_str()));
             pushed[i] = push(path((tag + "-push.db").c_str()), api, {}, parallel);
             pulled[i] = pull(path((tag + "-pull.db").c_str()), api, {}, nullptr, parallel);
-            if (i == 1)
+            if (i == 1) {
+                pages = pageCapacity(api);
                 capacity = postCapacity(path("district.db"), api);
+            }
         }
         printInFlight("push, serve on loopback", pushed[0], pushed[1], kMany, capacity,
                       "serve's POST capacity (8 connections)");
-        printInFlight("pull, serve on loopback", pulled[0], pulled[1], kMany, 0, "");
+        printInFlight("pull, serve on loopback", pulled[0], pulled[1], kMany, pages,
+                      "serve's page capacity (8 connections)");
     }
     // Through a network that holds each request delayMs: a smaller district (one request at a time
     // takes a request's delay per document).
@@ -380,13 +426,18 @@ int main(int argc, char **argv)
                     static_cast<long long>(delayedDocuments), static_cast<long long>(delayedStudents), delayMs);
         printInFlight("push, delayed target", pushed[0], pushed[1], kMany, kMany * 1000.0 / delayMs,
                       "latency limit (16 / delay)");
-        // A page carries up to 500 documents: the pull's limit in pages, as requests a second.
-        const double pages = pulled[1].requests / std::max(pulled[1].seconds, 1e-9);
-        std::printf("pull, delayed target       1 in flight %7.0f docs/s (%5.1f s) | %2d in flight %7.0f docs/s (%5.1f "
-                    "s, %d requests, %.0f requests/s) | latency limit %.0f requests/s: %.0f%%\n\n",
-                    pulled[0].documents / std::max(pulled[0].seconds, 1e-9), pulled[0].seconds, kMany,
-                    pulled[1].documents / std::max(pulled[1].seconds, 1e-9), pulled[1].seconds, pulled[1].requests,
-                    pages, kMany * 1000.0 / delayMs, 100 * pages / (kMany * 1000.0 / delayMs));
+        // A page carries up to 500 documents, so a pull's limit is how fast it stores them, not the
+        // latency: it is set beside the same pull with no delay.
+        Figure local;
+        {
+            Api api(path("delay0-api.db"));
+            copyDatabase(path("small.db"), path("delay0-push.db"));
+            push(path("delay0-push.db"), api, {}, kMany);
+            local = pull(path("delay0-pull.db"), api, {}, nullptr, kMany);
+        }
+        printInFlight("pull, delayed target", pulled[0], pulled[1], kMany,
+                      local.documents / std::max(local.seconds, 1e-9), "the same pull without the delay");
+        std::printf("\n");
     }
     std::printf("Safeguards (%d in flight, the default), medians of %d runs; 'without' is the same run without "
                 "If-Match and merges\n",

@@ -15,10 +15,20 @@ bool isSuccess(int status)
 
 } // namespace
 
-QByteArray putBody(Json body, const std::string &remoteId)
+QByteArray putBody(const Json &body, const std::string &remoteId)
 {
-    body["id"] = remoteId;
-    return QByteArray::fromStdString(dumpJson(body));
+    if (!body.is_object() || body.contains("id")) {
+        Json withId = body;
+        withId["id"] = remoteId;
+        return QByteArray::fromStdString(dumpJson(withId));
+    }
+    // The id put in front of the serialized body: no copy of the document for it.
+    const std::string text = dumpJson(body);
+    QByteArray out = "{\"id\":" + QByteArray::fromStdString(Json(remoteId).dump());
+    if (text.size() > 2)
+        out += ',';
+    out += QByteArray::fromRawData(text.data() + 1, static_cast<qsizetype>(text.size() - 1));
+    return out;
 }
 
 // Where a document's exchange with the target stands: the request it waits for the answer to.
@@ -81,6 +91,7 @@ PushSession::PushSession(Engine &engine, Database &database, const std::string &
     m_report.createCheck = m_createCheck;
     for (SyncFailure &failure : m_state.failures(m_target.targetId))
         m_failures.emplace(failure.id, std::move(failure));
+    m_conflicted = m_state.conflictIds(m_target.targetId);
     {
         DeferredTransaction read(database.connection());
         m_scheduler = std::make_unique<PushScheduler>(m_report.plan, LoadOrder(engine.model()),
@@ -207,7 +218,8 @@ std::optional<RemoteRequest> PushSession::begin(Exchange &exchange)
     PushOutcome &outcome = exchange.outcome;
     if (stillRefused(item, outcome))
         return std::nullopt;
-    if (std::optional<SyncConflict> open = m_state.conflict(m_target.targetId, item.id);
+    if (std::optional<SyncConflict> open =
+            m_conflicted.count(item.id) > 0 ? m_state.conflict(m_target.targetId, item.id) : std::nullopt;
         open && m_state.isOpen(*open)) {
         outcome.conflict = true;
         outcome.problem = Json{{"detail", "held back by a sync conflict: " + open->reason}};
@@ -678,8 +690,10 @@ void PushSession::flushAgreed()
     ImmediateTransaction transaction(m_database.connection());
     for (const auto &[id, base] : m_agreed) {
         m_state.setBase(m_target.targetId, id, base);
-        m_state.dropConflict(m_target.targetId, id); // a resolution the target has taken now
-        m_state.clearFailure(m_target.targetId, id);
+        if (m_conflicted.count(id) > 0)
+            m_state.dropConflict(m_target.targetId, id); // a resolution the target has taken now
+        if (m_failures.count(id) > 0)
+            m_state.clearFailure(m_target.targetId, id);
     }
     transaction.commit();
     m_agreed.clear();
@@ -702,7 +716,9 @@ PushReport PushSession::finish()
     m_report.completed = m_report.error.empty() && !m_report.cancelled && m_scheduler->allFinished();
     m_report.cursorAfter = cursorAfter(m_report.plan, m_accepted);
     m_state.setPushCursor(m_target.targetId, m_report.cursorAfter);
-    return m_report;
+    // The exchanges point into the plan: none may outlive the report moved out.
+    m_running.clear();
+    return std::move(m_report);
 }
 
 } // namespace steward

@@ -126,6 +126,7 @@ private:
     std::size_t m_finished = 0;
     std::string m_createCheck;
     std::map<std::string, SyncFailure> m_failures; // by local id, as the push began
+    std::set<std::string> m_conflicted;             // local ids with a conflict recorded, open or resolved
     std::string m_queriesFail; // the target answered a look-up with a server error: not asked again
     std::vector<std::pair<std::string, SyncBase>> m_agreed; // taken by the target, not recorded yet
     std::chrono::steady_clock::time_point m_lastFlush = std::chrono::steady_clock::now();
@@ -133,6 +134,6 @@ private:
 
 // What a PUT carries: the document with the target's id of it, equal to the route's. Meadowlark and
 // the Data Management Service refuse a PUT body without it; ODS/API accepts it and ignores it.
-QByteArray putBody(Json body, const std::string &remoteId);
+QByteArray putBody(const Json &body, const std::string &remoteId);
 
 } // namespace steward

@@ -88,10 +88,9 @@ void bindOptionalText(SQLite::Statement &s, int index, const std::optional<std::
 
 // One statement of bookkeeping about a document and a target, its values bound in order.
 template<typename... Values>
-void writeRow(SQLite::Database &db, const std::string &sql, const Values &...values)
+void writeRow(SQLite::Database &db, SQLite::Statement &statement, const Values &...values)
 {
     BookkeepingWrite transaction(db);
-    SQLite::Statement statement(db, sql);
     int index = 0;
     (statement.bind(++index, values), ...);
     statement.exec();
@@ -158,12 +157,12 @@ std::vector<SyncTarget> SyncState::targets()
 
 void SyncState::setCreateCheck(std::int64_t targetId, const std::string &check)
 {
-    writeRow(m_db, "UPDATE sync_targets SET create_check = ? WHERE target_id = ?", check, targetId);
+    writeRow(m_db, statement("UPDATE sync_targets SET create_check = ? WHERE target_id = ?"), check, targetId);
 }
 
 void SyncState::setParallel(std::int64_t targetId, int parallel)
 {
-    writeRow(m_db, "UPDATE sync_targets SET parallel = ? WHERE target_id = ?", parallel, targetId);
+    writeRow(m_db, statement("UPDATE sync_targets SET parallel = ? WHERE target_id = ?"), parallel, targetId);
 }
 
 int SyncState::parallelFor(const SyncTarget &target, int asked)
@@ -179,8 +178,9 @@ int SyncState::parallelFor(const SyncTarget &target, int asked)
 
 void SyncState::setPushCursor(std::int64_t targetId, std::int64_t seq)
 {
-    writeRow(m_db, std::string("UPDATE sync_targets SET push_cursor = max(push_cursor, ?), last_push_at = ") + kNow
-                       + " WHERE target_id = ?",
+    writeRow(m_db,
+             statement(std::string("UPDATE sync_targets SET push_cursor = max(push_cursor, ?), last_push_at = ") + kNow +
+                       " WHERE target_id = ?"),
              seq, targetId);
 }
 
@@ -200,22 +200,26 @@ void SyncState::markPulled(std::int64_t targetId, std::optional<std::int64_t> ch
 
 std::optional<std::string> SyncState::localId(std::int64_t targetId, const std::string &remoteId)
 {
-    SQLite::Statement query(m_db, "SELECT id FROM sync_remote_ids WHERE target_id = ? AND remote_id = ?");
+    SQLite::Statement &query = statement("SELECT id FROM sync_remote_ids WHERE target_id = ? AND remote_id = ?");
     query.bind(1, targetId);
     query.bind(2, remoteId);
-    if (query.executeStep())
-        return query.getColumn(0).getString();
-    return std::nullopt;
+    if (!query.executeStep())
+        return std::nullopt;
+    std::string found = query.getColumn(0).getString();
+    query.reset();
+    return found;
 }
 
 std::optional<std::string> SyncState::remoteId(std::int64_t targetId, const std::string &localId)
 {
-    SQLite::Statement query(m_db, "SELECT remote_id FROM sync_remote_ids WHERE target_id = ? AND id = ?");
+    SQLite::Statement &query = statement("SELECT remote_id FROM sync_remote_ids WHERE target_id = ? AND id = ?");
     query.bind(1, targetId);
     query.bind(2, localId);
-    if (query.executeStep())
-        return query.getColumn(0).getString();
-    return std::nullopt;
+    if (!query.executeStep())
+        return std::nullopt;
+    std::string found = query.getColumn(0).getString();
+    query.reset();
+    return found;
 }
 
 void SyncState::setRemoteId(std::int64_t targetId, const std::string &localId, const std::string &remoteId)
@@ -241,8 +245,8 @@ void SyncState::setRemoteIds(std::int64_t targetId,
 
 std::optional<SyncBase> SyncState::base(std::int64_t targetId, const std::string &localId)
 {
-    SQLite::Statement query(m_db, "SELECT remote_id, coalesce(base_etag, ''), coalesce(base_seq, 0), base_text "
-                                  "FROM sync_remote_ids WHERE target_id = ? AND id = ?");
+    SQLite::Statement &query = statement("SELECT remote_id, coalesce(base_etag, ''), coalesce(base_seq, 0), base_text "
+                                         "FROM sync_remote_ids WHERE target_id = ? AND id = ?");
     query.bind(1, targetId);
     query.bind(2, localId);
     if (!query.executeStep())
@@ -253,16 +257,17 @@ std::optional<SyncBase> SyncState::base(std::int64_t targetId, const std::string
     base.seq = query.getColumn(2).getInt64();
     if (!query.getColumn(3).isNull())
         base.text = query.getColumn(3).getString();
+    query.reset(); // a statement left on its row would hold a read transaction open
     return base;
 }
 
 void SyncState::setBase(std::int64_t targetId, const std::string &localId, const SyncBase &base)
 {
     BookkeepingWrite transaction(m_db);
-    SQLite::Statement upsert(m_db, "INSERT INTO sync_remote_ids (target_id, id, remote_id, base_etag, base_seq, base_text) "
-                                   "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (target_id, id) DO UPDATE SET "
-                                   "remote_id = excluded.remote_id, base_etag = excluded.base_etag, "
-                                   "base_seq = excluded.base_seq, base_text = excluded.base_text");
+    SQLite::Statement &upsert = statement("INSERT INTO sync_remote_ids (target_id, id, remote_id, base_etag, base_seq, "
+                                          "base_text) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (target_id, id) DO UPDATE SET "
+                                          "remote_id = excluded.remote_id, base_etag = excluded.base_etag, "
+                                          "base_seq = excluded.base_seq, base_text = excluded.base_text");
     upsert.bind(1, targetId);
     upsert.bind(2, localId);
     upsert.bind(3, base.remoteId);
@@ -322,23 +327,38 @@ void SyncState::recordConflict(const SyncConflict &conflict)
 
 std::optional<SyncConflict> SyncState::conflict(std::int64_t targetId, const std::string &localId)
 {
-    SQLite::Statement query(m_db, std::string("SELECT ") + kConflictColumns
-                                      + " FROM sync_conflicts WHERE target_id = ? AND id = ?");
+    SQLite::Statement &query =
+        statement(std::string("SELECT ") + kConflictColumns + " FROM sync_conflicts WHERE target_id = ? AND id = ?");
     query.bind(1, targetId);
     query.bind(2, localId);
     if (!query.executeStep())
         return std::nullopt;
-    return readConflict(query);
+    SyncConflict found = readConflict(query);
+    query.reset();
+    return found;
 }
 
 bool SyncState::isOpen(const SyncConflict &conflict)
 {
     if (conflict.resolvedOp == 0)
         return true;
-    SQLite::Statement query(m_db, "SELECT 1 FROM open_sync_conflicts WHERE target_id = ? AND id = ?");
+    SQLite::Statement &query = statement("SELECT 1 FROM open_sync_conflicts WHERE target_id = ? AND id = ?");
     query.bind(1, conflict.targetId);
     query.bind(2, conflict.id);
-    return query.executeStep();
+    const bool open = query.executeStep();
+    query.reset();
+    return open;
+}
+
+SQLite::Statement &SyncState::statement(const std::string &sql)
+{
+    auto found = m_statements.find(sql);
+    if (found == m_statements.end())
+        found = m_statements.emplace(sql, std::make_unique<SQLite::Statement>(m_db, sql)).first;
+    SQLite::Statement &cached = *found->second;
+    cached.reset();
+    cached.clearBindings();
+    return cached;
 }
 
 std::vector<SyncConflict> SyncState::openConflicts(std::int64_t targetId)
@@ -349,6 +369,16 @@ std::vector<SyncConflict> SyncState::openConflicts(std::int64_t targetId)
     std::vector<SyncConflict> out;
     while (query.executeStep())
         out.push_back(readConflict(query));
+    return out;
+}
+
+std::set<std::string> SyncState::conflictIds(std::int64_t targetId)
+{
+    SQLite::Statement &query = statement("SELECT id FROM sync_conflicts WHERE target_id = ?");
+    query.bind(1, targetId);
+    std::set<std::string> out;
+    while (query.executeStep())
+        out.insert(query.getColumn(0).getString());
     return out;
 }
 
@@ -380,17 +410,17 @@ void SyncState::updateTheirs(std::int64_t targetId, const std::string &localId, 
 
 void SyncState::markResolved(std::int64_t targetId, const std::string &localId, std::int64_t opId)
 {
-    writeRow(m_db, "UPDATE sync_conflicts SET resolved_op = ? WHERE target_id = ? AND id = ?", opId, targetId, localId);
+    writeRow(m_db, statement("UPDATE sync_conflicts SET resolved_op = ? WHERE target_id = ? AND id = ?"), opId, targetId, localId);
 }
 
 void SyncState::dropConflict(std::int64_t targetId, const std::string &localId)
 {
-    writeRow(m_db, "DELETE FROM sync_conflicts WHERE target_id = ? AND id = ?", targetId, localId);
+    writeRow(m_db, statement("DELETE FROM sync_conflicts WHERE target_id = ? AND id = ?"), targetId, localId);
 }
 
 void SyncState::forgetRemoteId(std::int64_t targetId, const std::string &localId)
 {
-    writeRow(m_db, "DELETE FROM sync_remote_ids WHERE target_id = ? AND id = ?", targetId, localId);
+    writeRow(m_db, statement("DELETE FROM sync_remote_ids WHERE target_id = ? AND id = ?"), targetId, localId);
 }
 
 void SyncState::recordFailure(std::int64_t targetId, const SyncFailure &failure)
@@ -414,7 +444,7 @@ void SyncState::recordFailure(std::int64_t targetId, const SyncFailure &failure)
 
 void SyncState::clearFailure(std::int64_t targetId, const std::string &localId)
 {
-    writeRow(m_db, "DELETE FROM sync_failures WHERE target_id = ? AND id = ?", targetId, localId);
+    writeRow(m_db, statement("DELETE FROM sync_failures WHERE target_id = ? AND id = ?"), targetId, localId);
 }
 
 std::vector<SyncFailure> SyncState::failures(std::int64_t targetId)

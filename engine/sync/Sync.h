@@ -4,9 +4,12 @@
 #include "Json.h"
 
 #include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
 
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -132,6 +135,8 @@ public:
     // Open: not resolved, or resolved by an operation that was undone since.
     bool isOpen(const SyncConflict &conflict);
     std::vector<SyncConflict> openConflicts(std::int64_t targetId = 0); // 0: of every target
+    // The local ids that have a conflict recorded with the target, open or resolved.
+    std::set<std::string> conflictIds(std::int64_t targetId);
     std::int64_t openConflictCount(std::int64_t targetId = 0);
     // The target's copy as a sync found it again, for a conflict that stays open: under the id the
     // target has it now (it may have been made there again), or gone. A copy that is back turns a
@@ -143,7 +148,11 @@ public:
     void dropConflict(std::int64_t targetId, const std::string &localId);
 
 private:
+    // A statement prepared once for this object (a push asks the same few per document), reset.
+    SQLite::Statement &statement(const std::string &sql);
+
     SQLite::Database &m_db;
+    std::map<std::string, std::unique_ptr<SQLite::Statement>> m_statements;
 };
 
 // One document's worth of work for a push, in the order Ed-Fi's API Publisher uses: identity
