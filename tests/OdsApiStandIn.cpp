@@ -349,13 +349,18 @@ OdsApiStandIn::Answer OdsApiStandIn::answer(const std::string &method, const QUr
         // The Data Management Service and ODS/API both take HTTP Basic; this one takes nothing else.
         if (!authorization.startsWith("Basic ") || !body.contains("grant_type=client_credentials"))
             return {401, Json{{"error", "invalid_client"}}, {}};
+        ++m_tokensIssued;
         return {200,
-                Json{{"access_token", "stand-in-token"}, {"expires_in", 1800}, {"token_type", "bearer"}},
+                Json{{"access_token", "stand-in-token-" + std::to_string(m_tokenGeneration)},
+                     {"expires_in", 1800},
+                     {"token_type", "bearer"}},
                 {}};
     }
-    if (authorization != "Bearer stand-in-token")
+    if (authorization != "Bearer stand-in-token-" + QByteArray::number(m_tokenGeneration))
         return problemBody(401, "urn:ed-fi:api:security:authentication", "Authorization denied.");
     ++m_dataRequests;
+    if (m_tokenLifetime > 0 && m_dataRequests % m_tokenLifetime == 0)
+        ++m_tokenGeneration; // this request still passes; the next with the same token does not
     const QString changeQueries = QStringLiteral("/api/changeQueries/v1") + QString::fromStdString(m_route);
     if (path == changeQueries + "/availableChangeVersions")
         return {

@@ -91,6 +91,9 @@ public:
         m_retryAfter = retryAfterSeconds;
     }
     int tooManyRequests() const { return m_tooMany; }
+    // Tokens that expire: after every `dataRequests` data requests the token issued is refused (401).
+    void setTokenLifetime(int dataRequests) { m_tokenLifetime = dataRequests; }
+    int tokensIssued() const { return m_tokensIssued; }
     int mostHeldAtOnce() const { return m_mostHeld; }
     int writesCut() const { return m_writesCut; }
     // Data under another path than /data/v3 and no Change Queries, as Meadowlark serves it ("/v3.3b").
@@ -158,6 +161,9 @@ private:
     int m_mostInFlight = 0;
     int m_retryAfter = 1;
     int m_tooMany = 0;
+    int m_tokenLifetime = 0;
+    int m_tokenGeneration = 1;
+    int m_tokensIssued = 0;
     int m_cutEvery = 0;
     int m_writesTaken = 0;
     int m_writesCut = 0;

@@ -311,6 +311,32 @@ private Q_SLOTS:
         checkOneRecordPerDocument(local, server);
         QCOMPARE(runPush(local.engine(), local.database(), remote, "district").plan.items.size(), std::size_t(0));
     }
+
+    // Tokens that expire in the middle of a push with 16 requests in flight: one new token for all of
+    // them each time, and nothing refused for it.
+    void anExpiredTokenIsRenewedOnceForEverythingInFlight()
+    {
+        Fixture local;
+        local.loadSampleDistrict(2026, 4);
+        OdsApiStandIn server(local.model());
+        server.setAnswerDelays(4, 11);
+        server.setTokenLifetime(100);
+        RemoteApi remote(standInOptions(server.base()));
+        std::string error;
+        QVERIFY2(remote.connect(&error), error.c_str());
+        SyncPace pace;
+        pace.parallel = 16;
+        server.resetCounts();
+        const PushReport pushed = runPush(local.engine(), local.database(), remote, "district", {}, {}, {}, pace);
+        QVERIFY2(pushed.completed && pushed.refused == 0, pushed.toJson()["groups"].dump().c_str());
+        checkOneRecordPerDocument(local, server);
+        const int expiries = server.dataRequests() / 100;
+        QVERIFY(expiries >= 2);
+        // The first token, and one a expiry (not one for each request in flight when it expired).
+        qInfo("%d data requests, %d expiries, %d tokens", server.dataRequests(), expiries, server.tokensIssued());
+        QVERIFY2(server.tokensIssued() <= 1 + expiries + 1,
+                 (std::to_string(server.tokensIssued()) + " tokens for " + std::to_string(expiries) + " expiries").c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestOdsApi)

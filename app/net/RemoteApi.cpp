@@ -168,6 +168,7 @@ bool RemoteApi::fetchToken(std::string *error)
         return false;
     }
     m_token = QByteArray::fromStdString(token["access_token"].get<std::string>());
+    ++m_tokenGeneration;
     return true;
 }
 

@@ -55,6 +55,8 @@ public:
     RemoteResponse answerOf(QNetworkReply *reply, const RemoteRequest &request) const;
     // A new token (after a 401); false when the token endpoint gave none.
     bool renewToken();
+    // Counts the tokens got: a request started with an older one than the current needs no renewal.
+    int tokenGeneration() const { return m_tokenGeneration; }
     const RemoteOptions &options() const { return m_options; }
     // Between retries; tests shorten it.
     void setSleep(std::function<void(int ms)> sleep) { m_sleep = std::move(sleep); }
@@ -98,6 +100,7 @@ private:
     bool m_promisesIfMatchOnCreate = false;
     QUrl m_tokenUrl;
     QByteArray m_token;
+    int m_tokenGeneration = 0;
     std::function<void(int)> m_sleep;
 };
 

@@ -47,7 +47,7 @@ bool RequestPool::hasRoom() const
 
 void RequestPool::pump()
 {
-    while (!m_waiting.empty()) {
+    while (!m_waiting.empty() && !m_renewing) {
         const FlowControl::Clock::time_point now = FlowControl::Clock::now();
         const std::optional<std::chrono::milliseconds> wait = m_flow.waitBefore(m_inFlight, now);
         if (!wait)
@@ -72,6 +72,7 @@ void RequestPool::start(std::unique_ptr<Call> call)
     ++m_inFlight;
     ++m_sent;
     call->startedAt = FlowControl::Clock::now();
+    call->tokenGeneration = m_remote.tokenGeneration();
     QNetworkReply *reply = m_remote.start(*m_networks[manager], call->request);
     Call *raw = call.release();
     QObject::connect(reply, &QNetworkReply::finished, this, [this, reply, raw, manager] {
@@ -89,12 +90,23 @@ void RequestPool::finished(QNetworkReply *reply, std::unique_ptr<Call> call)
     m_flow.answered(answer.pushedBack(), answer.retryAfterMs(), call->startedAt, now);
     const RemoteOptions &options = m_remote.options();
     if (answer.status == 401 && !call->renewedToken) {
+        // One new token for all the requests in flight that went with the old one: those answered while
+        // it is fetched (its wait runs events) or after wait for it and go again with it.
         call->renewedToken = true;
-        if (m_remote.renewToken()) {
-            m_waiting.push_front(std::move(call));
-            pump();
-            return;
+        const bool renewed = m_renewing || call->tokenGeneration != m_remote.tokenGeneration();
+        m_waiting.push_front(std::move(call));
+        if (renewed)
+            return pump();
+        m_renewing = true;
+        const bool got = m_remote.renewToken();
+        m_renewing = false;
+        if (!got) {
+            // Answered as they were: the 401 is what the caller reports.
+            std::unique_ptr<Call> failed = std::move(m_waiting.front());
+            m_waiting.pop_front();
+            failed->answered(answer);
         }
+        return pump();
     }
     if (answer.pushedBack() && call->pushedBack < kMostPushBacks) {
         // Held back with everything else until the Retry-After has passed (FlowControl), not counted

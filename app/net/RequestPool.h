@@ -47,6 +47,7 @@ private:
         int attempt = 0;
         int pushedBack = 0;
         bool renewedToken = false;
+        int tokenGeneration = 0; // the token it went with
         FlowControl::Clock::time_point startedAt;
     };
     void pump();
@@ -62,6 +63,7 @@ private:
     int m_inFlight = 0;
     int m_delayed = 0; // retries waiting for their backoff
     int m_sent = 0;
+    bool m_renewing = false; // a new token is being fetched: nothing starts with the old one
     QTimer m_wake;
 };
 
