@@ -143,6 +143,7 @@ struct Figure
 {
     double seconds = 0;
     double cpuSeconds = 0; // this process's: the client's own work, without the API's
+    double mainCpuSeconds = 0; // of it, the thread that runs the sync (the rest: Qt's network thread, a proxy)
     int requests = 0;
     std::int64_t documents = 0;
     bool completed = false;
@@ -180,9 +181,12 @@ public:
             return {};
         const Clock::time_point start = Clock::now();
         const double cpu = processCpuSeconds();
+        const double mainCpu = threadCpuSeconds();
         const PushReport report = runPush(m_engine, *m_database, m_remote, "bench", {}, safeguards, {}, pace);
-        return {secondsSince(start), processCpuSeconds() - cpu, report.requests, report.accepted,
-                report.completed && report.refused == 0};
+        Figure figure{secondsSince(start), processCpuSeconds() - cpu, 0, report.requests, report.accepted,
+                      report.completed && report.refused == 0};
+        figure.mainCpuSeconds = threadCpuSeconds() - mainCpu;
+        return figure;
     }
 
     Figure pull(const SyncSafeguards &safeguards, PullReport *out = nullptr, const SyncPace &pace = {})
@@ -191,9 +195,10 @@ public:
             return {};
         const Clock::time_point start = Clock::now();
         const double cpu = processCpuSeconds();
+        const double mainCpu = threadCpuSeconds();
         PullReport report = runPull(m_engine, *m_database, m_remote, "bench", {}, safeguards, pace);
         const ImportCounts &t = report.outcome.totals;
-        Figure figure{secondsSince(start), processCpuSeconds() - cpu, report.requests,
+        Figure figure{secondsSince(start), processCpuSeconds() - cpu, threadCpuSeconds() - mainCpu, report.requests,
                       t.created + t.updated + t.unchanged, report.outcome.completed};
         if (out != nullptr)
             *out = std::move(report);
@@ -298,10 +303,11 @@ void printInFlight(const char *what, const Figure &one, const Figure &many, int 
 {
     const double oneRate = one.documents / std::max(one.seconds, 1e-9);
     const double manyRate = many.documents / std::max(many.seconds, 1e-9);
+    const double perDocument = 1e6 / std::max<double>(static_cast<double>(many.documents), 1);
     std::printf("%-26s 1 in flight %7.0f docs/s (%5.1f s) | %2d in flight %7.0f docs/s (%5.1f s, %4.0f µs CPU a "
-                "document) | %s %7.0f/s: %3.0f%%%s\n",
-                what, oneRate, one.seconds, parallel, manyRate, many.seconds,
-                1e6 * many.cpuSeconds / std::max<double>(static_cast<double>(many.documents), 1), limitName, limit,
+                "document: %3.0f the sync's thread, %3.0f the others) | %s %7.0f/s: %3.0f%%%s\n",
+                what, oneRate, one.seconds, parallel, manyRate, many.seconds, many.cpuSeconds * perDocument,
+                many.mainCpuSeconds * perDocument, (many.cpuSeconds - many.mainCpuSeconds) * perDocument, limitName, limit,
                 100 * manyRate / std::max(limit, 1e-9), one.completed && many.completed ? "" : "  (INCOMPLETE)");
 }
 
@@ -367,15 +373,25 @@ int main(int argc, char **argv)
 
     // Requests in flight. On loopback: the push and pull with 1 and 16, beside serve's POST capacity.
     constexpr int kMany = 16;
-    if (qEnvironmentVariableIsSet("BENCH_SYNC_PUSH_ONLY")) {
-        // One push with 16 in flight and nothing else, to profile the client (perf record -p).
+    if (qEnvironmentVariableIsSet("BENCH_SYNC_ONLY")) {
+        // One push (and with "pull", a pull after it) with 16 in flight and nothing else, to profile
+        // the client.
+        const bool pullToo = qEnvironmentVariable("BENCH_SYNC_ONLY") == QLatin1String("pull");
         copyDatabase(path("district.db"), path("only-push.db"));
         Api api(path("only-api.db"));
         std::fprintf(stderr, "pushing (pid %lld)\n", static_cast<long long>(QCoreApplication::applicationPid()));
         const Figure pushed = push(path("only-push.db"), api, {}, kMany);
-        std::printf("push, 16 in flight: %.0f docs/s, %.0f µs CPU a document\n",
+        std::printf("push, 16 in flight: %.0f docs/s, %.0f µs CPU a document (%.0f the sync's thread)\n",
                     pushed.documents / std::max(pushed.seconds, 1e-9),
-                    1e6 * pushed.cpuSeconds / std::max<double>(static_cast<double>(pushed.documents), 1));
+                    1e6 * pushed.cpuSeconds / std::max<double>(static_cast<double>(pushed.documents), 1),
+                    1e6 * pushed.mainCpuSeconds / std::max<double>(static_cast<double>(pushed.documents), 1));
+        if (pullToo) {
+            std::fprintf(stderr, "pulling\n");
+            const Figure pulled = pull(path("only-pull.db"), api, {}, nullptr, kMany);
+            std::printf("pull, 16 in flight: %.0f docs/s, %.0f µs CPU a document\n",
+                        pulled.documents / std::max(pulled.seconds, 1e-9),
+                        1e6 * pulled.cpuSeconds / std::max<double>(static_cast<double>(pulled.documents), 1));
+        }
         return 0;
     }
     {
