@@ -4,6 +4,7 @@
 #include "FlowControl.h"
 #include "JsonMerge.h"
 #include "PushScheduler.h"
+#include "PullSession.h"
 #include "PushSession.h"
 #include "Sync.h"
 #include "TestSupport.h"
@@ -910,6 +911,78 @@ private Q_SLOTS:
         paced.started(t0);
         QCOMPARE(paced.waitBefore(1, t0)->count(), 100L);
         QCOMPARE(paced.waitBefore(1, t0 + std::chrono::milliseconds(100))->count(), 0L);
+    }
+
+    // The pull's rules, decided on what the target served (no HTTP): a document new here is stored with
+    // the target's id and etag as its base; one changed here and there in different fields is merged;
+    // in the same field, a conflict that keeps this side's; a delete there of what changed here is a
+    // conflict too; the change window follows the target's change versions.
+    void thePullDecidesOnWhatTheTargetServed()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const ResourceSchema *found = f.model().findByName("Ed-Fi", "School");
+        QVERIFY(found != nullptr);
+        const ResourceSchema &schools = *found;
+        auto served = [](Json body, const std::string &id, const std::string &etag) {
+            body["id"] = id;
+            body["_etag"] = etag;
+            body["_lastModifiedDate"] = "2026-11-28T10:00:00Z";
+            return body;
+        };
+        {
+            PullSession session(f.engine(), f.database(), kTarget, "district");
+            QVERIFY(session.setNewestChangeVersion(10));
+            QCOMPARE(session.window(), std::string("&maxChangeVersion=10"));
+            session.takePage(schools, Json::array({served(Fixture::school(100), "r100", "1")}), "page", 0);
+            const PullReport report = session.finish();
+            QVERIFY(report.outcome.completed);
+            QCOMPARE(report.outcome.totals.created, 1);
+        }
+        const std::string localId = f.call("GET", "/ed-fi/schools?schoolId=100").body[0]["id"].get<std::string>();
+        std::optional<SyncBase> base = SyncState(f.database().connection()).base(1, localId);
+        QVERIFY(base.has_value());
+        QCOMPARE(base->remoteId, std::string("r100"));
+        QCOMPARE(base->etag, std::string("1"));
+
+        // Renamed here; the target changed another field: merged. Then the same field on both: a conflict.
+        QCOMPARE(f.call("PUT", "/ed-fi/schools/" + localId, Fixture::school(100, "Renamed here")).status, 204);
+        {
+            PullSession session(f.engine(), f.database(), kTarget, "district");
+            QVERIFY(session.setNewestChangeVersion(15));
+            QVERIFY(session.incremental());
+            QCOMPARE(session.window(), std::string("&minChangeVersion=11&maxChangeVersion=15"));
+            Json theirs = Fixture::school(100);
+            theirs["shortNameOfInstitution"] = "GBHS";
+            session.takePage(schools, Json::array({served(theirs, "r100", "2")}), "page", 0);
+            const PullReport report = session.finish();
+            QCOMPARE(report.merged, 1);
+        }
+        Json here = f.call("GET", "/ed-fi/schools/" + localId).body;
+        QCOMPARE(here["nameOfInstitution"].get<std::string>(), std::string("Renamed here"));
+        QCOMPARE(here["shortNameOfInstitution"].get<std::string>(), std::string("GBHS"));
+        {
+            PullSession session(f.engine(), f.database(), kTarget, "district");
+            QVERIFY(!session.setNewestChangeVersion(15)); // nothing new there
+            QVERIFY(session.setNewestChangeVersion(20));
+            Json theirs = Fixture::school(100, "Renamed there");
+            theirs["shortNameOfInstitution"] = "GBHS";
+            session.takePage(schools, Json::array({served(theirs, "r100", "3")}), "page", 0);
+            // Deleted there as well: still a conflict, nothing deleted here.
+            session.takeDeletes(schools, {Json{{"id", "r100"}, {"keyValues", {{"schoolId", 100}}}}});
+            const PullReport report = session.finish();
+            QVERIFY(report.conflicts >= 1);
+            QCOMPARE(report.deleted, 0);
+        }
+        here = f.call("GET", "/ed-fi/schools/" + localId).body;
+        QCOMPARE(here["nameOfInstitution"].get<std::string>(), std::string("Renamed here"));
+        QCOMPARE(SyncState(f.database().connection()).openConflictCount(1), 1);
+
+        // A target rebuilt (its change versions went back): everything again, not a window.
+        PullSession rebuilt(f.engine(), f.database(), kTarget, "district");
+        QVERIFY(rebuilt.setNewestChangeVersion(5));
+        QVERIFY(!rebuilt.incremental());
+        QCOMPARE(rebuilt.window(), std::string("&maxChangeVersion=5"));
     }
 };
 

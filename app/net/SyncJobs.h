@@ -5,6 +5,7 @@
 #include "JsonDiff.h"
 #include "Reconcile.h"
 #include "RemoteApi.h"
+#include "PullSession.h"
 #include "PushReport.h"
 #include "Sync.h"
 
@@ -23,21 +24,6 @@ struct SyncProgress
 };
 // Return false to stop after the current document (pull: after the current page).
 using SyncProgressFn = std::function<bool(const SyncProgress &)>;
-
-struct PullReport
-{
-    ImportReport outcome; // created / updated / unchanged / drafts, per resource, as an import reports them
-    int pages = 0;
-    int requests = 0;         // data and Change Queries requests made
-    bool incremental = false; // only what changed since the last pull (the target has Change Queries)
-    std::optional<std::int64_t> changeVersion; // the target's newest change version this pull reached
-    int keyChanges = 0;
-    int deleted = 0;              // local documents deleted because the target deleted them
-    std::vector<Json> deletesRefused; // deletes the local database refused (still referenced here)
-    int merged = 0;     // changed on both sides without overlap: merged here, to be pushed
-    int keptHere = 0;   // changed here only (or deleted here): left for the push
-    int conflicts = 0;  // changed on both sides in ways that do not merge: kept for a person
-};
 
 // Every resource of the model in load order, paged from the target, stored with full validation
 // (refused documents become drafts with their reasons); the target's id of each is recorded so a
