@@ -3,8 +3,11 @@
 #include "Database.h"
 #include "ExternalResults.h"
 #include "Json.h"
+#include "Sync.h"
 
 #include <SQLiteCpp/Statement.h>
+
+#include <map>
 
 namespace steward {
 
@@ -93,20 +96,25 @@ std::vector<QualityRow> readQualityRows(SQLite::Database &db)
             row.status = "matches no record: " + result.unmatched;
         rows.push_back(std::move(row));
     }
-    SQLite::Statement conflicts(db, "SELECT c.id, c.project, c.resource, c.kind, c.reason, t.url, d.natural_key "
-                                    "FROM open_sync_conflicts c JOIN sync_targets t ON t.target_id = c.target_id "
-                                    "LEFT JOIN documents d ON d.id_key = steward_id_key(c.id) ORDER BY c.found_at");
-    while (conflicts.executeStep()) {
+    SyncState sync(db);
+    std::map<std::int64_t, std::string> urls;
+    for (const SyncTarget &target : sync.targets())
+        urls[target.targetId] = target.url;
+    SQLite::Statement naturalKey(db, "SELECT natural_key FROM documents WHERE id_key = steward_id_key(?)");
+    for (const SyncConflict &conflict : sync.openConflicts()) {
         QualityRow row;
         row.kind = QualityRow::Kind::Conflict;
         row.severity = "fatal";
-        row.docId = conflicts.getColumn(0).getString();
-        row.project = conflicts.getColumn(1).getString();
-        row.resource = conflicts.getColumn(2).getString();
-        row.cause = "sync conflict: " + conflicts.getColumn(3).getString();
-        row.message = conflicts.getColumn(4).getString() + " (with " + conflicts.getColumn(5).getString() + ")";
-        row.key = conflicts.getColumn(6).isNull() ? "(deleted here)" : conflicts.getColumn(6).getString();
-        row.source = "sync with " + conflicts.getColumn(5).getString();
+        row.docId = conflict.id;
+        row.project = conflict.project;
+        row.resource = conflict.resource;
+        row.cause = std::string("sync conflict: ") + conflictKindName(conflict.kind);
+        const std::string &url = urls[conflict.targetId];
+        row.message = conflict.reason + " (with " + url + ")";
+        naturalKey.reset();
+        naturalKey.bind(1, conflict.id);
+        row.key = naturalKey.executeStep() ? naturalKey.getColumn(0).getString() : "(deleted here)";
+        row.source = "sync with " + url;
         rows.push_back(std::move(row));
     }
     return rows;

@@ -2,6 +2,7 @@
 
 #include "Database.h"
 #include "Exporter.h"
+#include "Sync.h"
 
 #include <SQLiteCpp/Statement.h>
 
@@ -179,15 +180,12 @@ ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const R
         if (ResourceReadiness *r = row(name))
             r->changesNotExported = count;
     });
-    {
-        SQLite::Statement query(db, "SELECT target_id, url, client, push_cursor FROM sync_targets ORDER BY target_id");
-        while (query.executeStep())
-            report.targets.push_back({query.getColumn(0).getInt64(), query.getColumn(1).getString(),
-                                      query.getColumn(2).getString(), query.getColumn(3).getInt64()});
-    }
+    SyncState sync(db);
+    for (const SyncTarget &target : sync.targets())
+        report.targets.push_back({target.targetId, target.url, target.client, target.pushCursor});
     for (std::size_t t = 0; t < report.targets.size(); ++t) {
-        // What a pull from this target wrote is not pushed back to it (engine/sync/Sync.cpp's actor).
-        countChangedDocuments(db, report.targets[t].pushCursor, "pull:" + report.targets[t].url,
+        // What a pull from this target wrote is not pushed back to it.
+        countChangedDocuments(db, report.targets[t].pushCursor, pullActor(report.targets[t].url),
                               [&](const ResourceName &name, std::int64_t count) {
                                   if (ResourceReadiness *r = row(name)) {
                                       r->changesNotSynced.resize(report.targets.size(), 0);
@@ -196,18 +194,14 @@ ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const R
                               });
     }
 
-    {
-        SQLite::Statement query(db, "SELECT target_id, project, resource, count(*) FROM open_sync_conflicts "
-                                    "GROUP BY target_id, project, resource");
-        while (query.executeStep()) {
-            ResourceReadiness *r = row({query.getColumn(1).getString(), query.getColumn(2).getString()});
-            if (r == nullptr)
-                continue;
-            r->conflicts += query.getColumn(3).getInt64();
-            for (ReadinessTarget &target : report.targets)
-                if (target.targetId == query.getColumn(0).getInt64())
-                    target.conflicts += query.getColumn(3).getInt64();
-        }
+    for (const SyncState::ConflictCount &open : sync.openConflictCounts()) {
+        ResourceReadiness *r = row({open.project, open.resource});
+        if (r == nullptr)
+            continue;
+        r->conflicts += open.count;
+        for (ReadinessTarget &target : report.targets)
+            if (target.targetId == open.targetId)
+                target.conflicts += open.count;
     }
     for (auto &[name, r] : rows) {
         r.changesNotSynced.resize(report.targets.size(), 0);

@@ -2,6 +2,7 @@
 
 #include "ExternalResults.h"
 #include "Readiness.h"
+#include "Sync.h"
 #include "Text.h"
 
 #include "DocumentJournal.h"
@@ -110,14 +111,10 @@ Submission signOffPush(Database &database, const std::string &targetUrl, const s
 {
     SQLite::Database &db = database.connection();
     ImmediateTransaction transaction(db);
-    SQLite::Statement targets(db, "SELECT url, client, push_cursor FROM sync_targets"
-                                  + std::string(targetUrl.empty() ? "" : " WHERE url = ?"));
-    if (!targetUrl.empty())
-        targets.bind(1, targetUrl);
     std::vector<std::tuple<std::string, std::string, std::int64_t>> found;
-    while (targets.executeStep())
-        found.emplace_back(targets.getColumn(0).getString(), targets.getColumn(1).getString(),
-                           targets.getColumn(2).getInt64());
+    for (const SyncTarget &target : SyncState(db).targets())
+        if (targetUrl.empty() || target.url == targetUrl)
+            found.emplace_back(target.url, target.client, target.pushCursor);
     if (found.empty())
         throw SubmissionError(targetUrl.empty() ? "nothing was pushed yet: this database has no sync target"
                                                 : "no sync target has the URL " + targetUrl);

@@ -372,6 +372,17 @@ std::vector<SyncConflict> SyncState::openConflicts(std::int64_t targetId)
     return out;
 }
 
+std::vector<SyncState::ConflictCount> SyncState::openConflictCounts()
+{
+    SQLite::Statement &query = statement("SELECT target_id, project, resource, count(*) FROM open_sync_conflicts "
+                                         "GROUP BY target_id, project, resource");
+    std::vector<ConflictCount> out;
+    while (query.executeStep())
+        out.push_back({query.getColumn(0).getInt64(), query.getColumn(1).getString(), query.getColumn(2).getString(),
+                       query.getColumn(3).getInt64()});
+    return out;
+}
+
 std::set<std::string> SyncState::conflictIds(std::int64_t targetId)
 {
     SQLite::Statement &query = statement("SELECT id FROM sync_conflicts WHERE target_id = ?");

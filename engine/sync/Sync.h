@@ -135,6 +135,15 @@ public:
     // Open: not resolved, or resolved by an operation that was undone since.
     bool isOpen(const SyncConflict &conflict);
     std::vector<SyncConflict> openConflicts(std::int64_t targetId = 0); // 0: of every target
+    // Open conflicts counted by target and resource (readiness).
+    struct ConflictCount
+    {
+        std::int64_t targetId = 0;
+        std::string project;
+        std::string resource;
+        std::int64_t count = 0;
+    };
+    std::vector<ConflictCount> openConflictCounts();
     // The local ids that have a conflict recorded with the target, open or resolved.
     std::set<std::string> conflictIds(std::int64_t targetId);
     std::int64_t openConflictCount(std::int64_t targetId = 0);
