@@ -31,6 +31,8 @@ packages=(
   # Packaging: dpkg-shlibdeps for the .deb's Depends, PNG icons rendered from the SVG, and the
   # validators tst_package runs on the desktop entry and AppStream metadata.
   dpkg-dev file librsvg2-bin desktop-file-utils appstream
+  # scripts/code-size.sh measures functions with Universal Ctags (its end: field).
+  universal-ctags
   # Fuzzing (scripts/fuzz.sh): clang with libFuzzer and the sanitizers, llvm-symbolizer.
   clang-14 libclang-rt-14-dev llvm-14
 )
