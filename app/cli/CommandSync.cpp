@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include <unistd.h>
 
@@ -196,23 +197,64 @@ void printPushSummary(const PushReport &report)
     }
 }
 
-int pushOrPull(const CliContext &context, const SyncArgs &args)
+void printPullSummary(const PullReport &report)
+{
+    const ImportCounts &t = report.outcome.totals;
+    std::cerr << "steward-cli: pulled " << report.pages << " pages";
+    if (report.incremental)
+        std::cerr << " of changes up to change version " << *report.changeVersion;
+    std::cerr << ": " << t.created << " created, " << t.updated << " updated, " << t.unchanged << " unchanged, "
+              << t.drafts << " kept as drafts";
+    if (report.incremental)
+        std::cerr << ", " << report.deleted << " deleted";
+    if (report.merged > 0 || report.keptHere > 0 || report.conflicts > 0)
+        std::cerr << "; changed here too: " << report.merged << " merged, " << report.keptHere
+                  << " kept for the push, " << report.conflicts << " conflicts kept for you (steward-cli sync conflicts)";
+    for (const Json &refused : report.deletesRefused)
+        std::cerr << "\nsteward-cli: the target deleted " << refused["resource"].get<std::string>() << " "
+                  << refused["id"].get<std::string>() << ", but it stays here: "
+                  << refused["problem"].value("detail", std::string());
+    if (report.outcome.cancelled)
+        std::cerr << "; stopped: pages stored so far stay";
+    if (!report.outcome.error.empty())
+        std::cerr << "; " << report.outcome.error;
+    std::cerr << "\n";
+}
+
+// Every document the push did not deliver, a line each on stdout.
+void printPushOutcomes(const PushReport &report)
+{
+    for (const PushOutcome &outcome : report.outcomes) {
+        if (outcome.accepted)
+            continue;
+        const char *what = outcome.replaced              ? "replaced"
+                           : outcome.conflict            ? "conflict"
+                           : !outcome.waitingFor.empty() ? "waiting"
+                           : outcome.stillRefused        ? "still-refused"
+                           : outcome.cannotTell          ? "not-created"
+                                                         : "refused";
+        std::cout << what << "  " << operationName(outcome.operation) << " " << outcome.resource << " " << outcome.id
+                  << " " << dumpJson(outcome.identity);
+        if (outcome.status != 0)
+            std::cout << "  HTTP " << outcome.status;
+        std::cout << " " << dumpJson(outcome.problem) << "\n";
+    }
+}
+
+// What a sync with a target needs once the arguments are read: the model, the database, the target
+// connected with the client's secret, and a progress line that Ctrl-C stops.
+struct SyncRun
 {
     std::unique_ptr<Model> model;
     std::unique_ptr<Database> database;
-    if (!context.openModelAndDatabase(model, database))
-        return kExitUsage;
-    if (args.action == "push" && !checkReadinessBeforeSending("sync push", *database, *model, {}, args.strict))
-        return kExitFailed;
-    if (!args.signOff.empty() && (args.dryRun || args.planOnly))
-        return usageError("sync", "--sign-off signs off what was pushed; a dry run or plan sends nothing");
-    if (args.action == "push" && args.planOnly) {
-        const PushReport report = planOnly(*database, *model, args.url, args.client);
-        printPlan(report.plan);
-        if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.toJson()))
-            return kExitFailed;
-        return kExitOk;
-    }
+    std::unique_ptr<RemoteApi> remote;
+    std::optional<InterruptGuard> interrupt; // from the moment there is something to stop cleanly
+    SyncProgressFn progress;
+};
+
+// Connects to the target; the exit code when it cannot (said on stderr).
+int connectTarget(const SyncArgs &args, SyncRun &run)
+{
     const SecretLookup secret = findClientSecret(args.url, args.client, args.secretEnv);
     if (!secret.secret) {
         std::cerr << "steward-cli: " << secret.problem << "\n";
@@ -222,83 +264,59 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
     options.url = args.url;
     options.client = args.client;
     options.secret = *secret.secret;
-    RemoteApi remote(options);
+    run.remote = std::make_unique<RemoteApi>(options);
     std::string error;
-    if (!remote.connect(&error)) {
+    if (!run.remote->connect(&error)) {
         std::cerr << "steward-cli: " << error << "\n";
         return kExitFailed;
     }
-    const InterruptGuard interrupt;
+    run.interrupt.emplace();
     const std::string mode = args.progressMode;
-    auto progress = [&mode, &interrupt](const SyncProgress &p) { return showProgress(mode, p, interrupt); };
+    run.progress = [mode, &interrupt = *run.interrupt](const SyncProgress &p) {
+        return showProgress(mode, p, interrupt);
+    };
+    return kExitOk;
+}
 
-    if (args.action == "pull") {
-        Engine engine(*model, *database);
-        const PullReport report = runPull(engine, *database, remote, args.client, progress, {}, args.pace);
-        if (mode == "bar")
-            std::fprintf(stderr, "\n");
-        if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.outcome.toJson()))
-            return kExitFailed;
-        const ImportCounts &t = report.outcome.totals;
-        std::cerr << "steward-cli: pulled " << report.pages << " pages";
-        if (report.incremental)
-            std::cerr << " of changes up to change version " << *report.changeVersion;
-        std::cerr << ": " << t.created << " created, " << t.updated << " updated, " << t.unchanged << " unchanged, "
-                  << t.drafts << " kept as drafts";
-        if (report.incremental)
-            std::cerr << ", " << report.deleted << " deleted";
-        if (report.merged > 0 || report.keptHere > 0 || report.conflicts > 0)
-            std::cerr << "; changed here too: " << report.merged << " merged, " << report.keptHere
-                      << " kept for the push, " << report.conflicts
-                      << " conflicts kept for you (steward-cli sync conflicts)";
-        for (const Json &refused : report.deletesRefused)
-            std::cerr << "\nsteward-cli: the target deleted " << refused["resource"].get<std::string>() << " "
-                      << refused["id"].get<std::string>() << ", but it stays here: "
-                      << refused["problem"].value("detail", std::string());
-        if (report.outcome.cancelled)
-            std::cerr << "; stopped: pages stored so far stay";
-        if (!report.outcome.error.empty())
-            std::cerr << "; " << report.outcome.error;
-        std::cerr << "\n";
-        return report.outcome.completed ? kExitOk : kExitFailed;
-    }
+int pull(SyncRun &run, const SyncArgs &args)
+{
+    Engine engine(*run.model, *run.database);
+    const PullReport report = runPull(engine, *run.database, *run.remote, args.client, run.progress, {}, args.pace);
+    if (args.progressMode == "bar")
+        std::fprintf(stderr, "\n");
+    if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.outcome.toJson()))
+        return kExitFailed;
+    printPullSummary(report);
+    return report.outcome.completed ? kExitOk : kExitFailed;
+}
 
-    if (args.dryRun) {
-        Engine engine(*model, *database);
-        const PushPreview preview = previewPush(engine, *database, remote, args.client, progress);
-        if (mode == "bar")
-            std::fprintf(stderr, "\n");
-        printPlan(preview.plan);
-        printPreview(preview);
-        if (!args.reportPath.empty() && !writeReportFile(args.reportPath, preview.toJson()))
-            return kExitFailed;
-        if (!preview.error.empty() || preview.cancelled) {
-            std::cerr << "steward-cli: " << (preview.cancelled ? "the preview was stopped" : preview.error) << "\n";
-            return kExitFailed;
-        }
-        return kExitOk;
+int preview(SyncRun &run, const SyncArgs &args)
+{
+    Engine engine(*run.model, *run.database);
+    const PushPreview preview = previewPush(engine, *run.database, *run.remote, args.client, run.progress);
+    if (args.progressMode == "bar")
+        std::fprintf(stderr, "\n");
+    printPlan(preview.plan);
+    printPreview(preview);
+    if (!args.reportPath.empty() && !writeReportFile(args.reportPath, preview.toJson()))
+        return kExitFailed;
+    if (!preview.error.empty() || preview.cancelled) {
+        std::cerr << "steward-cli: " << (preview.cancelled ? "the preview was stopped" : preview.error) << "\n";
+        return kExitFailed;
     }
-    Engine engine(*model, *database);
-    const PushReport report = runPush(engine, *database, remote, args.client, progress, {}, args.push, args.pace);
-    if (mode == "bar")
+    return kExitOk;
+}
+
+int push(SyncRun &run, const SyncArgs &args)
+{
+    Engine engine(*run.model, *run.database);
+    const PushReport report =
+        runPush(engine, *run.database, *run.remote, args.client, run.progress, {}, args.push, args.pace);
+    if (args.progressMode == "bar")
         std::fprintf(stderr, "\n");
     if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.toJson()))
         return kExitFailed;
-    for (const PushOutcome &outcome : report.outcomes) {
-        if (outcome.accepted)
-            continue;
-        const char *what = outcome.replaced       ? "replaced"
-                           : outcome.conflict     ? "conflict"
-                           : !outcome.waitingFor.empty() ? "waiting"
-                           : outcome.stillRefused ? "still-refused"
-                           : outcome.cannotTell   ? "not-created"
-                                                  : "refused";
-        std::cout << what << "  " << operationName(outcome.operation) << " " << outcome.resource << " " << outcome.id
-                  << " " << dumpJson(outcome.identity);
-        if (outcome.status != 0)
-            std::cout << "  HTTP " << outcome.status;
-        std::cout << " " << dumpJson(outcome.problem) << "\n";
-    }
+    printPushOutcomes(report);
     printPushSummary(report);
     if (report.cancelled)
         std::cerr << "; stopped: run it again to continue";
@@ -309,7 +327,7 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
         return kExitFailed;
     if (!args.signOff.empty()) {
         try {
-            const Submission submission = signOffPush(*database, remote.url(), args.signOff, std::string());
+            const Submission submission = signOffPush(*run.database, run.remote->url(), args.signOff, std::string());
             std::cerr << "steward-cli: submission #" << submission.id << ": " << submission.summary() << "\n";
         } catch (const std::exception &e) {
             std::cerr << "steward-cli: pushed, but not signed off: " << e.what() << "\n";
@@ -317,6 +335,29 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
         }
     }
     return kExitOk;
+}
+
+int pushOrPull(const CliContext &context, const SyncArgs &args)
+{
+    SyncRun run;
+    if (!context.openModelAndDatabase(run.model, run.database))
+        return kExitUsage;
+    if (args.action == "push" && !checkReadinessBeforeSending("sync push", *run.database, *run.model, {}, args.strict))
+        return kExitFailed;
+    if (!args.signOff.empty() && (args.dryRun || args.planOnly))
+        return usageError("sync", "--sign-off signs off what was pushed; a dry run or plan sends nothing");
+    if (args.action == "push" && args.planOnly) {
+        const PushReport report = planOnly(*run.database, *run.model, args.url, args.client);
+        printPlan(report.plan);
+        if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.toJson()))
+            return kExitFailed;
+        return kExitOk;
+    }
+    if (const int failed = connectTarget(args, run); failed != kExitOk)
+        return failed;
+    if (args.action == "pull")
+        return pull(run, args);
+    return args.dryRun ? preview(run, args) : push(run, args);
 }
 
 int status(const CliContext &context)
