@@ -509,6 +509,72 @@ Json PushPlan::toJson() const
     return Json{{"fromSeq", fromSeq}, {"toSeq", toSeq}, {"documents", items.size()}, {"byResource", byResource}};
 }
 
+namespace {
+
+// One document's changes after the cursor, folded: its first and last operation and entries.
+struct FoldedChanges
+{
+    std::string project;
+    std::string resource;
+    std::string firstOp;
+    std::string lastOp;
+    bool keyChanged = false;
+    std::string lastIdentity;
+    std::int64_t firstSeq = 0;
+    std::int64_t lastSeq = 0;
+};
+
+// The change log after the cursor folded per document, in the order documents first changed
+// (arrival), leaving out what a pull from the target wrote; plan.toSeq moves to the last entry read.
+std::vector<std::pair<std::string, FoldedChanges>> foldChanges(SQLite::Database &db, std::int64_t cursor,
+                                                               const std::string &url, PushPlan &plan)
+{
+    std::unordered_map<std::string, std::size_t> indexOf;
+    std::vector<std::pair<std::string, FoldedChanges>> arrival;
+    SQLite::Statement changes(db, "SELECT seq, op, project, resource, id, identity, actor FROM changes "
+                                  "WHERE seq > ? ORDER BY seq");
+    changes.bind(1, cursor);
+    const std::string skipActor = pullActor(url);
+    while (changes.executeStep()) {
+        const std::int64_t seq = changes.getColumn(0).getInt64();
+        plan.toSeq = seq;
+        if (changes.getColumn(6).getString() == skipActor)
+            continue; // the target is where it came from
+        const std::string id = changes.getColumn(4).getString();
+        auto [it, fresh] = indexOf.try_emplace(id, arrival.size());
+        if (fresh) {
+            arrival.emplace_back(id, FoldedChanges{});
+            arrival.back().second.firstOp = changes.getColumn(1).getString();
+            arrival.back().second.firstSeq = seq;
+        }
+        FoldedChanges &folded = arrival[it->second].second;
+        folded.project = changes.getColumn(2).getString();
+        folded.resource = changes.getColumn(3).getString();
+        folded.lastOp = changes.getColumn(1).getString();
+        folded.keyChanged = folded.keyChanged || folded.lastOp == "key-change";
+        folded.lastIdentity = changes.getColumn(5).getString();
+        folded.lastSeq = seq;
+    }
+    return arrival;
+}
+
+// Identity changes first, then upserts in load order, then deletes in reverse load order.
+void sortInLoadOrder(PushPlan &plan, const Model &model)
+{
+    const LoadOrder order(model);
+    std::stable_sort(plan.items.begin(), plan.items.end(), [&order](const PushItem &a, const PushItem &b) {
+        if (a.operation != b.operation)
+            return static_cast<int>(a.operation) < static_cast<int>(b.operation);
+        const int rankA = order.rankOf(a.resource);
+        const int rankB = order.rankOf(b.resource);
+        if (rankA != rankB)
+            return a.operation == PushItem::Operation::Delete ? rankA > rankB : rankA < rankB;
+        return a.lastSeq < b.lastSeq;
+    });
+}
+
+} // namespace
+
 PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor, const std::string &url,
                   std::int64_t targetId)
 {
@@ -516,46 +582,7 @@ PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor,
     plan.fromSeq = cursor;
     plan.toSeq = cursor;
     DeferredTransaction snapshot(db);
-
-    struct Folded
-    {
-        std::string project;
-        std::string resource;
-        std::string firstOp;
-        std::string lastOp;
-        bool keyChanged = false;
-        std::string lastIdentity;
-        std::int64_t firstSeq = 0;
-        std::int64_t lastSeq = 0;
-    };
-    std::unordered_map<std::string, Folded> byDocument;
-    std::vector<std::string> arrival;
-    {
-        SQLite::Statement changes(db, "SELECT seq, op, project, resource, id, identity, actor FROM changes "
-                                      "WHERE seq > ? ORDER BY seq");
-        changes.bind(1, cursor);
-        const std::string skipActor = pullActor(url);
-        while (changes.executeStep()) {
-            const std::int64_t seq = changes.getColumn(0).getInt64();
-            plan.toSeq = seq;
-            if (changes.getColumn(6).getString() == skipActor)
-                continue; // the target is where it came from
-            const std::string id = changes.getColumn(4).getString();
-            auto [it, fresh] = byDocument.try_emplace(id);
-            Folded &folded = it->second;
-            if (fresh) {
-                arrival.push_back(id);
-                folded.firstOp = changes.getColumn(1).getString();
-                folded.firstSeq = seq;
-            }
-            folded.project = changes.getColumn(2).getString();
-            folded.resource = changes.getColumn(3).getString();
-            folded.lastOp = changes.getColumn(1).getString();
-            folded.keyChanged = folded.keyChanged || folded.lastOp == "key-change";
-            folded.lastIdentity = changes.getColumn(5).getString();
-            folded.lastSeq = seq;
-        }
-    }
+    const std::vector<std::pair<std::string, FoldedChanges>> arrival = foldChanges(db, cursor, url, plan);
 
     SQLite::Statement current(db, "SELECT steward_text(body), steward_text(identity), coalesce(change_seq, 0) "
                                   "FROM documents WHERE id_key = steward_id_key(?)");
@@ -563,8 +590,7 @@ PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor,
                                      + " WHERE " + kEntryOfDocument + " AND c.seq < ?2 ORDER BY c.seq DESC LIMIT 1");
     // A push the cursor stayed behind (a conflict before it) may have delivered it already.
     SQLite::Statement known(db, "SELECT 1 FROM sync_remote_ids WHERE target_id = ? AND id = ?");
-    for (const std::string &id : arrival) {
-        const Folded &folded = byDocument[id];
+    for (const auto &[id, folded] : arrival) {
         const ResourceSchema *resource = model.findByName(folded.project, folded.resource);
         if (resource == nullptr)
             continue; // a resource the loaded model does not have cannot be sent
@@ -604,17 +630,7 @@ PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor,
         }
         plan.items.push_back(std::move(item));
     }
-
-    const LoadOrder order(model);
-    std::stable_sort(plan.items.begin(), plan.items.end(), [&order](const PushItem &a, const PushItem &b) {
-        if (a.operation != b.operation)
-            return static_cast<int>(a.operation) < static_cast<int>(b.operation);
-        const int rankA = order.rankOf(a.resource);
-        const int rankB = order.rankOf(b.resource);
-        if (rankA != rankB)
-            return a.operation == PushItem::Operation::Delete ? rankA > rankB : rankA < rankB;
-        return a.lastSeq < b.lastSeq;
-    });
+    sortInLoadOrder(plan, model);
     return plan;
 }
 
