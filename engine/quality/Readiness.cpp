@@ -99,76 +99,80 @@ bool readinessScope(const Model &model, const std::vector<std::string> &names,
     return true;
 }
 
-ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const ResourceSchema *> &scope)
+namespace {
+
+// The per-resource rows of a readiness report, only those in scope (all when the scope is empty).
+class ReadinessRows
 {
-    ReadinessReport report;
-    std::set<ResourceName> inScope;
-    for (const ResourceSchema *resource : scope) {
-        inScope.insert({resource->projectName(), resource->resourceName});
-        report.scope.push_back(resource->projectName() + "/" + resource->resourceName);
+public:
+    explicit ReadinessRows(const std::set<ResourceName> &inScope)
+        : m_inScope(inScope)
+    {
+        for (const ResourceName &name : inScope)
+            row(name);
     }
-    std::map<ResourceName, ResourceReadiness> rows;
-    auto row = [&](const ResourceName &name) -> ResourceReadiness * {
-        if (!inScope.empty() && !inScope.count(name))
+    ResourceReadiness *row(const ResourceName &name)
+    {
+        if (!m_inScope.empty() && !m_inScope.count(name))
             return nullptr;
-        ResourceReadiness &r = rows[name];
+        ResourceReadiness &r = m_rows[name];
         r.project = name.first;
         r.resource = name.second;
         return &r;
-    };
-    for (const ResourceName &name : inScope)
-        row(name);
+    }
+    std::map<ResourceName, ResourceReadiness> &all() { return m_rows; }
 
-    DeferredTransaction read(db);
-    {
-        SQLite::Statement query(db, "SELECT project, resource, COUNT(*) FROM documents GROUP BY project, resource");
-        while (query.executeStep())
-            if (ResourceReadiness *r = row({query.getColumn(0).getString(), query.getColumn(1).getString()}))
-                r->documents = query.getColumn(2).getInt64();
-    }
-    {
-        SQLite::Statement query(db, "SELECT project, resource, COUNT(*) FROM drafts GROUP BY project, resource");
-        while (query.executeStep())
-            if (ResourceReadiness *r = row({query.getColumn(0).getString(), query.getColumn(1).getString()}))
-                r->drafts = query.getColumn(2).getInt64();
-    }
-    {
-        // Steward's results and the imported ones on stored documents, each with whether it was
-        // acknowledged and whether it waits for a resubmission.
-        // (The acknowledgement is looked up inside each branch: as a column of the union it was
-        // evaluated twice a row, once for the select and once for the grouping.)
-        SQLite::Statement query(
-            db, "WITH x AS (SELECT r.project, r.resource, r.severity, 0 AS changed,"
-                "                  EXISTS (SELECT 1 FROM acknowledgements a WHERE a.origin = r.pack_id"
-                "                          AND a.rule_id = r.rule_id AND a.doc_id = r.doc_id) AS acked"
-                "           FROM rule_results r"
-                "           UNION ALL SELECT i.project, i.resource, i.severity, i.changed_since,"
-                "                  EXISTS (SELECT 1 FROM acknowledgements a WHERE a.origin = i.source"
-                "                          AND a.rule_id = i.rule_id AND a.doc_id = i.doc_id)"
-                "           FROM imported_results i WHERE i.doc_id IS NOT NULL)"
-                " SELECT project, resource, severity, changed, acked, COUNT(*) FROM x GROUP BY 1, 2, 3, 4, 5");
-        while (query.executeStep()) {
-            ResourceReadiness *r = row({query.getColumn(0).getString(), query.getColumn(1).getString()});
-            if (r == nullptr)
-                continue;
-            const std::string severity = query.getColumn(2).getString();
-            const std::int64_t count = query.getColumn(5).getInt64();
-            if (query.getColumn(3).getInt() != 0) {
-                r->awaitingResubmit += count;
-                continue;
-            }
-            (severity == "fatal" ? r->fatal : severity == "error" ? r->error : severity == "warning" ? r->warning : r->info)
-                += count;
-            if (severity == "warning" && query.getColumn(4).getInt() != 0)
-                r->acknowledged += count;
+private:
+    const std::set<ResourceName> &m_inScope;
+    std::map<ResourceName, ResourceReadiness> m_rows;
+};
+
+// A count per resource from a query whose first two columns are project and resource.
+void countPerResource(SQLite::Database &db, const char *sql, ReadinessRows &rows,
+                      std::int64_t ResourceReadiness::*field)
+{
+    SQLite::Statement query(db, sql);
+    while (query.executeStep())
+        if (ResourceReadiness *r = rows.row({query.getColumn(0).getString(), query.getColumn(1).getString()}))
+            r->*field = query.getColumn(2).getInt64();
+}
+
+// Steward's results and the imported ones on stored documents, each with whether it was acknowledged
+// and whether it waits for a resubmission.
+void countResults(SQLite::Database &db, ReadinessRows &rows)
+{
+    // (The acknowledgement is looked up inside each branch: as a column of the union it was evaluated
+    // twice a row, once for the select and once for the grouping.)
+    SQLite::Statement query(
+        db, "WITH x AS (SELECT r.project, r.resource, r.severity, 0 AS changed,"
+            "                  EXISTS (SELECT 1 FROM acknowledgements a WHERE a.origin = r.pack_id"
+            "                          AND a.rule_id = r.rule_id AND a.doc_id = r.doc_id) AS acked"
+            "           FROM rule_results r"
+            "           UNION ALL SELECT i.project, i.resource, i.severity, i.changed_since,"
+            "                  EXISTS (SELECT 1 FROM acknowledgements a WHERE a.origin = i.source"
+            "                          AND a.rule_id = i.rule_id AND a.doc_id = i.doc_id)"
+            "           FROM imported_results i WHERE i.doc_id IS NOT NULL)"
+            " SELECT project, resource, severity, changed, acked, COUNT(*) FROM x GROUP BY 1, 2, 3, 4, 5");
+    while (query.executeStep()) {
+        ResourceReadiness *r = rows.row({query.getColumn(0).getString(), query.getColumn(1).getString()});
+        if (r == nullptr)
+            continue;
+        const std::string severity = query.getColumn(2).getString();
+        const std::int64_t count = query.getColumn(5).getInt64();
+        if (query.getColumn(3).getInt() != 0) {
+            r->awaitingResubmit += count;
+            continue;
         }
+        (severity == "fatal" ? r->fatal : severity == "error" ? r->error : severity == "warning" ? r->warning : r->info) +=
+            count;
+        if (severity == "warning" && query.getColumn(4).getInt() != 0)
+            r->acknowledged += count;
     }
-    {
-        // Each source keeps its counts: no scan of its results on every recount.
-        SQLite::Statement query(db, "SELECT coalesce(sum(row_count - matched), 0) FROM result_sources");
-        query.executeStep();
-        report.unmatchedImported = query.getColumn(0).getInt64();
-    }
+}
+
+// Changes not exported yet, and not pushed to each sync target; each target's open conflicts.
+void countChanges(SQLite::Database &db, ReadinessReport &report, ReadinessRows &rows)
+{
     {
         SQLite::Statement query(db, "SELECT COUNT(*), COALESCE(MAX(seq_to), 0) FROM batches");
         query.executeStep();
@@ -177,7 +181,7 @@ ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const R
     }
     // An actor no change can have: every change counts towards an export.
     countChangedDocuments(db, report.exportedUpTo, std::string(), [&](const ResourceName &name, std::int64_t count) {
-        if (ResourceReadiness *r = row(name))
+        if (ResourceReadiness *r = rows.row(name))
             r->changesNotExported = count;
     });
     SyncState sync(db);
@@ -187,15 +191,14 @@ ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const R
         // What a pull from this target wrote is not pushed back to it.
         countChangedDocuments(db, report.targets[t].pushCursor, pullActor(report.targets[t].url),
                               [&](const ResourceName &name, std::int64_t count) {
-                                  if (ResourceReadiness *r = row(name)) {
+                                  if (ResourceReadiness *r = rows.row(name)) {
                                       r->changesNotSynced.resize(report.targets.size(), 0);
                                       r->changesNotSynced[t] = count;
                                   }
                               });
     }
-
     for (const SyncState::ConflictCount &open : sync.openConflictCounts()) {
-        ResourceReadiness *r = row({open.project, open.resource});
+        ResourceReadiness *r = rows.row({open.project, open.resource});
         if (r == nullptr)
             continue;
         r->conflicts += open.count;
@@ -203,10 +206,11 @@ ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const R
             if (target.targetId == open.targetId)
                 target.conflicts += open.count;
     }
-    for (auto &[name, r] : rows) {
-        r.changesNotSynced.resize(report.targets.size(), 0);
-        report.resources.push_back(r);
-    }
+}
+
+// Why it is not ready, most serious first: drafts, fatal results, errors, warnings, conflicts.
+void giveReasons(ReadinessReport &report)
+{
     for (const ResourceReadiness &r : report.resources)
         if (r.drafts > 0)
             report.reasons.push_back(plural(r.drafts, "draft", "drafts") + " in " + r.resource);
@@ -218,13 +222,45 @@ ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const R
             report.reasons.push_back(plural(r.error, "error", "errors") + " in " + r.resource);
     for (const ResourceReadiness &r : report.resources)
         if (r.warning > r.acknowledged)
-            report.reasons.push_back(plural(r.warning - r.acknowledged, "unacknowledged warning", "unacknowledged warnings")
-                                     + " in " + r.resource);
+            report.reasons.push_back(plural(r.warning - r.acknowledged, "unacknowledged warning",
+                                            "unacknowledged warnings") +
+                                     " in " + r.resource);
     for (const ReadinessTarget &target : report.targets)
         if (target.conflicts > 0)
-            report.reasons.push_back(plural(target.conflicts, "unresolved sync conflict", "unresolved sync conflicts")
-                                     + " with " + target.url);
+            report.reasons.push_back(plural(target.conflicts, "unresolved sync conflict", "unresolved sync conflicts") +
+                                     " with " + target.url);
     report.ready = report.reasons.empty();
+}
+
+} // namespace
+
+ReadinessReport computeReadiness(SQLite::Database &db, const std::vector<const ResourceSchema *> &scope)
+{
+    ReadinessReport report;
+    std::set<ResourceName> inScope;
+    for (const ResourceSchema *resource : scope) {
+        inScope.insert({resource->projectName(), resource->resourceName});
+        report.scope.push_back(resource->projectName() + "/" + resource->resourceName);
+    }
+    ReadinessRows rows(inScope);
+    DeferredTransaction read(db);
+    countPerResource(db, "SELECT project, resource, COUNT(*) FROM documents GROUP BY project, resource", rows,
+                     &ResourceReadiness::documents);
+    countPerResource(db, "SELECT project, resource, COUNT(*) FROM drafts GROUP BY project, resource", rows,
+                     &ResourceReadiness::drafts);
+    countResults(db, rows);
+    {
+        // Each source keeps its counts: no scan of its results on every recount.
+        SQLite::Statement query(db, "SELECT coalesce(sum(row_count - matched), 0) FROM result_sources");
+        query.executeStep();
+        report.unmatchedImported = query.getColumn(0).getInt64();
+    }
+    countChanges(db, report, rows);
+    for (auto &[name, r] : rows.all()) {
+        r.changesNotSynced.resize(report.targets.size(), 0);
+        report.resources.push_back(r);
+    }
+    giveReasons(report);
     return report;
 }
 
