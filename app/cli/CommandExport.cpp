@@ -6,6 +6,7 @@
 #include <QFileInfo>
 
 #include <iostream>
+#include <optional>
 
 #include <unistd.h>
 
@@ -41,43 +42,50 @@ bool isOption(const std::string &arg, const std::string &name)
 
 } // namespace
 
-int commandExport(const CliContext &context, const std::vector<std::string> &args)
+namespace {
+
+const char *const kExportHelp =
+    "Usage: steward-cli [--db PATH] [--schema PATH]... export --out DIR [--resource R]...\n"
+    "                  [--changed-since BATCH | --all] [--strict] [--sign-off NAME]\n"
+    "\n"
+    "Writes a validated batch into DIR (new or empty): one NDJSON file per resource in load\n"
+    "order (\"schools.ndjson\"; \"tpdm.candidates.ndjson\" for an extension), a document body\n"
+    "per line, and manifest.json with the batch id, counts, load order, the SHA-256 of every\n"
+    "file, the change-log range covered and \"requires\": documents the batch references but\n"
+    "does not contain. Drafts are never exported. The batch is recorded in the database.\n"
+    "\n"
+    "  --out DIR              the batch directory (created; must not hold anything)\n"
+    "  --resource R           only this resource: endpoint (\"schools\"), resource name\n"
+    "                         (\"School\") or \"ed-fi/schools\"; repeatable. Default: all\n"
+    "  --changed-since BATCH  only documents changed after the batch with this id was made\n"
+    "  --all                  every document (the default)\n"
+    "  --strict               refuse (exit 1, nothing written) when the resources exported are\n"
+    "                         not ready to submit (drafts or fatal rule results; see status).\n"
+    "                         Without it, that is a warning on standard error.\n"
+    "  --sign-off NAME        record the batch as a submission NAME signed off, with the\n"
+    "                         readiness verdict and acknowledged warnings of now (see\n"
+    "                         steward-cli submission)\n"
+    "\n"
+    "Prints the batch id on standard output and a summary on standard error. Exit status:\n"
+    "0 written, 1 the export failed or was cancelled midway or --strict refused (nothing is left behind),\n"
+    "2 bad arguments, an unknown batch or resource, a non-empty DIR, or a database error.\n"
+    "\n"
+    "Example:\n"
+    "  steward-cli export --out batch-1\n"
+    "  steward-cli export --out batch-2 --changed-since \"$(cat batch-1.id)\" --resource courses\n";
+
+struct ExportArgs
 {
-    if (wantsHelp(args)) {
-        std::cout << "Usage: steward-cli [--db PATH] [--schema PATH]... export --out DIR [--resource R]...\n"
-                     "                  [--changed-since BATCH | --all] [--strict] [--sign-off NAME]\n"
-                     "\n"
-                     "Writes a validated batch into DIR (new or empty): one NDJSON file per resource in load\n"
-                     "order (\"schools.ndjson\"; \"tpdm.candidates.ndjson\" for an extension), a document body\n"
-                     "per line, and manifest.json with the batch id, counts, load order, the SHA-256 of every\n"
-                     "file, the change-log range covered and \"requires\": documents the batch references but\n"
-                     "does not contain. Drafts are never exported. The batch is recorded in the database.\n"
-                     "\n"
-                     "  --out DIR              the batch directory (created; must not hold anything)\n"
-                     "  --resource R           only this resource: endpoint (\"schools\"), resource name\n"
-                     "                         (\"School\") or \"ed-fi/schools\"; repeatable. Default: all\n"
-                     "  --changed-since BATCH  only documents changed after the batch with this id was made\n"
-                     "  --all                  every document (the default)\n"
-                     "  --strict               refuse (exit 1, nothing written) when the resources exported are\n"
-                     "                         not ready to submit (drafts or fatal rule results; see status).\n"
-                     "                         Without it, that is a warning on standard error.\n"
-                     "  --sign-off NAME        record the batch as a submission NAME signed off, with the\n"
-                     "                         readiness verdict and acknowledged warnings of now (see\n"
-                     "                         steward-cli submission)\n"
-                     "\n"
-                     "Prints the batch id on standard output and a summary on standard error. Exit status:\n"
-                     "0 written, 1 the export failed or was cancelled midway or --strict refused (nothing is left behind),\n"
-                     "2 bad arguments, an unknown batch or resource, a non-empty DIR, or a database error.\n"
-                     "\n"
-                     "Example:\n"
-                     "  steward-cli export --out batch-1\n"
-                     "  steward-cli export --out batch-2 --changed-since \"$(cat batch-1.id)\" --resource courses\n";
-        return kExitOk;
-    }
     ExportOptions options;
     bool all = false;
     bool strict = false;
     std::string signedBy;
+};
+
+// The arguments read into `out`; the exit code of a usage error otherwise (said on stderr).
+std::optional<int> readExportArgs(const std::vector<std::string> &args, ExportArgs &out)
+{
+    ExportOptions &options = out.options;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &arg = args[i];
         std::string value;
@@ -101,45 +109,25 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
         } else if (isOption(arg, "--sign-off")) {
             if (!optionValue(args, i, "--sign-off", value, error))
                 return usageError("export", error);
-            signedBy = value;
+            out.signedBy = value;
         } else if (arg == "--all") {
-            all = true;
+            out.all = true;
         } else if (arg == "--strict") {
-            strict = true;
+            out.strict = true;
         } else {
             return usageError("export", "unknown argument '" + arg + "'");
         }
     }
     if (options.outDir.empty())
         return usageError("export", "--out DIR is required");
-    if (all && !options.changedSinceBatch.empty())
+    if (out.all && !options.changedSinceBatch.empty())
         return usageError("export", "--all and --changed-since exclude each other");
+    return std::nullopt;
+}
 
-    std::unique_ptr<Model> model;
-    std::unique_ptr<Database> database;
-    if (!context.openModelAndDatabase(model, database))
-        return kExitUsage;
-
-    if (!checkReadinessBeforeSending("export", *database, *model, options.resources, strict))
-        return kExitFailed;
-
-    const bool interactive = isatty(STDERR_FILENO) == 1;
-    QElapsedTimer sinceShown;
-    sinceShown.start();
-    bool shown = false;
-    InterruptGuard interrupt;
-    auto progress = [&](std::int64_t done, std::int64_t total) {
-        if (interactive && sinceShown.elapsed() >= 250) {
-            std::cerr << "\rexporting: " << done << " of " << total << " documents" << std::flush;
-            sinceShown.restart();
-            shown = true;
-        }
-        return !interrupt.interrupted();
-    };
-    const ExportResult result = exportBatch(*database, *model, options, progress);
-    if (shown)
-        std::cerr << "\r\033[K" << std::flush;
-
+// What the export did, on stdout (the batch id) and stderr; signs it off when asked. The exit code.
+int reportExport(const ExportResult &result, Database &database, const std::string &signedBy)
+{
     switch (result.refused) {
     case ExportResult::Refusal::Options:
         return usageError("export", result.error);
@@ -157,18 +145,55 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
     std::cerr << "steward-cli: exported " << result.documents << " documents of " << result.countsByResource.size()
               << " resources to " << result.directory << " (batch " << result.batchId << ", changes "
               << result.seqFrom << ".." << result.seqTo << ", " << result.required << " required documents not in it)\n";
-    if (!signedBy.empty()) {
-        try {
-            const Submission submission = signOffExport(*database, result.batchId, signedBy, std::string());
-            std::cerr << "steward-cli: submission #" << submission.id << ": " << submission.summary() << "\n";
-        } catch (const std::exception &e) {
-            // The batch is written and recorded; only the sign-off is missing, and can be made again.
-            std::cerr << "steward-cli: the batch is written, but not signed off: " << e.what()
-                      << " (steward-cli submission sign --batch " << result.batchId << ")\n";
-            return kExitFailed;
-        }
+    if (signedBy.empty())
+        return kExitOk;
+    try {
+        const Submission submission = signOffExport(database, result.batchId, signedBy, std::string());
+        std::cerr << "steward-cli: submission #" << submission.id << ": " << submission.summary() << "\n";
+    } catch (const std::exception &e) {
+        // The batch is written and recorded; only the sign-off is missing, and can be made again.
+        std::cerr << "steward-cli: the batch is written, but not signed off: " << e.what()
+                  << " (steward-cli submission sign --batch " << result.batchId << ")\n";
+        return kExitFailed;
     }
     return kExitOk;
+}
+
+} // namespace
+
+int commandExport(const CliContext &context, const std::vector<std::string> &args)
+{
+    if (wantsHelp(args)) {
+        std::cout << kExportHelp;
+        return kExitOk;
+    }
+    ExportArgs read;
+    if (const std::optional<int> usage = readExportArgs(args, read))
+        return *usage;
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Database> database;
+    if (!context.openModelAndDatabase(model, database))
+        return kExitUsage;
+    if (!checkReadinessBeforeSending("export", *database, *model, read.options.resources, read.strict))
+        return kExitFailed;
+
+    const bool interactive = isatty(STDERR_FILENO) == 1;
+    QElapsedTimer sinceShown;
+    sinceShown.start();
+    bool shown = false;
+    InterruptGuard interrupt;
+    auto progress = [&](std::int64_t done, std::int64_t total) {
+        if (interactive && sinceShown.elapsed() >= 250) {
+            std::cerr << "\rexporting: " << done << " of " << total << " documents" << std::flush;
+            sinceShown.restart();
+            shown = true;
+        }
+        return !interrupt.interrupted();
+    };
+    const ExportResult result = exportBatch(*database, *model, read.options, progress);
+    if (shown)
+        std::cerr << "\r\033[K" << std::flush;
+    return reportExport(result, *database, read.signedBy);
 }
 
 int commandVerifyBatch(const CliContext &context, const std::vector<std::string> &args)
