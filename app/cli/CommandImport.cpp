@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include <unistd.h>
 
@@ -71,53 +72,58 @@ bool checkStudentIds(const ImportOptions &options, double minMatch, const std::s
 
 } // namespace
 
-int commandImport(const CliContext &context, const std::vector<std::string> &args)
+namespace {
+
+const char *const kImportHelp =
+    "Usage: steward-cli [--db PATH] [--schema PATH]... import FILE|DIR... [--mapping FILE] [--report FILE]\n"
+    "                  [--progress bar|json|none] [--chunk N] [--jobs N]\n"
+    "\n"
+    "Imports documents, applying them in load order whatever order they come in. Formats:\n"
+    "  *.ndjson   lines {\"resource\":\"ed-fi/schools\",\"body\":{...}}\n"
+    "  *.json     an array of such objects\n"
+    "  schools.ndjson / schools.json   per-resource files named by endpoint (bodies only)\n"
+    "  *.xml      Ed-Fi interchange XML: descriptors, or any other interchange (Interchange-*.xsd),\n"
+    "             each element mapped to its resource by the loaded ApiSchema\n"
+    "  DIR        every such file in it (an exported batch directory is one)\n"
+    "  *.csv, *.tsv, *.txt, *.xlsx   spreadsheets, each row made into documents by --mapping\n"
+    "             (steward-cli mapping suggest writes a first mapping); a row's draft names the\n"
+    "             row and the column, and the report's \"line\" is the row\n"
+    "Each document is stored (created, updated, unchanged) or kept as a draft with the reason.\n"
+    "Work is committed in chunks (default 50000 documents); Ctrl-C stops at the next thousand\n"
+    "documents and keeps those counted so far. An import large against what is stored drops the\n"
+    "indexes it does not read and builds them again at the end (shown as \"indexing\").\n"
+    "\n"
+    "  --mapping FILE            how spreadsheet rows become documents (see steward-cli mapping --help)\n"
+    "  --min-match RATE          with a mapping's studentIds (students found by another system's ids\n"
+    "                            through StudentEducationOrganizationAssociation.studentIdentificationCodes):\n"
+    "                            import nothing when fewer than RATE of the rows (0 to 1, e.g. 0.95) find\n"
+    "                            their student. Default 0: any rate; unmatched rows become drafts.\n"
+    "  --unmatched-out FILE      the rows whose student was not found, with their row numbers and why\n"
+    "                            (CSV; default: FILE.unmatched.csv beside the spreadsheet)\n"
+    "  --report FILE             write the totals, counts per resource and the drafts as JSON\n"
+    "  --progress bar|json|none  progress on stderr (default: bar on a terminal, else none)\n"
+    "  --chunk N                 documents per transaction (default 50000)\n"
+    "  --jobs N                  threads that parse and validate while the writer stores (input\n"
+    "                            in load order; default: every core but the writer's)\n"
+    "\n"
+    "Exit code 0 when all input was read and applied (drafts included), 1 when not.\n"
+    "\n"
+    "Example: steward-cli --db district.db import descriptors/ students.ndjson --report report.json\n"
+    "         steward-cli --db district.db import vendor-scores.csv --mapping scores.json --min-match 0.95\n";
+
+struct ImportArgs
 {
-    if (wantsHelp(args)) {
-        std::cout
-            << "Usage: steward-cli [--db PATH] [--schema PATH]... import FILE|DIR... [--mapping FILE] [--report FILE]\n"
-               "                  [--progress bar|json|none] [--chunk N] [--jobs N]\n"
-               "\n"
-               "Imports documents, applying them in load order whatever order they come in. Formats:\n"
-               "  *.ndjson   lines {\"resource\":\"ed-fi/schools\",\"body\":{...}}\n"
-               "  *.json     an array of such objects\n"
-               "  schools.ndjson / schools.json   per-resource files named by endpoint (bodies only)\n"
-               "  *.xml      Ed-Fi interchange XML: descriptors, or any other interchange (Interchange-*.xsd),\n"
-               "             each element mapped to its resource by the loaded ApiSchema\n"
-               "  DIR        every such file in it (an exported batch directory is one)\n"
-               "  *.csv, *.tsv, *.txt, *.xlsx   spreadsheets, each row made into documents by --mapping\n"
-               "             (steward-cli mapping suggest writes a first mapping); a row's draft names the\n"
-               "             row and the column, and the report's \"line\" is the row\n"
-               "Each document is stored (created, updated, unchanged) or kept as a draft with the reason.\n"
-               "Work is committed in chunks (default 50000 documents); Ctrl-C stops at the next thousand\n"
-               "documents and keeps those counted so far. An import large against what is stored drops the\n"
-               "indexes it does not read and builds them again at the end (shown as \"indexing\").\n"
-               "\n"
-               "  --mapping FILE            how spreadsheet rows become documents (see steward-cli mapping --help)\n"
-               "  --min-match RATE          with a mapping's studentIds (students found by another system's ids\n"
-               "                            through StudentEducationOrganizationAssociation.studentIdentificationCodes):\n"
-               "                            import nothing when fewer than RATE of the rows (0 to 1, e.g. 0.95) find\n"
-               "                            their student. Default 0: any rate; unmatched rows become drafts.\n"
-               "  --unmatched-out FILE      the rows whose student was not found, with their row numbers and why\n"
-               "                            (CSV; default: FILE.unmatched.csv beside the spreadsheet)\n"
-               "  --report FILE             write the totals, counts per resource and the drafts as JSON\n"
-               "  --progress bar|json|none  progress on stderr (default: bar on a terminal, else none)\n"
-               "  --chunk N                 documents per transaction (default 50000)\n"
-               "  --jobs N                  threads that parse and validate while the writer stores (input\n"
-               "                            in load order; default: every core but the writer's)\n"
-               "\n"
-               "Exit code 0 when all input was read and applied (drafts included), 1 when not.\n"
-               "\n"
-               "Example: steward-cli --db district.db import descriptors/ students.ndjson --report report.json\n"
-               "         steward-cli --db district.db import vendor-scores.csv --mapping scores.json --min-match 0.95\n";
-        return kExitOk;
-    }
     ImportOptions options;
     std::string reportPath;
     std::string mappingPath;
     std::string unmatchedPath;
     double minMatch = 0.0;
     std::string progressMode = isatty(STDERR_FILENO) ? "bar" : "none";
+};
+
+// The arguments read into `out`; the exit code of a usage error otherwise (said on stderr).
+std::optional<int> readImportArgs(const std::vector<std::string> &args, ImportArgs &out)
+{
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &arg = args[i];
         if (arg == "--report" || arg == "--progress" || arg == "--chunk" || arg == "--mapping" || arg == "--jobs"
@@ -126,74 +132,103 @@ int commandImport(const CliContext &context, const std::vector<std::string> &arg
                 return usageError("import", arg + " needs a value");
             const std::string value = args[++i];
             if (arg == "--report") {
-                reportPath = value;
+                out.reportPath = value;
             } else if (arg == "--unmatched-out") {
-                unmatchedPath = value;
+                out.unmatchedPath = value;
             } else if (arg == "--min-match") {
                 char *end = nullptr;
-                minMatch = std::strtod(value.c_str(), &end);
-                if (value.empty() || *end != '\0' || !(minMatch >= 0.0 && minMatch <= 1.0))
+                out.minMatch = std::strtod(value.c_str(), &end);
+                if (value.empty() || *end != '\0' || !(out.minMatch >= 0.0 && out.minMatch <= 1.0))
                     return usageError("import", "--min-match takes a rate from 0 to 1, such as 0.95");
             } else if (arg == "--mapping") {
-                mappingPath = value;
+                out.mappingPath = value;
             } else if (arg == "--jobs") {
-                if (!parseCount(value, 1, 256, options.jobs))
+                if (!parseCount(value, 1, 256, out.options.jobs))
                     return usageError("import", "--jobs takes a number from 1 to 256");
             } else if (arg == "--progress") {
                 if (value != "bar" && value != "json" && value != "none")
                     return usageError("import", "--progress takes bar, json or none");
-                progressMode = value;
-            } else if (!parseCount(value, 1, 1000000, options.chunkSize)) {
+                out.progressMode = value;
+            } else if (!parseCount(value, 1, 1000000, out.options.chunkSize)) {
                 return usageError("import", "--chunk takes a number from 1 to 1000000");
             }
         } else if (arg.rfind("--", 0) == 0) {
             return usageError("import", "unknown option '" + arg + "'");
         } else {
-            options.paths.push_back(arg);
+            out.options.paths.push_back(arg);
         }
     }
-    if (options.paths.empty())
+    if (out.options.paths.empty())
         return usageError("import", "no FILE or DIR to import");
+    return std::nullopt;
+}
+
+// The spreadsheet mapping, with the student ids it finds students by; an exit code when it cannot
+// be used or too few rows find their student.
+std::optional<int> loadMapping(ImportArgs &read, Database &database, const Model &model)
+{
+    if (read.mappingPath.empty()) {
+        if (read.minMatch > 0.0 || !read.unmatchedPath.empty())
+            return usageError("import", "--min-match and --unmatched-out need a --mapping with studentIds");
+        return std::nullopt;
+    }
+    try {
+        auto mapping = std::make_shared<RowMapping>(loadRowMapping(read.mappingPath, model));
+        loadStudentIdCodes(database.connection(), model, *mapping);
+        read.options.mapping = mapping;
+    } catch (const MappingError &e) {
+        std::cerr << "steward-cli: import: the mapping cannot be used: " << e.what() << "\n";
+        return kExitUsage;
+    }
+    if (read.options.mapping->studentIds && !checkStudentIds(read.options, read.minMatch, read.unmatchedPath))
+        return kExitFailed;
+    return std::nullopt;
+}
+
+void showImportProgress(const std::string &mode, const ImportProgress &p)
+{
+    if (mode == "bar")
+        drawBar(p);
+    else if (mode == "json")
+        std::cerr << Json{{"phase", p.phase},
+                          {"documents", p.items},
+                          {"documentsTotal", p.itemsTotal},
+                          {"bytesRead", p.bytesRead},
+                          {"bytesTotal", p.bytesTotal}}
+                         .dump()
+                  << "\n";
+}
+
+} // namespace
+
+int commandImport(const CliContext &context, const std::vector<std::string> &args)
+{
+    if (wantsHelp(args)) {
+        std::cout << kImportHelp;
+        return kExitOk;
+    }
+    ImportArgs read;
+    if (const std::optional<int> usage = readImportArgs(args, read))
+        return *usage;
     std::unique_ptr<Model> model;
     std::unique_ptr<Database> database;
     if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
-    if (!mappingPath.empty()) {
-        try {
-            auto mapping = std::make_shared<RowMapping>(loadRowMapping(mappingPath, *model));
-            loadStudentIdCodes(database->connection(), *model, *mapping);
-            options.mapping = mapping;
-        } catch (const MappingError &e) {
-            std::cerr << "steward-cli: import: the mapping cannot be used: " << e.what() << "\n";
-            return kExitUsage;
-        }
-        if (options.mapping->studentIds && !checkStudentIds(options, minMatch, unmatchedPath))
-            return kExitFailed;
-    } else if (minMatch > 0.0 || !unmatchedPath.empty()) {
-        return usageError("import", "--min-match and --unmatched-out need a --mapping with studentIds");
-    }
+    if (const std::optional<int> refused = loadMapping(read, *database, *model))
+        return *refused;
     Engine engine(*model, *database);
-    options.actor = currentOsUser();
+    read.options.actor = currentOsUser();
 
     const InterruptGuard interrupt;
-    const ImportReport report = importFiles(engine, *model, options, [&](const ImportProgress &p) {
-        if (progressMode == "bar")
-            drawBar(p);
-        else if (progressMode == "json")
-            std::cerr << Json{{"phase", p.phase},
-                              {"documents", p.items},
-                              {"documentsTotal", p.itemsTotal},
-                              {"bytesRead", p.bytesRead},
-                              {"bytesTotal", p.bytesTotal}}
-                             .dump()
-                      << "\n";
+    const ImportReport report = importFiles(engine, *model, read.options, [&](const ImportProgress &p) {
+        showImportProgress(read.progressMode, p);
         return !interrupt.interrupted();
     });
-    if (progressMode == "bar")
+    if (read.progressMode == "bar")
         std::fprintf(stderr, "\n");
 
-    if (!reportPath.empty())
-        writeReportFile(reportPath, report.toJson());
+    if (!read.reportPath.empty())
+        writeReportFile(read.reportPath, report.toJson());
     const ImportCounts &t = report.totals;
     std::cerr << "steward-cli: " << t.created << " created, " << t.updated << " updated, " << t.unchanged
               << " unchanged, " << t.drafts << " kept as drafts";
