@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <iostream>
+#include <optional>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -51,52 +52,59 @@ bool parseNumber(const std::string &text, long long low, long long high, long lo
 
 } // namespace
 
-int commandServe(const CliContext &context, const std::vector<std::string> &args)
+namespace {
+
+const char *const kServeHelp =
+    "Usage: steward-cli [--db PATH] [--schema PATH]... serve [--port N] [--host ADDRESS]\n"
+    "                  [--rate N] [--max-connections N] [--max-connections-per-peer N]\n"
+    "                  [--token-lifetime SECONDS]\n"
+    "\n"
+    "Answers Ed-Fi API requests over HTTP with the same semantics as 'requests', laid out as an\n"
+    "Ed-Fi ODS/API 7.x sandbox, so its clients work with the base URL alone:\n"
+    "  GET  /                         discovery document (versions, data models, URLs)\n"
+    "  POST /oauth/token              OAuth2 client credentials (HTTP Basic, form or JSON "
+    "fields)\n"
+    "  GET  /metadata/                the OpenAPI documents, generated from the model\n"
+    "  GET  /metadata/data/v3/dependencies   the load order\n"
+    "  GET|POST|PUT|DELETE /data/v3/{project}/{resource}[/{id}]   with 'Authorization: Bearer "
+    "<token>'\n"
+    "  GET  /data/v3/{project}/{resource}/deletes|keyChanges, "
+    "/changeQueries/v1/availableChangeVersions\n"
+    "Clients come from 'steward-cli clients add NAME'. Prints 'Serving http://HOST:PORT (Ctrl-C "
+    "stops)'\n"
+    "once listening; Ctrl-C or SIGTERM stops it.\n"
+    "\n"
+    "  --port N                     TCP port (default 8080; 0 picks a free one)\n"
+    "  --host ADDRESS               address to listen on (default 127.0.0.1: this machine only)\n"
+    "  --rate N                     data requests per minute per client, bursts as large (default "
+    "6000,\n"
+    "                               for clients on other machines only; given, for every client)\n"
+    "  --max-connections N          open connections in all (default 128)\n"
+    "  --max-connections-per-peer N open connections per client address (default 32)\n"
+    "  --token-lifetime SECONDS     how long a bearer token stays valid (default 1800)\n"
+    "Requests over 8 MB, headers over 16 KB, chunked bodies and requests that take over 15 s to\n"
+    "arrive are refused (413, 431, 411, 408); idle connections close after 60 s.\n"
+    "Exit code 0 when stopped by a signal, 1 when the address cannot be used, 2 on usage errors.\n"
+    "\n"
+    "Example:\n"
+    "  steward-cli --db district.db clients add sis-sync\n"
+    "  steward-cli --db district.db serve --port 8080\n"
+    "  curl -u sis-sync:SECRET -d grant_type=client_credentials "
+    "http://127.0.0.1:8080/oauth/token\n"
+    "  curl -H 'Authorization: Bearer TOKEN' http://127.0.0.1:8080/data/v3/ed-fi/schools\n";
+
+struct ServeArgs
 {
-    if (wantsHelp(args)) {
-        std::cout
-            << "Usage: steward-cli [--db PATH] [--schema PATH]... serve [--port N] [--host ADDRESS]\n"
-               "                  [--rate N] [--max-connections N] [--max-connections-per-peer N]\n"
-               "                  [--token-lifetime SECONDS]\n"
-               "\n"
-               "Answers Ed-Fi API requests over HTTP with the same semantics as 'requests', laid out as an\n"
-               "Ed-Fi ODS/API 7.x sandbox, so its clients work with the base URL alone:\n"
-               "  GET  /                         discovery document (versions, data models, URLs)\n"
-               "  POST /oauth/token              OAuth2 client credentials (HTTP Basic, form or JSON "
-               "fields)\n"
-               "  GET  /metadata/                the OpenAPI documents, generated from the model\n"
-               "  GET  /metadata/data/v3/dependencies   the load order\n"
-               "  GET|POST|PUT|DELETE /data/v3/{project}/{resource}[/{id}]   with 'Authorization: Bearer "
-               "<token>'\n"
-               "  GET  /data/v3/{project}/{resource}/deletes|keyChanges, "
-               "/changeQueries/v1/availableChangeVersions\n"
-               "Clients come from 'steward-cli clients add NAME'. Prints 'Serving http://HOST:PORT (Ctrl-C "
-               "stops)'\n"
-               "once listening; Ctrl-C or SIGTERM stops it.\n"
-               "\n"
-               "  --port N                     TCP port (default 8080; 0 picks a free one)\n"
-               "  --host ADDRESS               address to listen on (default 127.0.0.1: this machine only)\n"
-               "  --rate N                     data requests per minute per client, bursts as large (default "
-               "6000,\n"
-               "                               for clients on other machines only; given, for every client)\n"
-               "  --max-connections N          open connections in all (default 128)\n"
-               "  --max-connections-per-peer N open connections per client address (default 32)\n"
-               "  --token-lifetime SECONDS     how long a bearer token stays valid (default 1800)\n"
-               "Requests over 8 MB, headers over 16 KB, chunked bodies and requests that take over 15 s to\n"
-               "arrive are refused (413, 431, 411, 408); idle connections close after 60 s.\n"
-               "Exit code 0 when stopped by a signal, 1 when the address cannot be used, 2 on usage errors.\n"
-               "\n"
-               "Example:\n"
-               "  steward-cli --db district.db clients add sis-sync\n"
-               "  steward-cli --db district.db serve --port 8080\n"
-               "  curl -u sis-sync:SECRET -d grant_type=client_credentials "
-               "http://127.0.0.1:8080/oauth/token\n"
-               "  curl -H 'Authorization: Bearer TOKEN' http://127.0.0.1:8080/data/v3/ed-fi/schools\n";
-        return kExitOk;
-    }
     ServeLimits limits;
     long long port = 8080;
+    QHostAddress address;
+};
+
+// The arguments read into `out`; the exit code of a usage error otherwise (said on stderr).
+std::optional<int> readServeArgs(const std::vector<std::string> &args, ServeArgs &out)
+{
     std::string host = "127.0.0.1";
+    ServeLimits &limits = out.limits;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &arg = args[i];
         const bool takesValue = arg == "--port" || arg == "--host" || arg == "--rate" ||
@@ -111,7 +119,7 @@ int commandServe(const CliContext &context, const std::vector<std::string> &args
         if (arg == "--host") {
             host = value;
         } else if (arg == "--port") {
-            if (!parseNumber(value, 0, 65535, port))
+            if (!parseNumber(value, 0, 65535, out.port))
                 return usageError("serve", "--port takes a number from 0 to 65535");
         } else if (arg == "--token-lifetime") {
             if (!parseNumber(value, 1, 86400, number))
@@ -127,12 +135,27 @@ int commandServe(const CliContext &context, const std::vector<std::string> &args
             limits.limitLoopback = limits.limitLoopback || arg == "--rate";
         }
     }
-    QHostAddress address;
     if (host == "localhost")
-        address = QHostAddress(QHostAddress::LocalHost);
-    else if (!address.setAddress(QString::fromStdString(host)))
+        out.address = QHostAddress(QHostAddress::LocalHost);
+    else if (!out.address.setAddress(QString::fromStdString(host)))
         return usageError("serve",
                           "--host takes an IP address such as 127.0.0.1, ::1 or 0.0.0.0, not '" + host + "'");
+    return std::nullopt;
+}
+
+} // namespace
+
+int commandServe(const CliContext &context, const std::vector<std::string> &args)
+{
+    if (wantsHelp(args)) {
+        std::cout << kServeHelp;
+        return kExitOk;
+    }
+    ServeArgs read;
+    if (const std::optional<int> usage = readServeArgs(args, read))
+        return *usage;
+    const QHostAddress &address = read.address;
+    const long long port = read.port;
 
     std::unique_ptr<Model> model;
     std::unique_ptr<Database> database;
@@ -140,7 +163,7 @@ int commandServe(const CliContext &context, const std::vector<std::string> &args
         return kExitUsage;
     Engine engine(*model, *database);
     ApiClients clients(database->connection());
-    HttpFront front(engine, clients, limits);
+    HttpFront front(engine, clients, read.limits);
 
     if (!installStopSignals()) {
         std::cerr << "steward-cli: cannot install the Ctrl-C handler\n";
