@@ -1,6 +1,9 @@
 #include "BenchSupport.h"
 
+#include "Database.h"
+#include "Engine.h"
 #include "Generator.h"
+#include "Importer.h"
 #include "ImportSource.h"
 
 #include <QProcess>
@@ -11,6 +14,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <memory>
 #include <string>
 
 #include <sys/resource.h>
@@ -73,6 +77,19 @@ std::int64_t writeDistrictFile(const std::string &path, std::int64_t students)
     return steward::generateDistrict(generator, [&out](const std::string &resource, const steward::Json &body) {
         out << steward::envelopeLine(resource, body) << '\n';
     });
+}
+
+std::int64_t writeDistrictDatabase(const std::string &ndjsonPath, const std::string &databasePath,
+                                   std::int64_t students)
+{
+    const std::int64_t documents = writeDistrictFile(ndjsonPath, students);
+    std::unique_ptr<steward::Model> model = steward::Model::loadStarter();
+    std::unique_ptr<steward::Database> database = steward::Database::open(databasePath);
+    steward::Engine engine(*model, *database);
+    steward::ImportOptions options;
+    options.paths = {ndjsonPath};
+    steward::importFiles(engine, *model, options);
+    return documents;
 }
 
 quint16 startServe(QProcess &process, const QString &cliPath, const std::string &databasePath,

@@ -31,6 +31,11 @@ bool resetPeakRss();
 // in a file; returns how many documents it holds.
 std::int64_t writeDistrictFile(const std::string &path, std::int64_t students);
 
+// writeDistrictFile, then that file imported into a new database with the starter model; returns how
+// many documents the file holds.
+std::int64_t writeDistrictDatabase(const std::string &ndjsonPath, const std::string &databasePath,
+                                   std::int64_t students);
+
 // Starts `steward-cli serve --port 0` on the database (with more arguments) in the process; returns the
 // port it serves on, or 0 (after saying why on stderr) when it did not start.
 quint16 startServe(QProcess &process, const QString &cliPath, const std::string &databasePath,

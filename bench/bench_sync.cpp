@@ -359,15 +359,7 @@ int main(int argc, char **argv)
     const int delayMs = argc > 4 ? std::max(1, std::atoi(argv[4])) : 20;
     QTemporaryDir dir;
     auto path = [&dir](const char *name) { return dir.filePath(QString::fromLatin1(name)).toStdString(); };
-    const std::int64_t documents = writeDistrictFile(path("district.ndjson"), students);
-    {
-        std::unique_ptr<Model> model = Model::loadStarter();
-        std::unique_ptr<Database> database = Database::open(path("district.db"));
-        Engine engine(*model, *database);
-        ImportOptions options;
-        options.paths = {path("district.ndjson")};
-        importFiles(engine, *model, options);
-    }
+    const std::int64_t documents = writeDistrictDatabase(path("district.ndjson"), path("district.db"), students);
     std::printf("Sync benchmark: %lld documents (%lld students) against steward-cli serve on this machine\n\n",
                 static_cast<long long>(documents), static_cast<long long>(students));
 
@@ -419,15 +411,8 @@ int main(int argc, char **argv)
     // Through a network that holds each request delayMs: a smaller district (one request at a time
     // takes a request's delay per document).
     {
-        const std::int64_t delayedDocuments = writeDistrictFile(path("small.ndjson"), delayedStudents);
-        {
-            std::unique_ptr<Model> model = Model::loadStarter();
-            std::unique_ptr<Database> database = Database::open(path("small.db"));
-            Engine engine(*model, *database);
-            ImportOptions options;
-            options.paths = {path("small.ndjson")};
-            importFiles(engine, *model, options);
-        }
+        const std::int64_t delayedDocuments =
+            writeDistrictDatabase(path("small.ndjson"), path("small.db"), delayedStudents);
         Figure pushed[2];
         Figure pulled[2];
         for (int i = 0; i < 2; ++i) {
