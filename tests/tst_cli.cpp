@@ -12,6 +12,7 @@
 #include <SQLiteCpp/Database.h>
 
 #include <fstream>
+#include <tuple>
 
 using namespace steward;
 using namespace steward::test;
@@ -88,6 +89,19 @@ private Q_SLOTS:
         CliRun help = runCli({"--help"}, "");
         QCOMPARE(help.exitCode, 0);
         QVERIFY(help.stdoutText.contains("requests"));
+
+        // A sync's pace: requests in flight a whole number from 1 to 64, a rate above 0.
+        const QStringList push{"--db", db, "sync", "push", "--to", "http://127.0.0.1:9", "--client", "c"};
+        for (const auto &[option, value, said] :
+             {std::tuple<QString, QString, QString>{"--parallel", "0", "--parallel takes a whole number from 1 to 64"},
+              {"--parallel", "65", "--parallel takes a whole number from 1 to 64"},
+              {"--parallel", "1.5", "--parallel takes a whole number from 1 to 64"},
+              {"--rate", "0", "--rate takes a number above 0"},
+              {"--rate", "fast", "--rate takes a number above 0"}}) {
+            CliRun run = runCli(push + QStringList{option, value}, "");
+            QCOMPARE(run.exitCode, 2);
+            QVERIFY2(run.stderrText.contains(said), qPrintable(run.stderrText));
+        }
     }
 
     // The man pages are made from these texts (packaging/manpages.sh), so they must be complete:

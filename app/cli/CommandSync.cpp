@@ -542,20 +542,17 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
             args.push.allowBlindCreates = true;
         } else if (arg == "--retry-refused" && args.action == "push") {
             args.push.retryRefused = true;
-        } else if ((arg == "--parallel" || arg == "--rate") && (args.action == "push" || args.action == "pull")) {
+        } else if (arg == "--parallel" && (args.action == "push" || args.action == "pull")) {
+            const std::string value = i + 1 < argv.size() ? argv[++i] : std::string();
+            if (!parseCount(value, 1, kMostParallel, args.pace.parallel))
+                return usageError("sync", "--parallel takes a whole number from 1 to " + std::to_string(kMostParallel) +
+                                              ", not '" + value + "'");
+        } else if (arg == "--rate" && (args.action == "push" || args.action == "pull")) {
             const std::string value = i + 1 < argv.size() ? argv[++i] : std::string();
             char *end = nullptr;
-            const double number = std::strtod(value.c_str(), &end);
-            if (value.empty() || end == nullptr || *end != '\0' || !(number > 0))
-                return usageError("sync", arg + " takes a number above 0, not '" + value + "'");
-            if (arg == "--rate") {
-                args.pace.rate = number;
-            } else {
-                if (number != static_cast<int>(number) || number > kMostParallel)
-                    return usageError("sync", "--parallel takes a whole number from 1 to " +
-                                                  std::to_string(kMostParallel) + ", not '" + value + "'");
-                args.pace.parallel = static_cast<int>(number);
-            }
+            args.pace.rate = std::strtod(value.c_str(), &end);
+            if (value.empty() || *end != '\0' || !(args.pace.rate > 0))
+                return usageError("sync", "--rate takes a number above 0, not '" + value + "'");
         } else if (arg == "--sign-off" && args.action == "push") {
             if (i + 1 >= argv.size() || argv[i + 1].empty())
                 return usageError("sync", "--sign-off needs a name");

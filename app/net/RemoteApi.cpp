@@ -211,8 +211,8 @@ RemoteResponse RemoteApi::sendAuthorized(const std::string &method, const QUrl &
         }
         if (response.status == 429 && attempt < m_options.retries + 20) {
             // Rate-limited: wait as long as the API asks (within reason), then try again.
-            const int asked = std::atoi(response.header("retry-after").c_str());
-            m_sleep(std::clamp(asked > 0 ? asked * 1000 : delay, 100, 30000));
+            const std::optional<int> asked = response.retryAfterMs();
+            m_sleep(std::clamp(asked && *asked > 0 ? *asked : delay, 100, 30000));
             continue;
         }
         if (!response.transient() || attempt >= m_options.retries)

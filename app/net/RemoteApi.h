@@ -44,10 +44,6 @@ public:
     // ("/availableChangeVersions"), with the data address's year or instance route applied.
     bool hasChangeQueries() const { return !m_changeQueries.isEmpty(); }
     RemoteResponse sendChangeQueries(const std::string &pathAndQuery);
-    RemoteResponse send(const RemoteRequest &request)
-    {
-        return send(request.method, request.path, request.body, request.ifMatch);
-    }
     // For many requests at once (RequestPool): a data-API request started on `network` (the caller's, one of
     // several: a manager opens at most six connections to a host), and the answer read from its finished
     // reply. No retries here; a 401 asks for renewToken().

@@ -35,7 +35,6 @@ public:
     // Room for one more: in flight and waiting together below the window.
     bool hasRoom() const;
     bool idle() const { return m_inFlight == 0 && m_delayed == 0 && m_waiting.empty(); }
-    int inFlight() const { return m_inFlight; }
     // Requests sent, retries included.
     int sent() const { return m_sent; }
 

@@ -32,8 +32,7 @@ public:
         , m_session(engine, database, remote.url(), client, safeguards)
         , m_pace(pace)
     {
-        SyncState state(database.connection());
-        m_parallel = state.parallelFor(m_session.target(), pace.parallel);
+        m_parallel = SyncState(database.connection()).parallelFor(m_session.target(), pace.parallel);
     }
 
     PullReport run(const SyncProgressFn &progress)
@@ -377,8 +376,7 @@ PushReport runPush(Engine &engine, Database &database, RemoteApi &remote, const 
 {
     PushSession session(engine, database, remote.url(), client, remote.promisesIfMatchOnCreate(), safeguards,
                         settings);
-    SyncState state(database.connection());
-    const int parallel = state.parallelFor(state.ensureTarget(remote.url(), client), pace.parallel);
+    const int parallel = SyncState(database.connection()).parallelFor(session.target(), pace.parallel);
     FlowControl flow(parallel, pace.rate);
     RequestPool pool(remote, flow);
     QEventLoop loop;

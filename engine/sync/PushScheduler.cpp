@@ -93,7 +93,6 @@ std::optional<std::size_t> PushScheduler::next()
     const std::size_t item = m_ready.top();
     m_ready.pop();
     m_state[item] = 1;
-    ++m_running;
     return item;
 }
 
@@ -102,7 +101,6 @@ void PushScheduler::finished(std::size_t item, bool accepted)
     if (item >= m_items || m_state[item] != 1)
         return;
     m_state[item] = accepted ? 2 : 3;
-    --m_running;
     ++m_finishedCount;
     for (std::size_t dependent : m_dependents[item])
         release(dependent);

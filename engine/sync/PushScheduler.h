@@ -31,7 +31,6 @@ public:
     std::optional<std::size_t> blockedBy(std::size_t item) const;
     bool hasReady() const { return !m_ready.empty(); }
     bool allFinished() const { return m_finishedCount == m_items; }
-    std::size_t running() const { return m_running; }
 
 private:
     void release(std::size_t item);
@@ -59,7 +58,6 @@ private:
         std::vector<std::size_t> followers; // later groups that wait for this one
     };
     std::vector<DeleteGroup> m_groups;
-    std::size_t m_running = 0;
     std::size_t m_finishedCount = 0;
 };
 

@@ -121,6 +121,13 @@ void PushSession::stop(const std::string &error)
         m_report.error = error;
 }
 
+void PushSession::abandon(const Exchange &exchange, const std::string &why)
+{
+    m_scheduler->finished(exchange.index, false);
+    ++m_finished;
+    stop("the push stopped at " + exchange.item->resource->resourceName + " " + exchange.item->id + ": " + why);
+}
+
 std::optional<PushSession::Step> PushSession::next()
 {
     while (!stopping()) {
@@ -138,10 +145,7 @@ std::optional<PushSession::Step> PushSession::next()
         try {
             first = begin(*exchange);
         } catch (const std::exception &e) {
-            m_scheduler->finished(*index, false);
-            ++m_finished;
-            stop("the push stopped at " + exchange->item->resource->resourceName + " " + exchange->item->id + ": " +
-                 e.what());
+            abandon(*exchange, e.what());
             return std::nullopt;
         }
         if (first) {
@@ -163,10 +167,7 @@ std::optional<RemoteRequest> PushSession::take(std::size_t item, const RemoteRes
     try {
         following = onAnswer(exchange, answer);
     } catch (const std::exception &e) {
-        stop("the push stopped at " + exchange.item->resource->resourceName + " " + exchange.item->id + ": " +
-             e.what());
-        m_scheduler->finished(item, false);
-        ++m_finished;
+        abandon(exchange, e.what());
         m_running.erase(found);
         return std::nullopt;
     }

@@ -64,8 +64,8 @@ public:
     bool stopping() const { return m_report.cancelled || !m_report.error.empty(); }
     // Nothing in flight and nothing more to start.
     bool done() const;
-    std::size_t running() const { return m_scheduler->running(); }
     std::size_t finishedCount() const { return m_finished; }
+    const SyncTarget &target() const { return m_target; }
     const PushPlan &plan() const { return m_report.plan; }
     const PushReport &report() const { return m_report; }
     PushReport &report() { return m_report; }
@@ -109,6 +109,9 @@ private:
     // Counts the finished document, records a refusal, frees what waits on it.
     void complete(Exchange &exchange, const RemoteResponse &answer);
     void stop(const std::string &error);
+    // A document the push could not go on with (the target's answer made no sense of it): not
+    // accepted, no outcome, and the push stops.
+    void abandon(const Exchange &exchange, const std::string &why);
     void flushAgreed();
 
     Engine &m_engine;
