@@ -292,14 +292,14 @@ void DocumentStore::updateDocument(StoredDocument &d, const ChangeRecord &change
     s.exec();
 }
 
-void DocumentStore::deleteDocument(const StoredDocument &d, const std::string &actor, const std::string &at)
+std::int64_t DocumentStore::deleteDocument(const StoredDocument &d, const std::string &actor, const std::string &at)
 {
     copyBodyIntoCurrentChange(d.docKey);
     indexRemoved(d);
     SQLite::Statement &s = statement("DELETE FROM document_rows WHERE doc_key = ?");
     s.bind(1, d.docKey);
     s.exec();
-    appendChange("delete", d, std::nullopt, actor, at);
+    return appendChange("delete", d, std::nullopt, actor, at);
 }
 
 void DocumentStore::bindStoredText(SQLite::Statement &s, int index, const StoredDocument &d, const std::string &text,
@@ -645,20 +645,37 @@ std::int64_t DocumentStore::storedNamesKey(const char *insertSql, const char *fi
     return key;
 }
 
-std::vector<StoredDocument> DocumentStore::query(const CollectionQuery &query, bool fetchOneMore)
+DocumentStore::QuerySql DocumentStore::pageSql(const CollectionQuery &query, bool fetchOneMore)
 {
     QuerySql sql = querySql(query);
-    std::vector<Json> &bindings = sql.bindings;
-    std::string text = std::string("SELECT ") + kListedColumns + sql.from + sql.where;
+    std::string &text = sql.page;
+    text = std::string("SELECT ") + kListedColumns + sql.from + sql.where;
     if (query.afterDocKey > 0) {
         text += " AND " + sql.orderColumn + " > ?";
-        bindings.push_back(query.afterDocKey);
+        sql.bindings.push_back(query.afterDocKey);
     }
     text += " ORDER BY " + sql.orderColumn + " LIMIT ? OFFSET ?";
-    bindings.push_back(query.limit + (fetchOneMore ? 1 : 0));
-    bindings.push_back(query.offset);
-    SQLite::Statement s(m_db, text);
-    bindAll(s, bindings);
+    sql.bindings.push_back(query.limit + (fetchOneMore ? 1 : 0));
+    sql.bindings.push_back(query.offset);
+    return sql;
+}
+
+std::string DocumentStore::queryPlan(const CollectionQuery &query)
+{
+    const QuerySql sql = pageSql(query, false);
+    SQLite::Statement s(m_db, "EXPLAIN QUERY PLAN " + sql.page);
+    bindAll(s, sql.bindings);
+    std::string plan;
+    while (s.executeStep())
+        plan += s.getColumn(3).getString() + "\n";
+    return plan;
+}
+
+std::vector<StoredDocument> DocumentStore::query(const CollectionQuery &query, bool fetchOneMore)
+{
+    const QuerySql sql = pageSql(query, fetchOneMore);
+    SQLite::Statement s(m_db, sql.page);
+    bindAll(s, sql.bindings);
     std::vector<StoredDocument> out;
     while (s.executeStep())
         out.push_back(readDocument(s));

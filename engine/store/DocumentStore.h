@@ -194,7 +194,8 @@ public:
     // Each document write appends its change-log entry in the same call, so the two cannot disagree.
     void insertDocument(StoredDocument &document, const ChangeRecord &change); // sets docKey, changeSeq
     void updateDocument(StoredDocument &document, const ChangeRecord &change); // sets changeSeq
-    void deleteDocument(const StoredDocument &document, const std::string &actor, const std::string &at);
+    // Returns the change log entry of the delete.
+    std::int64_t deleteDocument(const StoredDocument &document, const std::string &actor, const std::string &at);
     void insertAlias(std::int64_t docKey, const Uuid &referentialId, const std::string &project,
                      const std::string &resource);
     void updateAlias(std::int64_t aliasKey, const Uuid &referentialId);
@@ -263,6 +264,9 @@ public:
     // A page of documents; their referentialId is left empty (findById and the like read it).
     std::vector<StoredDocument> query(const CollectionQuery &query, bool fetchOneMore);
     std::int64_t count(const CollectionQuery &query);
+    // How SQLite reads a page of the query (EXPLAIN QUERY PLAN, a step a line): lets a check see that
+    // a page does not read more than its window.
+    std::string queryPlan(const CollectionQuery &query);
     // The change log's newest sequence number (0 when empty): Change Queries' newest change version.
     std::int64_t newestChangeVersion();
     // Deletes or key changes of the query's resource in its change window, oldest first, paged by
@@ -290,8 +294,10 @@ private:
         std::string orderColumn; // the document key its rows come ordered by
         std::string countFrom;   // what a count reads (without the documents when it need not)
         std::vector<Json> bindings;
+        std::string page; // pageSql: the whole SELECT of a page
     };
     QuerySql querySql(const CollectionQuery &query);
+    QuerySql pageSql(const CollectionQuery &query, bool fetchOneMore);
     std::int64_t fieldKeyOf(const std::string &project, const std::string &resource, const std::string &field) const;
     // Adds or re-paths the resource's query fields in the registry; true when anything changed.
     bool registerQueryFields(const ResourceSchema &resource);

@@ -430,14 +430,19 @@ DocumentStore::QuerySql DocumentStore::querySql(const CollectionQuery &query)
 
     // A narrow change window (an incremental pull) is answered from the change-version index and
     // must not scan the whole resource; a wide one (a first pull) reads the resource in key order.
-    // The unary '+' keeps SQLite from using the index the other way would use.
+    // The narrow way reads every change of the window, of every resource, for each page and sorts
+    // the resource's share: a window that covers most of the history (a first pull: everything up
+    // to the newest version) is wide however few changes the database has, or its pages cost the
+    // whole history each. The unary '+' keeps SQLite from using the index the other way would use.
     constexpr std::int64_t kNarrowWindow = 100000;
+    constexpr std::int64_t kNarrowShareOfHistory = 4; // at most a quarter of the versions up to its end
     const bool window = query.hasChangeWindow();
     // Only a window reads the newest version: every other collection query goes without it.
     const std::int64_t upper = !window ? 0
                                : query.maxChangeVersion >= 0 ? query.maxChangeVersion
                                                              : newestChangeVersion();
-    const bool narrow = !byIndex && window && upper - query.minChangeVersion <= kNarrowWindow;
+    const std::int64_t width = upper - query.minChangeVersion;
+    const bool narrow = !byIndex && window && width <= kNarrowWindow && width * kNarrowShareOfHistory <= upper;
     bool needsDocuments = !byIndex || window;
     std::string &where = sql.where;
     if (byIndex) {
