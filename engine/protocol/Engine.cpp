@@ -290,7 +290,7 @@ Response Engine::handle(const Request &request)
 Response Engine::handlePrepared(const PreparedBody &prepared, const std::string &actor)
 {
     return guarded([&] {
-        m_lastWriteChanged = false;
+        m_lastWriteChangeSeq = 0;
         return postPrepared(prepared, actor.empty() ? currentOsUser() : actor);
     });
 }
@@ -299,7 +299,7 @@ Response Engine::restoreDocument(const ResourceSchema &resource, const std::stri
                                  const std::string &actor)
 {
     return guarded([&] {
-        m_lastWriteChanged = false;
+        m_lastWriteChangeSeq = 0;
         PreparedBody prepared = prepareBody(resource, Json::parse(bodyText));
         if (!prepared.refusal && prepared.bodyText != bodyText)
             return problem::make(400, problem::kBadRequest, "Bad Request",
@@ -400,7 +400,7 @@ Response Engine::validate(const Request &request)
 
 Response Engine::dispatch(const Request &request)
 {
-    m_lastWriteChanged = false;
+    m_lastWriteChangeSeq = 0;
     const std::string &method = request.method;
     if (method != "GET" && method != "POST" && method != "PUT" && method != "DELETE")
         return problem::make(405, problem::kMethodNotAllowed, "Method Not Allowed",
@@ -1042,7 +1042,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
                 existing->lastModified = now;
                 m_store.updateDocument(*existing, {"update", std::nullopt, actor, now});
                 m_store.setReferences(existing->docKey, resolved.aliasKeys, true);
-                m_lastWriteChanged = true;
+                m_lastWriteChangeSeq = existing->changeSeq;
             }
             response.headers.emplace_back("Location", resource.requestPath(existing->id));
             response.headers.emplace_back("ETag", quotedEtag(existing->etag));
@@ -1079,7 +1079,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
             m_store.insertDocument(document, {"insert", std::nullopt, actor, now});
             writeAliases(resource, document, prepared.superclass, true);
             m_store.setReferences(document.docKey, resolved.aliasKeys, false);
-            m_lastWriteChanged = true;
+            m_lastWriteChangeSeq = document.changeSeq;
             response.status = 201;
             response.headers.emplace_back("Location", resource.requestPath(document.id));
             response.headers.emplace_back("ETag", quotedEtag(document.etag));
@@ -1164,7 +1164,7 @@ Response Engine::put(const Target &target, const Request &request)
             if (std::optional<Response> failure = cascadeIdentityChange(resource, before, *existing, actor, now, 0))
                 return *failure;
         transaction.commit();
-        m_lastWriteChanged = true;
+        m_lastWriteChangeSeq = existing->changeSeq;
         response.headers.emplace_back("ETag", quotedEtag(existing->etag));
         return response;
     });
@@ -1265,6 +1265,14 @@ std::optional<StoredDocument> Engine::documentByIdentity(const ResourceSchema &r
     return m_store.findByReferentialId(identity->referentialId());
 }
 
+std::optional<StoredDocument> Engine::documentByIdentity(const PreparedBody &prepared)
+{
+    if (!prepared.identity)
+        return std::nullopt;
+    DeferredTransaction read(m_database.connection());
+    return m_store.findByReferentialId(prepared.referentialId);
+}
+
 Response Engine::remove(const Target &target, const Request &request)
 {
     const ResourceSchema &resource = *target.resource;
@@ -1298,9 +1306,9 @@ Response Engine::remove(const Target &target, const Request &request)
             response.status = 204;
             return response;
         }
-        m_store.deleteDocument(*existing, actor, nowUtc());
+        const std::int64_t seq = m_store.deleteDocument(*existing, actor, nowUtc());
         transaction.commit();
-        m_lastWriteChanged = true;
+        m_lastWriteChangeSeq = seq;
         Response response;
         response.status = 204;
         return response;

@@ -233,6 +233,8 @@ public:
     // The stored document with the identity the body carries (of this resource or another that shares
     // its referential id), if any; joins a batch's transaction.
     std::optional<StoredDocument> documentByIdentity(const ResourceSchema &resource, const Json &body);
+    // The same for a body already prepared (its identity worked out once): none when it was refused.
+    std::optional<StoredDocument> documentByIdentity(const PreparedBody &prepared);
 
     // PRAGMA integrity_check and foreign_key_check, then Steward's own invariants for every
     // document: its referential id and aliases recompute from its body, its refs rows are exactly
@@ -256,7 +258,10 @@ public:
     // A request failed after it began writing; commitBatch() will roll the chunk back and throw.
     bool batchBroken() const { return m_batchBroken; }
     // Whether the last successful write changed anything (a POST of an identical document does not).
-    bool lastWriteChanged() const { return m_lastWriteChanged; }
+    bool lastWriteChanged() const { return m_lastWriteChangeSeq != 0; }
+    // The change log entry the last request wrote (0: it changed nothing), so a caller that keeps
+    // the version it stored (a sync base) need not read the document back.
+    std::int64_t lastWriteChangeSeq() const { return m_lastWriteChangeSeq; }
 
     // Keeps text as a draft with a known problem, without validating again; inside a batch it joins
     // the batch's transaction. The same text for the same resource updates the existing draft.
@@ -333,7 +338,7 @@ private:
     bool m_answerQueriesByScan = false;
     bool m_inBatch = false;
     bool m_batchBroken = false; // a write threw inside a batch request that had no savepoint
-    bool m_lastWriteChanged = false;
+    std::int64_t m_lastWriteChangeSeq = 0;
     std::unordered_map<Uuid, AliasKeys, UuidHash> m_aliasCache;
 };
 

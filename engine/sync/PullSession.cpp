@@ -213,6 +213,17 @@ PullSession::Pending PullSession::pendingFrom(const ResourceSchema &resource, co
     return pending;
 }
 
+// The change version of the local document as the write just answered left it.
+std::optional<std::int64_t> PullSession::storedVersion(const std::string &localId)
+{
+    if (m_engine.lastWriteChangeSeq() != 0)
+        return m_engine.lastWriteChangeSeq();
+    // Unchanged: the version it already had.
+    if (std::optional<StoredDocument> stored = m_engine.document(localId))
+        return stored->changeSeq;
+    return std::nullopt;
+}
+
 void PullSession::apply(const std::vector<Pending> &pending, bool lastChance)
 {
     if (pending.empty())
@@ -222,35 +233,42 @@ void PullSession::apply(const std::vector<Pending> &pending, bool lastChance)
         const std::string resourceKey = item.resource->resourceKey();
         ImportCounts &counts = m_report.outcome.byResource[resourceKey];
         ImportCounts &totals = m_report.outcome.totals;
-        Request request =
-            Request::make("POST", item.resource->requestPath(), pullActor(m_url), item.body);
+        const std::string actor = pullActor(m_url);
         // A document pulled before is updated where it is, so a change of its identity on the
         // target moves it here too instead of leaving the old one behind.
         std::optional<std::string> known =
             item.remoteId.empty() ? std::nullopt : m_state.localId(m_target.targetId, item.remoteId);
+        // A new one is prepared once: its identity finds one made here, and the same preparation
+        // is what gets stored.
+        std::optional<PreparedBody> prepared;
+        if (!known)
+            prepared = m_engine.preparePost(*item.resource, item.body);
         if (m_safeguards.mergeOnPull) {
             // One made here with the same identity is the same document: merged, not overwritten.
-            if (!known && item.body.is_object())
-                if (std::optional<StoredDocument> same = m_engine.documentByIdentity(*item.resource, item.body))
+            if (!known && item.body.is_object()) {
+                std::optional<StoredDocument> same = prepared->refusal
+                                                         ? m_engine.documentByIdentity(*item.resource, item.body)
+                                                         : m_engine.documentByIdentity(*prepared);
+                if (same)
                     known = same->id;
+            }
             if (known && !takesTheirs(*item.resource, *known, {item.remoteId, item.etag, item.body}, &counts))
                 continue;
         }
         Response response;
         if (known) {
-            request.method = "PUT";
-            request.path = item.resource->requestPath(*known);
-            response = m_engine.handle(request);
+            response = m_engine.handle(
+                Request::make("PUT", item.resource->requestPath(*known), actor, item.body));
             if (response.status == 404) {
                 // Gone here: stored again as a new document, which the target's id then names.
                 m_state.forgetRemoteId(m_target.targetId, *known);
-                request.method = "POST";
-                request.path = item.resource->requestPath();
                 known.reset();
+                if (!prepared)
+                    prepared = m_engine.preparePost(*item.resource, item.body);
             }
         }
         if (!known)
-            response = m_engine.handle(request);
+            response = m_engine.handlePrepared(*prepared, actor);
         if (m_engine.batchBroken())
             throw std::runtime_error(response.body.value("detail", std::string("a write failed")));
         if (response.status == 201 || response.status == 200 || response.status == 204) {
@@ -260,11 +278,10 @@ void PullSession::apply(const std::vector<Pending> &pending, bool lastChance)
             ++(counts.*field);
             ++(totals.*field);
             const std::string localId = known ? *known : idFromLocation(response.header("Location"));
-            // What was stored is the version both sides agree on now.
+            // What was stored (or found unchanged) is the version both sides agree on now.
             if (!item.remoteId.empty())
-                if (std::optional<StoredDocument> stored = m_engine.document(localId))
-                    m_state.setBase(m_target.targetId, localId,
-                                    SyncBase{item.remoteId, item.etag, stored->changeSeq, std::nullopt});
+                if (std::optional<std::int64_t> seq = storedVersion(localId))
+                    m_state.setBase(m_target.targetId, localId, SyncBase{item.remoteId, item.etag, *seq, std::nullopt});
         } else if (response.status == 409 && !lastChance
                    && response.body.value("type", std::string()) == problem::kUnresolvedReference) {
             m_unresolved.push_back(item);
@@ -273,7 +290,7 @@ void PullSession::apply(const std::vector<Pending> &pending, bool lastChance)
             ++totals.drafts;
             m_report.outcome.drafts.push_back({item.origin, item.position, resourceKey, response.body});
             m_engine.keepDraft(item.resource->projectName(), item.resource->resourceName, dumpJson(item.body),
-                               response.body, request.actor);
+                               response.body, actor);
         }
     }
     m_engine.commitBatch();

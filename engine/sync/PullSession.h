@@ -87,6 +87,7 @@ private:
     Pending pendingFrom(const ResourceSchema &resource, const Json &item, const std::string &origin,
                         std::int64_t position) const;
     std::optional<std::string> localDocumentFor(const ResourceSchema &resource, const Json &entry, const char *keys);
+    std::optional<std::int64_t> storedVersion(const std::string &localId);
     bool takesTheirs(const ResourceSchema &resource, const std::string &localId, const TargetCopy &theirs,
                      ImportCounts *counts = nullptr);
 
