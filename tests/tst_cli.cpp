@@ -102,6 +102,28 @@ private Q_SLOTS:
             QCOMPARE(run.exitCode, 2);
             QVERIFY2(run.stderrText.contains(said), qPrintable(run.stderrText));
         }
+
+        // Every command reads its options through one parser: the same words for the same mistake,
+        // "--name=VALUE" as well as "--name VALUE", and the command's help named.
+        for (const auto &[args, said] : std::vector<std::pair<QStringList, QString>>{
+                 {{"find", "--limit"}, "--limit needs a number (see steward-cli find --help)"},
+                 {{"find", "--limit=0", "ab"}, "--limit takes a whole number from 1 to 1000, not '0'"},
+                 {{"causes", "--limit", "-3"}, "--limit takes a whole number, not '-3'"},
+                 {{"export", "--out", "a", "--out=b"}, "--out given twice (see steward-cli export --help)"},
+                 {{"sync", "pull", "--dry-run"}, "unknown option '--dry-run' for sync pull"},
+                 {{"rules", "run", "--out", "x"}, "unknown option '--out' for rules run"},
+                 {{"fix", "set", "--id"}, "--id needs at least one value"},
+                 {{"mapping", "suggest", "--rows", "0"}, "--rows takes a whole number from 1 to 100000, not '0'"},
+                 {{"import", "--progress=loud", "x.ndjson"}, "--progress takes bar, json or none"},
+                 {{"status", "--resource="}, "--resource needs a value"},
+                 {{"delete", "a", "b"}, "delete takes one document"},
+                 {{"order", "extra"}, "unexpected argument 'extra' (see steward-cli order --help)"},
+             }) {
+            CliRun run = runCli(QStringList{"--db", db} + args, "");
+            QCOMPARE(run.exitCode, 2);
+            QCOMPARE(run.stderrText.trimmed().count('\n'), 0);
+            QVERIFY2(run.stderrText.contains(said), qPrintable(args.join(' ') + ": " + run.stderrText));
+        }
     }
 
     // The man pages are made from these texts (packaging/manpages.sh), so they must be complete:

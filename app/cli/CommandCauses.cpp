@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "CommandLine.h"
 #include "RootCauses.h"
 
 #include <iostream>
@@ -113,32 +114,15 @@ int commandCauses(const CliContext &context, const std::vector<std::string> &arg
         return kExitOk;
     }
     bool json = false;
-    std::size_t limit = 20;
+    std::int64_t limitAsked = 20;
     std::string resourceFilter;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--json") {
-            json = true;
-        } else if (args[i] == "--limit") {
-            if (i + 1 >= args.size())
-                return usageError("causes", "--limit needs a number");
-            try {
-                std::size_t used = 0;
-                const long long value = std::stoll(args[i + 1], &used);
-                if (used != args[i + 1].size() || value < 0)
-                    throw std::invalid_argument("not a number");
-                limit = static_cast<std::size_t>(value);
-            } catch (const std::exception &) {
-                return usageError("causes", "--limit takes a whole number, not '" + args[i + 1] + "'");
-            }
-            ++i;
-        } else if (args[i] == "--resource") {
-            if (i + 1 >= args.size())
-                return usageError("causes", "--resource needs a resource name");
-            resourceFilter = args[++i];
-        } else {
-            return usageError("causes", "unknown option '" + args[i] + "'");
-        }
-    }
+    if (!CommandLine("causes")
+             .flag("--json", json)
+             .wholeNumber("--limit", limitAsked)
+             .text("--resource", resourceFilter, "a resource name")
+             .parse(args))
+        return kExitUsage;
+    const std::size_t limit = static_cast<std::size_t>(limitAsked);
     std::unique_ptr<Model> model = context.loadModel();
     if (!model)
         return kExitUsage;

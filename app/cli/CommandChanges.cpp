@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "CommandLine.h"
 #include "Sync.h"
 
 #include <QThread>
@@ -28,23 +29,8 @@ int commandChanges(const CliContext &context, const std::vector<std::string> &ar
     }
     std::int64_t since = 0;
     bool follow = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--follow") {
-            follow = true;
-        } else if (args[i] == "--since" && i + 1 < args.size()) {
-            try {
-                std::size_t used = 0;
-                since = std::stoll(args[i + 1], &used);
-                if (used != args[i + 1].size() || since < 0)
-                    throw std::invalid_argument("not a number");
-            } catch (const std::exception &) {
-                return usageError("changes", "--since takes a change-log seq (a whole number)");
-            }
-            ++i;
-        } else {
-            return usageError("changes", "unknown option '" + args[i] + "'");
-        }
-    }
+    if (!CommandLine("changes").flag("--follow", follow).wholeNumber("--since", since).parse(args))
+        return kExitUsage;
     std::unique_ptr<Database> database;
     try {
         database = Database::open(context.resolvedDatabasePath(), Database::Access::ReadOnly);

@@ -1,5 +1,6 @@
 // steward-cli delete and repoint: the two ways out of a delete that other documents block.
 #include "Cli.h"
+#include "CommandLine.h"
 
 #include "Dependents.h"
 #include "Engine.h"
@@ -122,20 +123,13 @@ int commandDelete(const CliContext &context, const std::vector<std::string> &arg
     bool dryRun = false;
     bool json = false;
     std::string target;
-    for (const std::string &arg : args) {
-        if (arg == "--cascade")
-            cascade = true;
-        else if (arg == "--dry-run")
-            dryRun = true;
-        else if (arg == "--json")
-            json = true;
-        else if (arg.rfind("--", 0) == 0)
-            return usageError("delete", "unknown option '" + arg + "'");
-        else if (!target.empty())
-            return usageError("delete", "delete takes one document");
-        else
-            target = arg;
-    }
+    if (!CommandLine("delete")
+             .flag("--cascade", cascade)
+             .flag("--dry-run", dryRun)
+             .flag("--json", json)
+             .word(target, "delete takes one document")
+             .parse(args))
+        return kExitUsage;
     DocumentAddress address;
     if (target.empty())
         return usageError("delete", "name the document: PROJECT/RESOURCE/ID (ed-fi/schools/ID) or its id");
@@ -220,26 +214,14 @@ int commandRepoint(const CliContext &context, const std::vector<std::string> &ar
     bool deleteAfter = false;
     bool dryRun = false;
     bool json = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        if (arg == "--to") {
-            if (i + 1 >= args.size() || args[i + 1].empty())
-                return usageError("repoint", "--to needs a document id");
-            to = args[++i];
-        } else if (arg == "--delete") {
-            deleteAfter = true;
-        } else if (arg == "--dry-run") {
-            dryRun = true;
-        } else if (arg == "--json") {
-            json = true;
-        } else if (arg.rfind("--", 0) == 0) {
-            return usageError("repoint", "unknown option '" + arg + "'");
-        } else if (!from.empty()) {
-            return usageError("repoint", "repoint takes one document to move references from");
-        } else {
-            from = arg;
-        }
-    }
+    if (!CommandLine("repoint")
+             .text("--to", to, "a document id")
+             .flag("--delete", deleteAfter)
+             .flag("--dry-run", dryRun)
+             .flag("--json", json)
+             .word(from, "repoint takes one document to move references from")
+             .parse(args))
+        return kExitUsage;
     DocumentAddress fromAddress;
     DocumentAddress toAddress;
     if (from.empty() || to.empty())

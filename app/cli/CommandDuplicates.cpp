@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "CommandLine.h"
 #include "Duplicates.h"
 #include "Engine.h"
 #include "IdentityChange.h"
@@ -46,23 +47,18 @@ int commandDuplicates(const CliContext &context, const std::vector<std::string> 
     }
     std::vector<std::string> resources;
     bool json = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--json") {
-            json = true;
-        } else if (args[i] == "--resource") {
-            if (i + 1 >= args.size())
-                return usageError("duplicates", "--resource needs a value");
-            const std::string value = toLower(args[++i]);
-            if (value == "students" || value == "student")
-                resources.push_back("Student");
-            else if (value == "staffs" || value == "staff")
-                resources.push_back("Staff");
-            else
-                return usageError("duplicates", "--resource takes students or staffs, not '" + args[i] + "'");
-        } else {
-            return usageError("duplicates", "unknown argument '" + args[i] + "'");
-        }
-    }
+    auto resource = [&resources](const std::string &given) {
+        const std::string value = toLower(given);
+        if (value == "students" || value == "student")
+            resources.push_back("Student");
+        else if (value == "staffs" || value == "staff")
+            resources.push_back("Staff");
+        else
+            return "--resource takes students or staffs, not '" + given + "'";
+        return std::string();
+    };
+    if (!CommandLine("duplicates").flag("--json", json).value("--resource", resource).parse(args))
+        return kExitUsage;
     std::unique_ptr<Model> model;
     std::unique_ptr<Database> database;
     if (!context.openModelAndDatabase(model, database))
@@ -116,20 +112,13 @@ int commandMerge(const CliContext &context, const std::vector<std::string> &args
     std::string drop;
     bool dryRun = false;
     bool json = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        if (arg == "--dry-run") {
-            dryRun = true;
-        } else if (arg == "--json") {
-            json = true;
-        } else if (arg == "--keep" || arg == "--drop") {
-            if (i + 1 >= args.size() || args[i + 1].empty())
-                return usageError("merge", arg + " needs a document id");
-            (arg == "--keep" ? keep : drop) = args[++i];
-        } else {
-            return usageError("merge", "unknown argument '" + arg + "'");
-        }
-    }
+    if (!CommandLine("merge")
+             .flag("--dry-run", dryRun)
+             .flag("--json", json)
+             .text("--keep", keep, "a document id")
+             .text("--drop", drop, "a document id")
+             .parse(args))
+        return kExitUsage;
     if (keep.empty() || drop.empty())
         return usageError("merge", "both --keep ID and --drop ID are required");
     std::unique_ptr<Model> model;
@@ -167,28 +156,26 @@ int commandChangeIdentity(const CliContext &context, const std::vector<std::stri
     std::vector<std::pair<std::string, std::string>> assignments;
     bool dryRun = false;
     bool json = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        if (arg == "--dry-run") {
-            dryRun = true;
-        } else if (arg == "--json") {
-            json = true;
-        } else if (arg == "--set") {
-            if (i + 1 >= args.size())
-                return usageError("change-identity", "--set needs FIELD=VALUE");
-            const std::string &assignment = args[++i];
-            const std::size_t eq = assignment.find('=');
-            if (eq == std::string::npos || eq == 0)
-                return usageError("change-identity", "--set takes FIELD=VALUE, not '" + assignment + "'");
-            assignments.emplace_back(assignment.substr(0, eq), assignment.substr(eq + 1));
-        } else if (arg.rfind("-", 0) == 0) {
-            return usageError("change-identity", "unknown option '" + arg + "'");
-        } else if (id.empty()) {
-            id = arg;
-        } else {
-            return usageError("change-identity", "one document id only ('" + arg + "' is a second)");
-        }
-    }
+    auto assign = [&assignments](const std::string &assignment) {
+        const std::size_t eq = assignment.find('=');
+        if (eq == std::string::npos || eq == 0)
+            return "--set takes FIELD=VALUE, not '" + assignment + "'";
+        assignments.emplace_back(assignment.substr(0, eq), assignment.substr(eq + 1));
+        return std::string();
+    };
+    auto documentId = [&id](const std::string &word) {
+        if (!id.empty())
+            return "one document id only ('" + word + "' is a second)";
+        id = word;
+        return std::string();
+    };
+    if (!CommandLine("change-identity")
+             .flag("--dry-run", dryRun)
+             .flag("--json", json)
+             .value("--set", assign, "FIELD=VALUE")
+             .words(documentId)
+             .parse(args))
+        return kExitUsage;
     if (id.empty())
         return usageError("change-identity", "the document ID is required");
     if (assignments.empty())

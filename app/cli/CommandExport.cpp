@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "CommandLine.h"
 #include "Submissions.h"
 #include "Exporter.h"
 
@@ -11,36 +12,6 @@
 #include <unistd.h>
 
 using namespace steward;
-
-namespace {
-
-// Takes "--name VALUE" or "--name=VALUE"; false (with error set) when the value is missing.
-bool optionValue(const std::vector<std::string> &args, std::size_t &i, const std::string &name, std::string &value,
-                 std::string &error)
-{
-    const std::string &arg = args[i];
-    if (arg == name) {
-        if (i + 1 >= args.size() || args[i + 1].empty()) {
-            error = name + " needs a value";
-            return false;
-        }
-        value = args[++i];
-        return true;
-    }
-    value = arg.substr(name.size() + 1);
-    if (value.empty()) {
-        error = name + " needs a value";
-        return false;
-    }
-    return true;
-}
-
-bool isOption(const std::string &arg, const std::string &name)
-{
-    return arg == name || arg.rfind(name + "=", 0) == 0;
-}
-
-} // namespace
 
 namespace {
 
@@ -86,38 +57,23 @@ struct ExportArgs
 std::optional<int> readExportArgs(const std::vector<std::string> &args, ExportArgs &out)
 {
     ExportOptions &options = out.options;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        std::string value;
-        std::string error;
-        if (isOption(arg, "--out")) {
-            if (!optionValue(args, i, "--out", value, error))
-                return usageError("export", error);
-            if (!options.outDir.empty())
-                return usageError("export", "--out given twice");
-            options.outDir = value;
-        } else if (isOption(arg, "--resource")) {
-            if (!optionValue(args, i, "--resource", value, error))
-                return usageError("export", error);
-            options.resources.push_back(value);
-        } else if (isOption(arg, "--changed-since")) {
-            if (!optionValue(args, i, "--changed-since", value, error))
-                return usageError("export", error);
-            if (!options.changedSinceBatch.empty())
-                return usageError("export", "--changed-since given twice");
-            options.changedSinceBatch = value;
-        } else if (isOption(arg, "--sign-off")) {
-            if (!optionValue(args, i, "--sign-off", value, error))
-                return usageError("export", error);
-            out.signedBy = value;
-        } else if (arg == "--all") {
-            out.all = true;
-        } else if (arg == "--strict") {
-            out.strict = true;
-        } else {
-            return usageError("export", "unknown argument '" + arg + "'");
-        }
-    }
+    auto once = [](const char *name, std::string &target) {
+        return [name, &target](const std::string &value) {
+            if (!target.empty())
+                return std::string(name) + " given twice";
+            target = value;
+            return std::string();
+        };
+    };
+    if (!CommandLine("export")
+             .value("--out", once("--out", options.outDir))
+             .texts("--resource", options.resources)
+             .value("--changed-since", once("--changed-since", options.changedSinceBatch))
+             .text("--sign-off", out.signedBy)
+             .flag("--all", out.all)
+             .flag("--strict", out.strict)
+             .parse(args))
+        return kExitUsage;
     if (options.outDir.empty())
         return usageError("export", "--out DIR is required");
     if (out.all && !options.changedSinceBatch.empty())

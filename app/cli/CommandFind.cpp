@@ -1,5 +1,6 @@
 // steward-cli find: find anything by its identifying or name-like values, across all resources.
 #include "Cli.h"
+#include "CommandLine.h"
 
 #include "Search.h"
 #include "SearchTerms.h"
@@ -30,21 +31,11 @@ int commandFind(const CliContext &context, const std::vector<std::string> &args)
     std::string text;
     int limit = 25;
     bool json = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        if (arg == "--json") {
-            json = true;
-        } else if (arg == "--limit") {
-            if (i + 1 >= args.size())
-                return usageError("find", "--limit needs a number");
-            if (!parseCount(args[++i], 1, 1000, limit))
-                return usageError("find", "--limit takes a number from 1 to 1000, not '" + args[i] + "'");
-        } else if (arg.rfind("--", 0) == 0) {
-            return usageError("find", "unknown option '" + arg + "'");
-        } else {
-            text += (text.empty() ? "" : " ") + arg;
-        }
-    }
+    std::vector<std::string> words;
+    if (!CommandLine("find").flag("--json", json).count("--limit", 1, 1000, limit).words(words).parse(args))
+        return kExitUsage;
+    for (const std::string &word : words)
+        text += (text.empty() ? "" : " ") + word;
     if (searchMatchExpression(text).empty())
         return usageError("find", "give at least one word of two characters or more");
     std::unique_ptr<Database> database = context.openDatabase();

@@ -1,13 +1,13 @@
 // steward-cli fix: bulk edits of one field, descriptor mappings for drafts, and their undo.
 #include "BulkEdit.h"
 #include "Cli.h"
+#include "CommandLine.h"
 #include "Engine.h"
 
 #include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <set>
 
 using namespace steward;
 
@@ -105,13 +105,6 @@ void printResult(const EditResult &result)
               << " skipped. Undo with: steward-cli fix undo " << result.opId << "\n";
 }
 
-// --id a b --id c: every value up to the next option.
-void takeValues(const std::vector<std::string> &args, std::size_t &i, std::vector<std::string> &out)
-{
-    while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
-        out.push_back(args[++i]);
-}
-
 struct Options
 {
     std::map<std::string, std::string> single; // --field, --value, --resource, --rule, --descriptor, --from, --to
@@ -125,42 +118,25 @@ struct Options
     bool draftsOnly = false;
 };
 
-// Returns an error text, empty when the arguments parse.
-std::string parseOptions(const std::vector<std::string> &args, Options &options)
+// False (the mistake said) when the arguments do not parse.
+bool parseOptions(const std::vector<std::string> &args, Options &options)
 {
-    static const std::set<std::string> singles = {"--field", "--value", "--resource", "--rule",
-                                                  "--descriptor", "--from", "--to"};
-    for (std::size_t i = 1; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        if (singles.count(arg)) {
-            if (i + 1 >= args.size())
-                return arg + " needs a value";
-            if (options.single.count(arg))
-                return arg + " given twice";
-            options.single[arg] = args[++i];
-        } else if (arg == "--id" || arg == "--draft") {
-            std::vector<std::string> &into = arg == "--id" ? options.ids : options.drafts;
-            const std::size_t before = into.size();
-            takeValues(args, i, into);
-            if (into.size() == before)
-                return arg + " needs at least one value";
-        } else if (arg == "--remove") {
-            options.remove = true;
-        } else if (arg == "--dry-run") {
-            options.dryRun = true;
-        } else if (arg == "--json") {
-            options.json = true;
-        } else if (arg == "--documents-only") {
-            options.documentsOnly = true;
-        } else if (arg == "--drafts-only") {
-            options.draftsOnly = true;
-        } else if (arg.rfind("--", 0) == 0) {
-            return "unknown option '" + arg + "'";
-        } else {
-            options.positional.push_back(arg);
-        }
-    }
-    return {};
+    CommandLine line("fix");
+    for (const char *name : {"--field", "--value", "--resource", "--rule", "--descriptor", "--from", "--to"})
+        line.value(name, [name, &options](const std::string &value) {
+            if (!options.single.emplace(name, value).second)
+                return std::string(name) + " given twice";
+            return std::string();
+        });
+    return line.list("--id", options.ids)
+        .list("--draft", options.drafts)
+        .flag("--remove", options.remove)
+        .flag("--dry-run", options.dryRun)
+        .flag("--json", options.json)
+        .flag("--documents-only", options.documentsOnly)
+        .flag("--drafts-only", options.draftsOnly)
+        .words(options.positional)
+        .parse(args, 1);
 }
 
 struct Session
@@ -351,8 +327,8 @@ int commandFix(const CliContext &context, const std::vector<std::string> &args)
         return args.empty() ? kExitUsage : kExitOk;
     }
     Options options;
-    if (const std::string error = parseOptions(args, options); !error.empty())
-        return usageError("fix", error);
+    if (!parseOptions(args, options))
+        return kExitUsage;
     const std::string &sub = args.front();
     if (sub == "set")
         return runSet(context, options);

@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "CommandLine.h"
 #include "Generator.h"
 #include "ImportSource.h"
 
@@ -59,35 +60,25 @@ int commandGenerate(const CliContext &, const std::vector<std::string> &args)
     }
     GeneratorOptions options;
     std::string outPath = "-";
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string name = args[i];
-        std::string value;
-        const std::size_t equals = name.find('=');
-        if (name.rfind("--", 0) == 0 && equals != std::string::npos) {
-            value = name.substr(equals + 1);
-            name = name.substr(0, equals);
-        } else if (name == "--scale" || name == "--seed" || name == "--out") {
-            if (i + 1 >= args.size())
-                return usageError("generate", name + " needs a value");
-            value = args[++i];
-        }
-        if (name == "--scale") {
-            if (!parseInteger(value, 1, kMaxScale, options.students))
-                return usageError("generate", "--scale must be a whole number of students from 1 to "
-                                                  + std::to_string(kMaxScale) + ", not '" + value + "'");
-        } else if (name == "--seed") {
-            std::int64_t seed = 0;
-            if (!parseInteger(value, 0, std::numeric_limits<std::uint32_t>::max(), seed))
-                return usageError("generate", "--seed must be a whole number from 0 to 4294967295, not '" + value + "'");
-            options.seed = static_cast<std::uint32_t>(seed);
-        } else if (name == "--out") {
-            if (value.empty())
-                return usageError("generate", "--out needs a file name (or - for standard output)");
-            outPath = value;
-        } else {
-            return usageError("generate", "unknown argument '" + args[i] + "'");
-        }
-    }
+    auto scale = [&options](const std::string &value) {
+        if (parseInteger(value, 1, kMaxScale, options.students))
+            return std::string();
+        return "--scale must be a whole number of students from 1 to " + std::to_string(kMaxScale) + ", not '" + value
+               + "'";
+    };
+    auto seed = [&options](const std::string &value) {
+        std::int64_t seed = 0;
+        if (!parseInteger(value, 0, std::numeric_limits<std::uint32_t>::max(), seed))
+            return "--seed must be a whole number from 0 to 4294967295, not '" + value + "'";
+        options.seed = static_cast<std::uint32_t>(seed);
+        return std::string();
+    };
+    if (!CommandLine("generate")
+             .value("--scale", scale)
+             .value("--seed", seed)
+             .text("--out", outPath, "a file name (or - for standard output)")
+             .parse(args))
+        return kExitUsage;
 
     const bool toStdout = outPath == "-";
     QSaveFile file(QString::fromStdString(outPath));

@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "CommandLine.h"
 #include "Engine.h"
 #include "Importer.h"
 #include "RowMapping.h"
@@ -124,40 +125,24 @@ struct ImportArgs
 // The arguments read into `out`; the exit code of a usage error otherwise (said on stderr).
 std::optional<int> readImportArgs(const std::vector<std::string> &args, ImportArgs &out)
 {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        if (arg == "--report" || arg == "--progress" || arg == "--chunk" || arg == "--mapping" || arg == "--jobs"
-            || arg == "--min-match" || arg == "--unmatched-out") {
-            if (i + 1 >= args.size())
-                return usageError("import", arg + " needs a value");
-            const std::string value = args[++i];
-            if (arg == "--report") {
-                out.reportPath = value;
-            } else if (arg == "--unmatched-out") {
-                out.unmatchedPath = value;
-            } else if (arg == "--min-match") {
-                char *end = nullptr;
-                out.minMatch = std::strtod(value.c_str(), &end);
-                if (value.empty() || *end != '\0' || !(out.minMatch >= 0.0 && out.minMatch <= 1.0))
-                    return usageError("import", "--min-match takes a rate from 0 to 1, such as 0.95");
-            } else if (arg == "--mapping") {
-                out.mappingPath = value;
-            } else if (arg == "--jobs") {
-                if (!parseCount(value, 1, 256, out.options.jobs))
-                    return usageError("import", "--jobs takes a number from 1 to 256");
-            } else if (arg == "--progress") {
-                if (value != "bar" && value != "json" && value != "none")
-                    return usageError("import", "--progress takes bar, json or none");
-                out.progressMode = value;
-            } else if (!parseCount(value, 1, 1000000, out.options.chunkSize)) {
-                return usageError("import", "--chunk takes a number from 1 to 1000000");
-            }
-        } else if (arg.rfind("--", 0) == 0) {
-            return usageError("import", "unknown option '" + arg + "'");
-        } else {
-            out.options.paths.push_back(arg);
-        }
-    }
+    auto minMatch = [&out](const std::string &value) {
+        char *end = nullptr;
+        out.minMatch = std::strtod(value.c_str(), &end);
+        if (*end != '\0' || !(out.minMatch >= 0.0 && out.minMatch <= 1.0))
+            return std::string("--min-match takes a rate from 0 to 1, such as 0.95");
+        return std::string();
+    };
+    if (!CommandLine("import")
+             .text("--report", out.reportPath)
+             .text("--unmatched-out", out.unmatchedPath)
+             .value("--min-match", minMatch)
+             .text("--mapping", out.mappingPath)
+             .count("--jobs", 1, 256, out.options.jobs)
+             .choice("--progress", out.progressMode, {"bar", "json", "none"})
+             .count("--chunk", 1, 1000000, out.options.chunkSize)
+             .words(out.options.paths)
+             .parse(args))
+        return kExitUsage;
     if (out.options.paths.empty())
         return usageError("import", "no FILE or DIR to import");
     return std::nullopt;

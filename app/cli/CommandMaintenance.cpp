@@ -1,6 +1,7 @@
 // check, backup, restore: the commands that look after the database file itself.
 #include "Backup.h"
 #include "Cli.h"
+#include "CommandLine.h"
 #include "Engine.h"
 
 #include <cstdio>
@@ -44,14 +45,8 @@ int commandCheck(const CliContext &context, const std::vector<std::string> &args
     }
     bool repair = false;
     bool json = false;
-    for (const std::string &arg : args) {
-        if (arg == "--repair-index")
-            repair = true;
-        else if (arg == "--json")
-            json = true;
-        else
-            return usageError("check", "unknown option '" + arg + "'");
-    }
+    if (!CommandLine("check").flag("--repair-index", repair).flag("--json", json).parse(args))
+        return kExitUsage;
     std::unique_ptr<Model> model;
     std::unique_ptr<Database> database;
     if (!context.openModelAndDatabase(model, database))
@@ -91,14 +86,17 @@ int commandBackup(const CliContext &context, const std::vector<std::string> &arg
                      "Example: steward-cli backup --to ~/backups/steward-2026-11-22.db\n";
         return kExitOk;
     }
-    if (args.size() != 2 || args[0] != "--to")
+    std::string to;
+    if (!CommandLine("backup").text("--to", to, "a file").parse(args))
+        return kExitUsage;
+    if (to.empty())
         return usageError("backup", "backup needs --to FILE");
-    const BackupResult result = backupDatabase(context.resolvedDatabasePath(), args[1], pageBar("backup"));
+    const BackupResult result = backupDatabase(context.resolvedDatabasePath(), to, pageBar("backup"));
     if (!result.ok) {
         std::cerr << "steward-cli: backup failed: " << result.error << "\n";
         return kExitFailed;
     }
-    std::cout << "Backed up " << context.resolvedDatabasePath() << " to " << args[1] << " (" << result.pages
+    std::cout << "Backed up " << context.resolvedDatabasePath() << " to " << to << " (" << result.pages
               << " pages).\n";
     return kExitOk;
 }
@@ -116,14 +114,8 @@ int commandRestore(const CliContext &context, const std::vector<std::string> &ar
     }
     std::string from;
     bool force = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--from" && i + 1 < args.size())
-            from = args[++i];
-        else if (args[i] == "--force")
-            force = true;
-        else
-            return usageError("restore", "unknown option '" + args[i] + "'");
-    }
+    if (!CommandLine("restore").text("--from", from, "a file").flag("--force", force).parse(args))
+        return kExitUsage;
     if (from.empty())
         return usageError("restore", "restore needs --from FILE");
     const BackupResult result = restoreDatabase(from, context.resolvedDatabasePath(), force, pageBar("restore"));

@@ -1,5 +1,6 @@
 // steward-cli mapping: spreadsheet mappings (how rows of a CSV or .xlsx become documents).
 #include "Cli.h"
+#include "CommandLine.h"
 
 #include "Engine.h"
 #include "ExternalResults.h"
@@ -150,26 +151,14 @@ int commandMapping(const CliContext &context, const std::vector<std::string> &ar
     std::string sheet;
     int sampleRows = 200;
     bool results = false;
-    for (std::size_t i = 1; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        if (arg == "--resource" || arg == "--sheet" || arg == "--rows") {
-            if (i + 1 >= args.size())
-                return usageError("mapping", arg + " needs a value");
-            const std::string value = args[++i];
-            if (arg == "--resource")
-                resourceName = value;
-            else if (arg == "--sheet")
-                sheet = value;
-            else if (!parseCount(value, 1, 100000, sampleRows))
-                return usageError("mapping", "--rows takes a number from 1 to 100000");
-        } else if (arg == "--results") {
-            results = true;
-        } else if (arg.rfind("--", 0) == 0) {
-            return usageError("mapping", "unknown option '" + arg + "'");
-        } else {
-            positional.push_back(arg);
-        }
-    }
+    if (!CommandLine("mapping")
+             .text("--resource", resourceName)
+             .text("--sheet", sheet)
+             .count("--rows", 1, 100000, sampleRows)
+             .flag("--results", results)
+             .words(positional)
+             .parse(args, 1))
+        return kExitUsage;
     std::unique_ptr<Model> model = context.loadModel();
     if (!model)
         return kExitUsage;

@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "CommandLine.h"
 #include "LoadOrder.h"
 
 #include <iostream>
@@ -18,12 +19,8 @@ int commandOrder(const CliContext &context, const std::vector<std::string> &args
         return kExitOk;
     }
     bool json = false;
-    for (const std::string &arg : args) {
-        if (arg == "--json")
-            json = true;
-        else
-            return usageError("order", "unknown argument '" + arg + "'");
-    }
+    if (!CommandLine("order").flag("--json", json).parse(args))
+        return kExitUsage;
     std::unique_ptr<Model> model = context.loadModel();
     if (!model)
         return kExitUsage;

@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "CommandLine.h"
 #include "SubmissionReport.h"
 #include "TableExport.h"
 
@@ -35,14 +36,8 @@ int commandReport(const CliContext &context, const std::vector<std::string> &arg
     }
     std::string out;
     std::string fixList;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--out" && i + 1 < args.size() && !args[i + 1].empty())
-            out = args[++i];
-        else if (args[i] == "--fix-list" && i + 1 < args.size() && !args[i + 1].empty())
-            fixList = args[++i];
-        else
-            return usageError("report", "unknown argument '" + args[i] + "'");
-    }
+    if (!CommandLine("report").text("--out", out).text("--fix-list", fixList).parse(args))
+        return kExitUsage;
     if (out.empty())
         return usageError("report", "--out FILE.pdf is required");
     std::unique_ptr<Database> database = context.openReadOnlyDatabase();

@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "CommandLine.h"
 #include "Engine.h"
 #include "ExternalResults.h"
 #include "Rules.h"
@@ -444,30 +445,27 @@ int acknowledge(const CliContext &context, const RulesOptions &options, bool tak
 
 int parse(const std::vector<std::string> &args, RulesOptions &options)
 {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        if (options.command.empty() && arg.rfind("-", 0) != 0) {
-            options.command = arg;
-            if (kCommands.count(arg) == 0)
-                return usageError("rules", "unknown rules command '" + arg + "'");
-            continue;
+    if (!args.empty() && args[0].rfind("-", 0) != 0) {
+        options.command = args[0];
+        if (kCommands.count(options.command) == 0)
+            return usageError("rules", "unknown rules command '" + options.command + "'");
+    } else if (!args.empty() && args[0].rfind("--", 0) == 0) {
+        return usageError("rules", "say a command first (run, list, import, export, diff, packs, results, "
+                                   "import-results, ack, unack)");
+    }
+    if (!options.command.empty()) {
+        CommandLine line("rules", "rules " + options.command);
+        for (const std::string &name : kCommands.at(options.command).options) {
+            if (kFlags.count(name) > 0)
+                line.flag(name, [&options, name] { options.flags.insert(name); });
+            else
+                line.text(name, options.values[name]);
         }
-        if (arg.rfind("--", 0) != 0) {
-            options.positional.push_back(arg);
-            continue;
-        }
-        if (options.command.empty())
-            return usageError("rules", "say a command first (run, list, import, export, diff, packs, results, "
-                                       "import-results, ack, unack)");
-        if (kCommands.at(options.command).options.count(arg) == 0)
-            return usageError("rules", "'" + arg + "' does not apply to 'rules " + options.command + "'");
-        if (kFlags.count(arg) > 0) {
-            options.flags.insert(arg);
-            continue;
-        }
-        if (i + 1 >= args.size() || args[i + 1].empty())
-            return usageError("rules", arg + " needs a value");
-        options.values[arg] = args[++i];
+        if (!line.words(options.positional).parse(args, 1))
+            return kExitUsage;
+        // Only the options given have values.
+        for (auto it = options.values.begin(); it != options.values.end();)
+            it = it->second.empty() ? options.values.erase(it) : std::next(it);
     }
     if (options.command.empty())
         return usageError("rules", "say run, list, import, export, diff, packs, results, import-results, ack or unack");

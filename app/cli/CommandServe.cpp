@@ -1,5 +1,6 @@
 #include "ApiClients.h"
 #include "Cli.h"
+#include "CommandLine.h"
 #include "Engine.h"
 #include "HttpFront.h"
 
@@ -105,36 +106,38 @@ std::optional<int> readServeArgs(const std::vector<std::string> &args, ServeArgs
 {
     std::string host = "127.0.0.1";
     ServeLimits &limits = out.limits;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        const bool takesValue = arg == "--port" || arg == "--host" || arg == "--rate" ||
-                                arg == "--max-connections" || arg == "--max-connections-per-peer" ||
-                                arg == "--token-lifetime";
-        if (!takesValue)
-            return usageError("serve", "unknown argument '" + arg + "'");
-        if (i + 1 >= args.size())
-            return usageError("serve", arg + " needs a value");
-        const std::string value = args[++i];
-        long long number = 0;
-        if (arg == "--host") {
-            host = value;
-        } else if (arg == "--port") {
-            if (!parseNumber(value, 0, 65535, out.port))
-                return usageError("serve", "--port takes a number from 0 to 65535");
-        } else if (arg == "--token-lifetime") {
-            if (!parseNumber(value, 1, 86400, number))
-                return usageError("serve", "--token-lifetime takes seconds from 1 to 86400");
-            limits.tokenLifetimeSeconds = static_cast<int>(number);
-        } else {
+    auto port = [&out](const std::string &value) {
+        return parseNumber(value, 0, 65535, out.port) ? std::string() : "--port takes a number from 0 to 65535";
+    };
+    auto tokenLifetime = [&limits](const std::string &value) {
+        long long seconds = 0;
+        if (!parseNumber(value, 1, 86400, seconds))
+            return std::string("--token-lifetime takes seconds from 1 to 86400");
+        limits.tokenLifetimeSeconds = static_cast<int>(seconds);
+        return std::string();
+    };
+    auto limit = [](const char *name, int &target, std::function<void()> then = {}) {
+        return [name, &target, then](const std::string &value) {
+            long long number = 0;
             if (!parseNumber(value, 1, 1000000, number))
-                return usageError("serve", arg + " takes a number from 1 to 1000000");
-            (arg == "--rate"                ? limits.requestsPerMinute
-             : arg == "--max-connections" ? limits.maxConnections
-                                          : limits.maxConnectionsPerPeer) = static_cast<int>(number);
-            // A rate asked for by name holds for every client, this machine's too.
-            limits.limitLoopback = limits.limitLoopback || arg == "--rate";
-        }
-    }
+                return std::string(name) + " takes a number from 1 to 1000000";
+            target = static_cast<int>(number);
+            if (then)
+                then();
+            return std::string();
+        };
+    };
+    // A rate asked for by name holds for every client, this machine's too.
+    auto rateForEveryone = [&limits] { limits.limitLoopback = true; };
+    if (!CommandLine("serve")
+             .text("--host", host)
+             .value("--port", port)
+             .value("--token-lifetime", tokenLifetime)
+             .value("--rate", limit("--rate", limits.requestsPerMinute, rateForEveryone))
+             .value("--max-connections", limit("--max-connections", limits.maxConnections))
+             .value("--max-connections-per-peer", limit("--max-connections-per-peer", limits.maxConnectionsPerPeer))
+             .parse(args))
+        return kExitUsage;
     if (host == "localhost")
         out.address = QHostAddress(QHostAddress::LocalHost);
     else if (!out.address.setAddress(QString::fromStdString(host)))

@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "CommandLine.h"
 #include "Readiness.h"
 #include "Submissions.h"
 
@@ -145,24 +146,13 @@ int commandStatus(const CliContext &context, const std::vector<std::string> &arg
     bool json = false;
     bool strict = false;
     bool submission = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        if (arg == "--json") {
-            json = true;
-        } else if (arg == "--strict") {
-            strict = true;
-        } else if (arg == "--submission") {
-            submission = true;
-        } else if (arg == "--resource") {
-            if (i + 1 >= args.size() || args[i + 1].empty())
-                return usageError("status", "--resource needs a value");
-            resources.push_back(args[++i]);
-        } else if (arg.rfind("--resource=", 0) == 0 && arg.size() > 11) {
-            resources.push_back(arg.substr(11));
-        } else {
-            return usageError("status", "unknown argument '" + arg + "'");
-        }
-    }
+    if (!CommandLine("status")
+             .flag("--json", json)
+             .flag("--strict", strict)
+             .flag("--submission", submission)
+             .texts("--resource", resources)
+             .parse(args))
+        return kExitUsage;
     std::unique_ptr<Model> model;
     std::unique_ptr<Database> database;
     if (!context.openModelAndDatabase(model, database))

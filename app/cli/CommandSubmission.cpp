@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "CommandLine.h"
 #include "Submissions.h"
 
 #include <iostream>
@@ -57,35 +58,25 @@ int commandSubmission(const CliContext &context, const std::vector<std::string> 
     std::string url;
     bool push = false;
     bool json = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        auto value = [&](std::string &into) {
-            if (i + 1 >= args.size() || args[i + 1].empty())
-                return false;
-            into = args[++i];
-            return true;
-        };
-        if (action.empty() && arg.rfind("-", 0) != 0) {
-            action = arg;
-        } else if (arg == "--by") {
-            if (!value(by))
-                return usageError("submission", "--by needs a name");
-        } else if (arg == "--batch") {
-            if (!value(batch))
-                return usageError("submission", "--batch needs a batch id");
-        } else if (arg == "--note") {
-            if (!value(note))
-                return usageError("submission", "--note needs text");
-        } else if (arg == "--push") {
-            push = true;
-            if (i + 1 < args.size() && args[i + 1].rfind("-", 0) != 0)
-                url = args[++i];
-        } else if (arg == "--json") {
-            json = true;
-        } else {
-            return usageError("submission", "unknown option '" + arg + "'");
-        }
-    }
+    // The action first; a word after --push is the target it went to.
+    auto word = [&](const std::string &word) {
+        if (action.empty())
+            action = word;
+        else if (push && url.empty())
+            url = word;
+        else
+            return "unexpected argument '" + word + "'";
+        return std::string();
+    };
+    if (!CommandLine("submission")
+             .text("--by", by, "a name")
+             .text("--batch", batch, "a batch id")
+             .text("--note", note, "text")
+             .flag("--push", push)
+             .flag("--json", json)
+             .words(word)
+             .parse(args))
+        return kExitUsage;
     if (action != "sign" && action != "list")
         return usageError("submission", action.empty() ? "say sign or list" : "unknown action '" + action + "'");
     if (action == "list") {

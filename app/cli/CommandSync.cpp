@@ -1,4 +1,5 @@
 #include "Cli.h"
+#include "CommandLine.h"
 #include "Submissions.h"
 #include "Conflicts.h"
 #include "Credentials.h"
@@ -509,6 +510,54 @@ int remember(const SyncArgs &args)
     return kExitOk;
 }
 
+// The options of the action in args.action, read into args; false when one is wrong (said on stderr).
+bool readSyncOptions(const std::vector<std::string> &argv, SyncArgs &args)
+{
+    const std::string &action = args.action;
+    CommandLine line("sync", "sync " + action);
+    line.text("--client", args.client)
+        .text("--secret-env", args.secretEnv)
+        .text("--report", args.reportPath)
+        .choice("--progress", args.progressMode, {"bar", "json", "none"});
+    for (const char *name : {"--from", "--to", "--url"})
+        line.text(name, args.url);
+    if (action == "push")
+        line.flag("--plan-only", args.planOnly)
+            .flag("--dry-run", args.dryRun)
+            .flag("--strict", args.strict)
+            .flag("--allow-blind-creates", args.push.allowBlindCreates)
+            .flag("--retry-refused", args.push.retryRefused)
+            .text("--sign-off", args.signOff, "a name");
+    if (action == "push" || action == "pull")
+        line.count("--parallel", 1, kMostParallel, args.pace.parallel)
+            .value("--rate", [&args](const std::string &value) {
+                char *end = nullptr;
+                args.pace.rate = std::strtod(value.c_str(), &end);
+                if (*end != '\0' || !(args.pace.rate > 0))
+                    return "--rate takes a number above 0, not '" + value + "'";
+                return std::string();
+            });
+    if (action == "conflicts")
+        line.flag("--json", args.json);
+    if (action == "resolve")
+        line.flag("--whole", args.wholeDocument)
+            .value("--take", [&args](const std::string &value) {
+                if (value != "mine" && value != "theirs")
+                    return "--take takes mine or theirs, not '" + value + "'";
+                args.take = choiceFrom(value);
+                return std::string();
+            })
+            .value("--field", [&args](const std::string &value) {
+                const std::size_t equals = value.find('=');
+                if (equals == std::string::npos || value.rfind("$", 0) != 0)
+                    return "--field takes PATH=mine|theirs|both|JSON ($.middleName=theirs), not '" + value + "'";
+                args.fields[value.substr(0, equals)] = choiceFrom(value.substr(equals + 1));
+                return std::string();
+            })
+            .word(args.id, "sync resolve takes one document id");
+    return line.parse(argv, 1);
+}
+
 } // namespace
 
 int commandSync(const CliContext &context, const std::vector<std::string> &argv)
@@ -523,71 +572,8 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
         && args.action != "conflicts" && args.action != "resolve")
         return usageError("sync", "unknown sync action '" + args.action
                                       + "' (pull, push, remember, status, conflicts, resolve)");
-    const std::map<std::string, std::string SyncArgs::*> valued{{"--from", &SyncArgs::url},
-                                                                 {"--to", &SyncArgs::url},
-                                                                 {"--url", &SyncArgs::url},
-                                                                 {"--client", &SyncArgs::client},
-                                                                 {"--secret-env", &SyncArgs::secretEnv},
-                                                                 {"--report", &SyncArgs::reportPath},
-                                                                 {"--progress", &SyncArgs::progressMode}};
-    for (std::size_t i = 1; i < argv.size(); ++i) {
-        const std::string &arg = argv[i];
-        if (arg == "--plan-only" && args.action == "push") {
-            args.planOnly = true;
-        } else if (arg == "--dry-run" && args.action == "push") {
-            args.dryRun = true;
-        } else if (arg == "--strict" && args.action == "push") {
-            args.strict = true;
-        } else if (arg == "--allow-blind-creates" && args.action == "push") {
-            args.push.allowBlindCreates = true;
-        } else if (arg == "--retry-refused" && args.action == "push") {
-            args.push.retryRefused = true;
-        } else if (arg == "--parallel" && (args.action == "push" || args.action == "pull")) {
-            const std::string value = i + 1 < argv.size() ? argv[++i] : std::string();
-            if (!parseCount(value, 1, kMostParallel, args.pace.parallel))
-                return usageError("sync", "--parallel takes a whole number from 1 to " + std::to_string(kMostParallel) +
-                                              ", not '" + value + "'");
-        } else if (arg == "--rate" && (args.action == "push" || args.action == "pull")) {
-            const std::string value = i + 1 < argv.size() ? argv[++i] : std::string();
-            char *end = nullptr;
-            args.pace.rate = std::strtod(value.c_str(), &end);
-            if (value.empty() || *end != '\0' || !(args.pace.rate > 0))
-                return usageError("sync", "--rate takes a number above 0, not '" + value + "'");
-        } else if (arg == "--sign-off" && args.action == "push") {
-            if (i + 1 >= argv.size() || argv[i + 1].empty())
-                return usageError("sync", "--sign-off needs a name");
-            args.signOff = argv[++i];
-        } else if (arg == "--json" && args.action == "conflicts") {
-            args.json = true;
-        } else if (arg == "--whole" && args.action == "resolve") {
-            args.wholeDocument = true;
-        } else if ((arg == "--take" || arg == "--field") && args.action == "resolve") {
-            if (i + 1 >= argv.size())
-                return usageError("sync", arg + " needs a value");
-            const std::string value = argv[++i];
-            if (arg == "--take") {
-                if (value != "mine" && value != "theirs")
-                    return usageError("sync", "--take takes mine or theirs, not '" + value + "'");
-                args.take = choiceFrom(value);
-            } else {
-                const std::size_t equals = value.find('=');
-                if (equals == std::string::npos || value.rfind("$", 0) != 0)
-                    return usageError("sync", "--field takes PATH=mine|theirs|both|JSON ($.middleName=theirs), not '"
-                                                  + value + "'");
-                args.fields[value.substr(0, equals)] = choiceFrom(value.substr(equals + 1));
-            }
-        } else if (args.action == "resolve" && args.id.empty() && !arg.empty() && arg[0] != '-') {
-            args.id = arg;
-        } else if (auto it = valued.find(arg); it != valued.end()) {
-            if (i + 1 >= argv.size())
-                return usageError("sync", arg + " needs a value");
-            args.*(it->second) = argv[++i];
-        } else {
-            return usageError("sync", "unknown option '" + arg + "' for sync " + args.action);
-        }
-    }
-    if (args.progressMode != "bar" && args.progressMode != "json" && args.progressMode != "none")
-        return usageError("sync", "--progress takes bar, json or none");
+    if (!readSyncOptions(argv, args))
+        return kExitUsage;
     if (args.action == "status")
         return status(context);
     if (args.action == "conflicts")

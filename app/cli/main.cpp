@@ -1,5 +1,6 @@
 // steward-cli: the command-line face of the engine.
 #include "Cli.h"
+#include "CommandLine.h"
 
 #include <QCoreApplication>
 #include <QGuiApplication>
@@ -200,29 +201,27 @@ int main(int argc, char *argv[])
     std::string command;
     std::vector<std::string> arguments;
     std::vector<std::string> args(argv + 1, argv + argc);
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &arg = args[i];
-        if (!command.empty()) {
-            arguments.push_back(arg);
-        } else if (arg == "--help" || arg == "-h") {
-            std::cout << kUsage;
-            return kExitOk;
-        } else if (arg == "--version") {
-            std::cout << "steward-cli " << STEWARD_VERSION << "\n";
-            return kExitOk;
-        } else if (arg == "--db" || arg == "--schema") {
-            if (i + 1 >= args.size())
-                return usageError("", arg + " needs a path");
-            (arg == "--db" ? context.databasePath = args[++i] : context.schemaPaths.emplace_back(args[++i]));
-        } else if (arg.rfind("--db=", 0) == 0) {
-            context.databasePath = arg.substr(5);
-        } else if (arg.rfind("--schema=", 0) == 0) {
-            context.schemaPaths.push_back(arg.substr(9));
-        } else if (arg.rfind("-", 0) == 0 && arg != "-") {
-            return usageError("", "unknown option '" + arg + "'");
-        } else {
-            command = arg;
-        }
+    bool help = false;
+    bool version = false;
+    auto schema = [&context](const std::string &path) {
+        context.schemaPaths.push_back(path);
+        return std::string();
+    };
+    if (!CommandLine("")
+             .flag("--help", help)
+             .flag("--version", version)
+             .text("--db", context.databasePath, "a path")
+             .value("--schema", schema, "a path")
+             .command(command, arguments)
+             .parse(args))
+        return kExitUsage;
+    if (help || (command == "-h")) {
+        std::cout << kUsage;
+        return kExitOk;
+    }
+    if (version) {
+        std::cout << "steward-cli " << STEWARD_VERSION << "\n";
+        return kExitOk;
     }
     if (command.empty())
         return usageError("", "no command given");
