@@ -59,6 +59,10 @@ ResultsMapping loadResultsMapping(const std::string &path, const Model &model);
 std::map<std::string, std::size_t> checkResultsColumns(const ResultsMapping &mapping,
                                                        const std::vector<std::string> &header);
 
+// A severity word a results file may use without a mapping ("W", "Warning", "critical"), given
+// lower-cased: the severity it names, empty when it is none of them.
+std::string commonSeverity(const std::string &lowered);
+
 // A first results mapping from a file's header: each column placed in a role by its name ("Rule
 // ID", "Error Code" -> rule; "Level", "Error Level" -> severity; "Student ID" -> a key field of the
 // resource). unmatched lists the columns it could not place.
