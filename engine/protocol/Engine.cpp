@@ -45,11 +45,6 @@ ChangeRecord rewriteRecord(const Uuid &before, const StoredDocument &after, cons
     return {"key-change", before, actor, at};
 }
 
-std::string quotedEtag(const std::string &etag)
-{
-    return "\"" + etag + "\"";
-}
-
 std::string percentDecode(const std::string &text, bool plusIsSpace)
 {
     std::string out;
@@ -108,13 +103,6 @@ bool ifMatchHolds(const std::string &ifMatch, const std::string &etag)
     return ifMatch.empty() || ifMatch == "*" || ifMatch == "\"" + etag + "\"";
 }
 
-Response notFound(const std::string &detail)
-{
-    return problem::make(404, problem::kNotFound, "Resource Not Found", detail);
-}
-
-Response preconditionFailed();
-
 // Why a PUT or DELETE cannot touch the document stored under the id, if it cannot: none of this
 // resource there (404; 412 for If-Match: *, which promises one exists), or an If-Match it fails.
 std::optional<Response> refuseWriteTo(const ResourceSchema &resource, const std::string &id,
@@ -122,42 +110,12 @@ std::optional<Response> refuseWriteTo(const ResourceSchema &resource, const std:
 {
     if (!existing || existing->resource != resource.resourceName || existing->project != resource.projectName()) {
         if (ifMatch == "*")
-            return preconditionFailed();
-        return notFound("No " + resource.resourceName + " with the id '" + id + "' exists.");
+            return problem::preconditionFailed();
+        return problem::notFound("No " + resource.resourceName + " with the id '" + id + "' exists.");
     }
     if (!ifMatchHolds(ifMatch, existing->etag))
-        return preconditionFailed();
+        return problem::preconditionFailed();
     return std::nullopt;
-}
-
-Response dataValidationFailed(const ValidationErrors &errors)
-{
-    return problem::make(400, problem::kDataValidationFailed, "Data Validation Failed",
-                         "Data validation failed. See 'validationErrors' for details.", errors);
-}
-
-Response parameterFailed(const std::string &message)
-{
-    return problem::make(400, problem::kParameterValidationFailed, "Parameter Validation Failed",
-                         "The request could not be processed. See 'errors' for details.", {}, {message});
-}
-
-Response preconditionFailed()
-{
-    return problem::make(412, problem::kOptimisticLockFailed, "Optimistic Lock Failed",
-                         "The item has been modified by another user.", {},
-                         {"The resource item's etag value does not match what was specified in the 'If-Match' "
-                          "request header indicating that it has been modified by another client since it was "
-                          "last retrieved."});
-}
-
-Response identityConflict(const std::string &resourceName, const std::string &detail)
-{
-    return problem::make(409, problem::kIdentityConflict, "Identifying Values Are Not Unique",
-                         "The identifying value(s) of the item are the same as another item that already exists.",
-                         {}, {detail.empty() ? "A natural key conflict occurred when attempting to update a " +
-                                                   resourceName + "."
-                                             : detail});
 }
 
 std::string identityText(const DocumentIdentity &identity)
@@ -254,14 +212,6 @@ std::string currentOsUser()
             return value;
     return "unknown";
 }
-
-struct Engine::Target
-{
-    const ResourceSchema *resource = nullptr;
-    std::string id; // empty for the collection
-    std::map<std::string, std::string> query;       // names lower-cased, values decoded
-    std::map<std::string, std::string> queryNames;  // lower-cased -> as given
-};
 
 Engine::Engine(const Model &model, Database &database)
     : m_model(model)
@@ -442,13 +392,13 @@ Response Engine::dispatch(const Request &request)
         return availableChangeVersions();
     }
     if (segments.size() < 2 || segments.size() > 3)
-        return notFound("The path '" + pathPart + "' is not of the form /{project}/{resource}[/{id}].");
+        return problem::notFound("The path '" + pathPart + "' is not of the form /{project}/{resource}[/{id}].");
     Target target;
     target.resource = m_model.findByEndpoint(segments[0], segments[1]);
     if (target.resource == nullptr) {
         if (m_model.findProjectByEndpoint(segments[0]) == nullptr)
-            return notFound("No project with the endpoint '" + segments[0] + "' is loaded.");
-        return notFound("The resource '" + segments[1] + "' does not exist in project '" + segments[0] + "'.");
+            return problem::notFound("No project with the endpoint '" + segments[0] + "' is loaded.");
+        return problem::notFound("The resource '" + segments[1] + "' does not exist in project '" + segments[0] + "'.");
     }
     if (segments.size() == 3)
         target.id = canonicalId(segments[2]);
@@ -492,310 +442,6 @@ Response Engine::dispatch(const Request &request)
         return problem::make(405, problem::kMethodNotAllowed, "Method Not Allowed",
                              method + " needs an item id: /" + segments[0] + "/" + segments[1] + "/{id}.");
     return method == "PUT" ? put(target, request) : remove(target, request);
-}
-
-Json Engine::documentForClient(const StoredDocument &document) const
-{
-    Json body = Json::parse(document.body);
-    body["id"] = document.id;
-    body["_etag"] = document.etag;
-    body["_lastModifiedDate"] = document.lastModified;
-    return body;
-}
-
-Response Engine::getById(const Target &target, const Request &)
-{
-    DeferredTransaction read(m_database.connection());
-    std::optional<StoredDocument> document = m_store.findById(target.id);
-    if (!document || document->resource != target.resource->resourceName
-        || document->project != target.resource->projectName())
-        return notFound("No " + target.resource->resourceName + " with the id '" + target.id + "' exists.");
-    Response response;
-    response.status = 200;
-    response.headers.emplace_back("ETag", quotedEtag(document->etag));
-    response.body = documentForClient(*document);
-    return response;
-}
-
-namespace {
-
-bool parseCount(const std::string &text, std::int64_t &out)
-{
-    if (text.empty() || text.size() > 18 || !std::all_of(text.begin(), text.end(), ::isdigit))
-        return false;
-    out = std::stoll(text);
-    return true;
-}
-
-// The parameters every collection and change feed shares (ODS/API's names, matched without case).
-// Answers whether the name was one of them; `refusal` is set when its value is not acceptable.
-bool readPagingParameter(const std::string &name, const std::string &value, CollectionQuery &query,
-                         bool &totalCount, std::optional<Response> &refusal)
-{
-    if (name == "limit" || name == "pagesize") {
-        if (!parseCount(value, query.limit) || query.limit > 500)
-            refusal = parameterFailed("Limit must be omitted or set to a numeric value between 0 and 500.");
-    } else if (name == "offset") {
-        if (!parseCount(value, query.offset))
-            refusal = parameterFailed("Offset must be omitted or set to a non-negative numeric value.");
-    } else if (name == "totalcount") {
-        const std::string lower = toLower(value);
-        if (lower != "true" && lower != "false")
-            refusal = parameterFailed("TotalCount must be omitted or set to true or false.");
-        totalCount = lower == "true";
-    } else if (name == "minchangeversion" || name == "maxchangeversion") {
-        std::int64_t version = 0;
-        if (!parseCount(value, version))
-            refusal = parameterFailed((name == "minchangeversion" ? "MinChangeVersion" : "MaxChangeVersion")
-                                      + std::string(" must be omitted or set to a non-negative integer."));
-        (name == "minchangeversion" ? query.minChangeVersion : query.maxChangeVersion) = version;
-    } else {
-        return false;
-    }
-    return true;
-}
-
-CollectionQuery collectionOf(const ResourceSchema &resource)
-{
-    CollectionQuery query;
-    query.project = resource.projectName();
-    query.resource = resource.resourceName;
-    return query;
-}
-
-// A query value of the type its field has; a value that cannot be one is refused, not compared.
-std::optional<Json> typedQueryValue(const std::string &type, const std::string &value)
-{
-    if (type == "number" || type == "integer") {
-        char *end = nullptr;
-        const double number = std::strtod(value.c_str(), &end);
-        if (value.empty() || end == nullptr || *end != '\0' || !std::isfinite(number)
-            || (type == "integer" && number != std::trunc(number)))
-            return std::nullopt;
-        return number == std::trunc(number) && std::fabs(number) < 9e15 ? Json(static_cast<std::int64_t>(number))
-                                                                       : Json(number);
-    }
-    if (type == "boolean") {
-        const std::string lower = toLower(value);
-        if (lower != "true" && lower != "false")
-            return std::nullopt;
-        return Json(lower == "true");
-    }
-    if ((type == "date" || type == "date-time" || type == "time") && !matchesFormat(type, value))
-        return std::nullopt;
-    return Json(value);
-}
-
-std::string typeDescription(const std::string &type)
-{
-    if (type == "number" || type == "integer")
-        return type == "integer" ? "an integer" : "a number";
-    if (type == "boolean")
-        return "true or false";
-    return describeFormat(type);
-}
-
-} // namespace
-
-Response Engine::getCollection(const Target &target, const Request &)
-{
-    CollectionQuery query = collectionOf(*target.resource);
-    bool totalCount = false;
-    for (const auto &[name, value] : target.query) {
-        std::optional<Response> refusal;
-        if (readPagingParameter(name, value, query, totalCount, refusal)) {
-            if (refusal)
-                return *refusal;
-        } else if (name == "pagetoken") {
-            const QByteArray decoded =
-                QByteArray::fromBase64(QByteArray::fromStdString(value), QByteArray::Base64UrlEncoding);
-            std::int64_t key = 0;
-            if (!decoded.startsWith("k:") || !parseCount(decoded.mid(2).toStdString(), key) || key <= 0)
-                return parameterFailed("pageToken '" + value + "' is not a token this server issued.");
-            query.afterDocKey = key;
-        } else {
-            auto field = target.resource->queryFields.find(name);
-            if (field == target.resource->queryFields.end())
-                return parameterFailed("The query parameter '" + target.queryNames.at(name)
-                                       + "' is not a query field of " + target.resource->resourceName + ".");
-            CollectionQuery::Filter filter;
-            filter.field = name;
-            std::vector<CollectionQuery::Alternative> &alternatives = filter.alternatives;
-            for (const QueryFieldPath &path : field->second.paths) {
-                CollectionQuery::Alternative alt;
-                std::optional<Json> typed = typedQueryValue(path.type, value);
-                if (!typed)
-                    return parameterFailed("The value '" + value + "' of '" + field->second.name + "' is not "
-                                           + typeDescription(path.type) + ".");
-                alt.value = std::move(*typed);
-                auto split = path.path.arrayPrefixLength();
-                if (split == 0) {
-                    alt.jsonPath = path.path.text();
-                } else {
-                    alt.arrayJsonPath = concretePath(path.path, {}, split - 1);
-                    std::string rest = "$";
-                    for (std::size_t i = split; i < path.path.steps().size(); ++i)
-                        rest += path.path.steps()[i].isArray() ? "[0]" : "." + path.path.steps()[i].property;
-                    alt.jsonPath = rest;
-                }
-                alternatives.push_back(std::move(alt));
-            }
-            query.filters.push_back(std::move(filter));
-        }
-    }
-    if (query.afterDocKey > 0 && query.offset > 0)
-        return parameterFailed("Use either pageToken or offset, not both.");
-
-    DeferredTransaction read(m_database.connection());
-    if (!m_answerQueriesByScan)
-        narrowByLookups(*target.resource, target, query);
-    std::vector<StoredDocument> rows = m_store.query(query, true);
-    const bool more = static_cast<std::int64_t>(rows.size()) > query.limit;
-    if (more)
-        rows.pop_back();
-    Response response;
-    response.status = 200;
-    if (totalCount)
-        response.headers.emplace_back("Total-Count", std::to_string(m_store.count(query)));
-    if (more && !rows.empty()) {
-        const QByteArray token =
-            QByteArray("k:" + QByteArray::number(static_cast<qlonglong>(rows.back().docKey)))
-                .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
-        response.headers.emplace_back("Next-Page-Token", token.toStdString());
-    }
-    response.body = Json::array();
-    for (const StoredDocument &row : rows)
-        response.body.push_back(documentForClient(row));
-    return response;
-}
-
-namespace {
-
-// The query's value for a document path, typed, when one query field names exactly that path; and
-// whether it has letters (strings compare without case, so such a value can match more than one
-// referential id and is left to the filters).
-struct PinnedValue
-{
-    Json value;
-    bool hasLetters = false;
-};
-
-std::optional<PinnedValue> pinnedValue(const ResourceSchema &resource, const std::map<std::string, std::string> &query,
-                                       const JsonPath &path)
-{
-    for (const auto &[name, field] : resource.queryFields) {
-        if (field.paths.size() != 1 || !(field.paths.front().path == path))
-            continue;
-        auto given = query.find(name);
-        if (given == query.end())
-            return std::nullopt;
-        std::optional<Json> value = typedQueryValue(field.paths.front().type, given->second);
-        if (!value)
-            return std::nullopt;
-        const bool letters = value->is_string() && !resource.isDescriptorPath(path.text())
-                             && std::any_of(given->second.begin(), given->second.end(),
-                                            [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
-        return PinnedValue{std::move(*value), letters};
-    }
-    return std::nullopt;
-}
-
-} // namespace
-
-void Engine::narrowByLookups(const ResourceSchema &resource, const Target &target, CollectionQuery &query)
-{
-    if (resource.isDescriptor)
-        return;
-    // A query that names every identity value (students?studentUniqueId=..., the way clients find a
-    // record before they update or delete it) is one document's referential id: the filters then run
-    // on that row alone instead of over the whole resource.
-    Json body = Json::object();
-    bool whole = !resource.identityPaths.empty();
-    for (const JsonPath &identityPath : resource.identityPaths) {
-        std::optional<PinnedValue> pinned = pinnedValue(resource, target.query, identityPath);
-        if (!pinned || pinned->hasLetters) {
-            whole = false;
-            break;
-        }
-        identityPath.assign(body, {}, pinned->value);
-    }
-    if (whole) {
-        if (std::optional<DocumentIdentity> identity = m_identity.documentIdentity(resource, body)) {
-            std::optional<StoredDocument> found = m_store.findByReferentialId(identity->referentialId());
-            query.onlyDocKey = found ? found->docKey : 0;
-            return;
-        }
-    }
-    // A query that names every value of one reference (studentSectionAssociations?studentUniqueId=...)
-    // can only match documents that reference that target: the references' reverse index lists them.
-    for (const ReferenceMapping &reference : resource.references) {
-        if (reference.objectPath.hasArrayStep())
-            continue;
-        Json referencing = Json::object();
-        bool pinnedAll = !reference.paths.empty();
-        for (const ReferencePathPair &pair : reference.paths) {
-            std::optional<PinnedValue> pinned = pinnedValue(resource, target.query, pair.referencePath);
-            if (!pinned || pinned->hasLetters) {
-                pinnedAll = false;
-                break;
-            }
-            pair.referencePath.assign(referencing, {}, pinned->value);
-        }
-        if (!pinnedAll)
-            continue;
-        std::optional<DocumentIdentity> targetIdentity = m_identity.referenceIdentity(reference, referencing, {});
-        if (!targetIdentity)
-            continue;
-        // Every stored reference resolves, so when the target is not stored nothing references it.
-        std::optional<AliasKeys> alias = m_store.findAliasKeys(targetIdentity->referentialId());
-        if (!alias) {
-            query.onlyDocKey = 0;
-            return;
-        }
-        query.referencingAlias = alias->aliasKey;
-        return;
-    }
-}
-
-Response Engine::availableChangeVersions()
-{
-    DeferredTransaction read(m_database.connection());
-    Response response;
-    response.status = 200;
-    // The change log keeps every change from the first, so the oldest version is always available.
-    response.body = Json{{"oldestChangeVersion", 0}, {"newestChangeVersion", m_store.newestChangeVersion()}};
-    return response;
-}
-
-Response Engine::changeFeed(const Target &target, TrackedChangeKind kind)
-{
-    CollectionQuery query = collectionOf(*target.resource);
-    bool totalCount = false;
-    for (const auto &[name, value] : target.query) {
-        std::optional<Response> refusal;
-        if (!readPagingParameter(name, value, query, totalCount, refusal))
-            return parameterFailed("The query parameter '" + target.queryNames.at(name)
-                                   + "' is not one of offset, limit, totalCount, minChangeVersion, maxChangeVersion.");
-        if (refusal)
-            return *refusal;
-    }
-    DeferredTransaction read(m_database.connection());
-    Response response;
-    response.status = 200;
-    if (totalCount)
-        response.headers.emplace_back("Total-Count", std::to_string(m_store.countTrackedChanges(kind, query)));
-    response.body = Json::array();
-    for (const TrackedChange &change : m_store.trackedChanges(kind, query)) {
-        Json item{{"id", change.id}, {"changeVersion", change.changeVersion}};
-        if (kind == TrackedChangeKind::Delete) {
-            item["keyValues"] = keyValuesOf(Json::parse(change.identity));
-        } else {
-            item["oldKeyValues"] = keyValuesOf(Json::parse(change.previousIdentity));
-            item["newKeyValues"] = keyValuesOf(Json::parse(change.identity));
-        }
-        response.body.push_back(std::move(item));
-    }
-    return response;
 }
 
 Response Engine::withWriteTransaction(const std::function<Response()> &work)
@@ -935,10 +581,10 @@ PreparedBody Engine::preparePost(const ResourceSchema &resource, Json body) cons
 {
     std::optional<Response> refusal;
     if (!body.is_object())
-        refusal = dataValidationFailed({{"$", {"A JSON object body is required."}}});
+        refusal = problem::dataValidationFailed({{"$", {"A JSON object body is required."}}});
     else if (body.contains("id"))
         refusal =
-            dataValidationFailed({{"$.id", {"id must not be supplied in a POST body; the server assigns it."}}});
+            problem::dataValidationFailed({{"$.id", {"id must not be supplied in a POST body; the server assigns it."}}});
     if (refusal) {
         PreparedBody refused;
         refused.resource = &resource;
@@ -955,17 +601,17 @@ PreparedBody Engine::prepareBody(const ResourceSchema &resource, Json body) cons
     PreparedBody prepared;
     prepared.resource = &resource;
     if (ValidationErrors errors = m_validator.validateSchema(resource, body); !errors.empty()) {
-        prepared.refusal = dataValidationFailed(errors);
+        prepared.refusal = problem::dataValidationFailed(errors);
         return prepared;
     }
     if (ValidationErrors errors = m_validator.validateConstraints(resource, body); !errors.empty()) {
-        prepared.refusal = dataValidationFailed(errors);
+        prepared.refusal = problem::dataValidationFailed(errors);
         return prepared;
     }
     std::string missing;
     prepared.identity = m_identity.documentIdentity(resource, body, &missing);
     if (!prepared.identity) {
-        prepared.refusal = dataValidationFailed({{missing, {"The identity value at " + missing + " is required."}}});
+        prepared.refusal = problem::dataValidationFailed({{missing, {"The identity value at " + missing + " is required."}}});
         return prepared;
     }
     prepared.referentialId = prepared.identity->referentialId();
@@ -992,7 +638,7 @@ PreparedBody Engine::prepareBody(const ResourceSchema &resource, Json body) cons
 Response Engine::post(const Target &target, const Request &request)
 {
     if (!request.body)
-        return dataValidationFailed({{"$", {"A JSON object body is required."}}});
+        return problem::dataValidationFailed({{"$", {"A JSON object body is required."}}});
     return postPrepared(preparePost(*target.resource, *request.body),
                         request.actor.empty() ? currentOsUser() : request.actor, request.header("if-match"));
 }
@@ -1019,15 +665,15 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
         Response response;
         if (existing) {
             if (existing->resource != resource.resourceName || existing->project != resource.projectName())
-                return identityConflict(resource.resourceName, "");
+                return problem::identityConflict(resource.resourceName, "");
             if (prepared.mustCreate)
-                return identityConflict(resource.resourceName, "A " + existing->resource + " with this identity ("
+                return problem::identityConflict(resource.resourceName, "A " + existing->resource + " with this identity ("
                                                                    + naturalKeyText(Json::parse(existing->identity)) + ") is stored again, as "
                                                                    + existing->id + ".");
             // ODS/API's upsert honours If-Match when it would update: a client that last saw another
             // version (or, with a tag that matches nothing, none) must not overwrite this one.
             if (!ifMatchHolds(ifMatch, existing->etag))
-                return preconditionFailed();
+                return problem::preconditionFailed();
             response.status = 200;
             if (m_dryRun) {
                 response.headers.emplace_back("Location", resource.requestPath(existing->id));
@@ -1050,7 +696,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
             if (prepared.superclass) {
                 if (std::optional<AliasKeys> taken = lookupAlias(prepared.superclass->referentialId())) {
                     std::optional<StoredDocument> other = m_store.findByKey(taken->docKey);
-                    return identityConflict(resource.resourceName,
+                    return problem::identityConflict(resource.resourceName,
                                             "A " + (other ? other->resource : std::string("document"))
                                                 + " with the same " + prepared.superclass->resourceName
                                                 + " identity (" + identityText(*prepared.superclass)
@@ -1058,7 +704,7 @@ Response Engine::postPrepared(const PreparedBody &prepared, const std::string &a
                 }
             }
             if (prepared.mustCreate && m_store.findById(prepared.newId))
-                return identityConflict(resource.resourceName, "The id " + prepared.newId + " is taken.");
+                return problem::identityConflict(resource.resourceName, "The id " + prepared.newId + " is taken.");
             if (m_dryRun) {
                 response.status = 201;
                 return response;
@@ -1093,7 +739,7 @@ Response Engine::put(const Target &target, const Request &request)
 {
     const ResourceSchema &resource = *target.resource;
     if (!request.body || !request.body->is_object())
-        return dataValidationFailed({{"$", {"A JSON object body is required."}}});
+        return problem::dataValidationFailed({{"$", {"A JSON object body is required."}}});
     Json body = *request.body;
     if (auto idIt = body.find("id"); idIt != body.end()) {
         // ODS/API answers an id it cannot use with a plain bad request, before any validation.
@@ -1128,11 +774,11 @@ Response Engine::put(const Target &target, const Request &request)
             return *failure;
         if (identityChanged) {
             if (m_store.findByReferentialId(referentialId))
-                return identityConflict(resource.resourceName, "");
+                return problem::identityConflict(resource.resourceName, "");
             if (prepared.superclass) {
                 std::optional<AliasRow> taken = m_store.findAlias(prepared.superclass->referentialId());
                 if (taken && taken->docKey != existing->docKey)
-                    return identityConflict(resource.resourceName, "");
+                    return problem::identityConflict(resource.resourceName, "");
             }
         }
         Response response;
@@ -1156,7 +802,7 @@ Response Engine::put(const Target &target, const Request &request)
                 writeAliases(resource, *existing, prepared.superclass, false);
         } catch (const SQLite::Exception &e) {
             if (isSqliteConstraint(e))
-                return identityConflict(resource.resourceName, "");
+                return problem::identityConflict(resource.resourceName, "");
             throw;
         }
         m_store.setReferences(existing->docKey, resolved.aliasKeys, true);
@@ -1209,7 +855,7 @@ std::optional<Response> Engine::cascadeIdentityChange(const ResourceSchema &reso
                 writeAliases(*referrerSchema, *referrer, *newIdentity, false);
         } catch (const SQLite::Exception &e) {
             if (isSqliteConstraint(e))
-                return identityConflict(referrerSchema->resourceName,
+                return problem::identityConflict(referrerSchema->resourceName,
                                         "Updating the identity would give a " + referrerSchema->resourceName
                                             + " the same identity as another one (" + identityText(*newIdentity)
                                             + ").");

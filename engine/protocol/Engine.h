@@ -278,7 +278,15 @@ public:
     static constexpr int kReferencedByLimit = 100;
 
 private:
-    struct Target;
+    // What a request's path and query name: the resource, the id (empty for the collection), the
+    // query's names lower-cased with their values decoded, and each name as given.
+    struct Target
+    {
+        const ResourceSchema *resource = nullptr;
+        std::string id;
+        std::map<std::string, std::string> query;
+        std::map<std::string, std::string> queryNames;
+    };
     Response dispatch(const Request &request);
     Response getById(const Target &target, const Request &request);
     Response getCollection(const Target &target, const Request &request);

@@ -40,6 +40,9 @@ struct Response
 };
 
 // Ed-Fi problem details ("urn:ed-fi:api:..." types).
+// An etag as the ETag header carries it.
+std::string quotedEtag(const std::string &etag);
+
 namespace problem {
 
 inline constexpr const char *kBadRequest = "urn:ed-fi:api:bad-request";
@@ -58,6 +61,14 @@ inline constexpr const char *kInternalError = "urn:ed-fi:api:internal-server-err
 
 Response make(int status, const std::string &type, const std::string &title, const std::string &detail,
               const ValidationErrors &validationErrors = {}, const std::vector<std::string> &errors = {});
+
+// The answers the engine gives most, worded as ODS/API words them.
+Response notFound(const std::string &detail);
+Response dataValidationFailed(const ValidationErrors &errors);
+Response parameterFailed(const std::string &message);
+Response preconditionFailed();
+// detail empty: ODS/API's words for an update that would duplicate a natural key.
+Response identityConflict(const std::string &resourceName, const std::string &detail);
 
 } // namespace problem
 
