@@ -610,6 +610,98 @@ EditResult BulkEditor::mapDescriptorValue(const std::string &descriptorResource,
                         detail, actor);
 }
 
+// What changed since the operation wrote it, one line each: the last write of each document, and
+// each draft it edited. Empty when the operation can still be undone.
+std::string BulkEditor::changedSince(const std::vector<EditItem> &items)
+{
+    // One operation may write a document twice (a draft stored onto a document it also edited):
+    // only its last write's etag can still be current.
+    std::map<std::string, std::size_t> lastWriteOf;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (items[i].target == EditTarget::Document)
+            lastWriteOf[items[i].targetKey] = i;
+        else if (items[i].draftWasStored())
+            lastWriteOf[items[i].documentId] = i;
+    }
+    std::string conflicts;
+    auto conflict = [&conflicts](const std::string &text) { conflicts += "\n" + text; };
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const EditItem &item = items[i];
+        if (item.target == EditTarget::Document || item.draftWasStored()) {
+            const std::string id = item.target == EditTarget::Document ? item.targetKey : item.documentId;
+            if (lastWriteOf[id] != i)
+                continue;
+            const std::string what = item.target == EditTarget::Document
+                                         ? item.resource + " " + id
+                                         : item.resource + " " + id + " (stored from draft " + item.targetKey + ")";
+            const std::optional<StoredDocument> now = m_engine.document(id);
+            if (!now)
+                conflict(what + " was deleted since the edit");
+            else if (now->etag != item.afterEtag)
+                conflict(what + " (" + naturalKeyText(Json::parse(now->identity)) + ") changed since the edit");
+        } else {
+            const std::optional<Draft> now = m_engine.draft(std::stoll(item.targetKey));
+            if (!now)
+                conflict("draft " + item.targetKey + " (" + item.resource + ") was stored or deleted since the edit");
+            else if (now->text != item.afterText)
+                conflict("draft " + item.targetKey + " (" + item.resource + ") was edited since the edit");
+        }
+    }
+    return conflicts;
+}
+
+// Puts every item back as it was before, newest first, inside the open batch; the refusals, one line each.
+std::string BulkEditor::putBack(const std::vector<EditItem> &items, const std::string &who, UndoResult &result)
+{
+    const Model &model = m_engine.model();
+    std::string failures;
+    // Every last write was checked above; an earlier one's etag was replaced by this operation
+    // itself, so each restore matches what the undo found (or already put back) in this batch.
+    auto currentEtag = [this](const std::string &id) {
+        const std::optional<StoredDocument> now = m_engine.document(id);
+        return now ? now->etag : std::string();
+    };
+    auto putBack = [&](const EditItem &item, const std::string &id, const std::string &bodyText) {
+        const ResourceSchema *resource = model.findByName(item.project, item.resource);
+        const Response response = m_engine.handle(
+            Request::make("PUT", resource->requestPath(id), who, Json::parse(bodyText)).ifMatch(currentEtag(id)));
+        if (!succeeded(response))
+            failures += "\n" + item.resource + " " + id + ": " + problemSummary(response.body);
+    };
+    for (auto it = items.rbegin(); it != items.rend(); ++it) {
+        const EditItem &item = *it;
+        if (model.findByName(item.project, item.resource) == nullptr) {
+            failures += "\n" + item.resource + " is not in the loaded model";
+            continue;
+        }
+        if (item.target == EditTarget::Document) {
+            putBack(item, item.targetKey, item.beforeText);
+            ++result.documentsRestored;
+            continue;
+        }
+        const Draft draft = draftFromJson(*item.draftRow);
+        if (!item.draftWasStored()) {
+            m_engine.updateDraft(draft.draftId, draft.text, draft.problem, draft.updatedAt);
+            ++result.draftsRestored;
+            continue;
+        }
+        if (item.documentBefore) {
+            putBack(item, item.documentId, *item.documentBefore);
+        } else {
+            const ResourceSchema *resource = model.findByName(item.project, item.resource);
+            const Response response = m_engine.handle(
+                Request::make("DELETE", resource->requestPath(item.documentId), who)
+                    .ifMatch(currentEtag(item.documentId)));
+            if (!succeeded(response))
+                failures += "\n" + item.resource + " " + item.documentId + " (stored from draft " + item.targetKey
+                            + "): " + problemSummary(response.body);
+        }
+        m_engine.restoreDraft(draft);
+        ++result.draftsRestored;
+    }
+    return failures;
+}
+
 UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
 {
     const std::optional<EditOperation> operation = m_journal.operation(opId);
@@ -620,7 +712,6 @@ UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
         throw EditRefused("Edit operation " + std::to_string(opId) + " was already undone (at " + operation->undoneAt
                           + " by " + operation->undoneBy + ").");
     const std::string who = actor.empty() ? currentOsUser() : actor;
-    const Model &model = m_engine.model();
     UndoResult result;
     result.opId = opId;
 
@@ -636,88 +727,12 @@ UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
             m_engine.commitBatch();
             return result;
         }
-        // One operation may write a document twice (a draft stored onto a document it also edited):
-        // only its last write's etag can still be current.
-        std::map<std::string, std::size_t> lastWriteOf;
-        for (std::size_t i = 0; i < items.size(); ++i) {
-            if (items[i].target == EditTarget::Document)
-                lastWriteOf[items[i].targetKey] = i;
-            else if (items[i].draftWasStored())
-                lastWriteOf[items[i].documentId] = i;
-        }
-        std::string conflicts;
-        auto conflict = [&conflicts](const std::string &text) { conflicts += "\n" + text; };
-        for (std::size_t i = 0; i < items.size(); ++i) {
-            const EditItem &item = items[i];
-            if (item.target == EditTarget::Document || item.draftWasStored()) {
-                const std::string id = item.target == EditTarget::Document ? item.targetKey : item.documentId;
-                if (lastWriteOf[id] != i)
-                    continue;
-                const std::string what = item.target == EditTarget::Document
-                                             ? item.resource + " " + id
-                                             : item.resource + " " + id + " (stored from draft " + item.targetKey + ")";
-                const std::optional<StoredDocument> now = m_engine.document(id);
-                if (!now)
-                    conflict(what + " was deleted since the edit");
-                else if (now->etag != item.afterEtag)
-                    conflict(what + " (" + naturalKeyText(Json::parse(now->identity)) + ") changed since the edit");
-            } else {
-                const std::optional<Draft> now = m_engine.draft(std::stoll(item.targetKey));
-                if (!now)
-                    conflict("draft " + item.targetKey + " (" + item.resource + ") was stored or deleted since the edit");
-                else if (now->text != item.afterText)
-                    conflict("draft " + item.targetKey + " (" + item.resource + ") was edited since the edit");
-            }
-        }
+        const std::string conflicts = changedSince(items);
         if (!conflicts.empty())
             throw EditRefused("Edit operation " + std::to_string(opId)
                               + " cannot be undone; nothing was changed. Changed since:" + conflicts);
 
-        std::string failures;
-        // Every last write was checked above; an earlier one's etag was replaced by this operation
-        // itself, so each restore matches what the undo found (or already put back) in this batch.
-        auto currentEtag = [this](const std::string &id) {
-            const std::optional<StoredDocument> now = m_engine.document(id);
-            return now ? now->etag : std::string();
-        };
-        auto putBack = [&](const EditItem &item, const std::string &id, const std::string &bodyText) {
-            const ResourceSchema *resource = model.findByName(item.project, item.resource);
-            const Response response = m_engine.handle(
-                Request::make("PUT", resource->requestPath(id), who, Json::parse(bodyText)).ifMatch(currentEtag(id)));
-            if (!succeeded(response))
-                failures += "\n" + item.resource + " " + id + ": " + problemSummary(response.body);
-        };
-        for (auto it = items.rbegin(); it != items.rend(); ++it) {
-            const EditItem &item = *it;
-            if (model.findByName(item.project, item.resource) == nullptr) {
-                failures += "\n" + item.resource + " is not in the loaded model";
-                continue;
-            }
-            if (item.target == EditTarget::Document) {
-                putBack(item, item.targetKey, item.beforeText);
-                ++result.documentsRestored;
-                continue;
-            }
-            const Draft draft = draftFromJson(*item.draftRow);
-            if (!item.draftWasStored()) {
-                m_engine.updateDraft(draft.draftId, draft.text, draft.problem, draft.updatedAt);
-                ++result.draftsRestored;
-                continue;
-            }
-            if (item.documentBefore) {
-                putBack(item, item.documentId, *item.documentBefore);
-            } else {
-                const ResourceSchema *resource = model.findByName(item.project, item.resource);
-                const Response response = m_engine.handle(
-                    Request::make("DELETE", resource->requestPath(item.documentId), who)
-                        .ifMatch(currentEtag(item.documentId)));
-                if (!succeeded(response))
-                    failures += "\n" + item.resource + " " + item.documentId + " (stored from draft " + item.targetKey
-                                + "): " + problemSummary(response.body);
-            }
-            m_engine.restoreDraft(draft);
-            ++result.draftsRestored;
-        }
+        const std::string failures = putBack(items, who, result);
         if (!failures.empty())
             throw EditRefused("Edit operation " + std::to_string(opId)
                               + " cannot be undone; nothing was changed. Refused:" + failures);

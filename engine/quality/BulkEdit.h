@@ -138,6 +138,8 @@ private:
     EditResult applyRewrite(const EditSelection &selection, const EditRewrite &rewrite, const std::string &kind,
                             const std::string &summary, const Json &detail, const std::string &actor);
     std::string storedDescriptorUri(const ResourceSchema &descriptor, const std::string &uri);
+    std::string changedSince(const std::vector<EditItem> &items);
+    std::string putBack(const std::vector<EditItem> &items, const std::string &who, UndoResult &result);
 
     Engine &m_engine;
     Database &m_database;

@@ -145,25 +145,70 @@ void Database::keepMemoryStatistics()
     g_keepMemoryStatistics.store(true);
 }
 
-std::unique_ptr<Database> Database::open(const std::string &path, Access access)
+namespace {
+
+// Whether the file exists; throws when it cannot be opened as asked (missing for a reader, a
+// directory, read-only for a writer).
+bool checkPathOpens(const std::string &path, Database::Access access)
 {
-    configureLibraryOnce();
     namespace fs = std::filesystem;
     std::error_code ec;
     const bool exists = fs::exists(path, ec);
-    if (!exists && access == Access::ReadOnly)
+    if (!exists && access == Database::Access::ReadOnly)
         throw StorageError(StorageError::Kind::CannotOpen, path + ": no such database");
     if (exists && fs::is_directory(path, ec))
         throw StorageError(StorageError::Kind::CannotOpen, path + ": is a directory, not a database file");
 
     // A file nobody may write is read-only to Steward too, even for a user (root) the OS would let write.
-    if (exists && access == Access::ReadWrite) {
+    if (exists && access == Database::Access::ReadWrite) {
         const fs::perms perms = fs::status(path, ec).permissions();
         const fs::perms anyWrite = fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write;
         if (!ec && (perms & anyWrite) == fs::perms::none)
             throw StorageError(StorageError::Kind::ReadOnly,
                                path + ": the file is read-only; Steward needs to write to it");
     }
+    return exists;
+}
+
+// The schema version of an open file; throws when it is not a Steward database, or one this
+// program cannot use as asked (newer, or needing an upgrade a reader cannot make).
+int stewardVersionOf(SQLite::Database &db, const std::string &path, Database::Access access)
+{
+    int applicationId = 0;
+    int version = 0;
+    int objects = 0;
+    try {
+        applicationId = pragmaInt(db, "application_id");
+        version = pragmaInt(db, "user_version");
+        SQLite::Statement count(db, "SELECT count(*) FROM sqlite_master");
+        count.executeStep();
+        objects = count.getColumn(0).getInt();
+    } catch (const SQLite::Exception &e) {
+        if (isBusyError(e))
+            throw StorageError(StorageError::Kind::Busy, path + ": the database is locked by another program");
+        throw StorageError(StorageError::Kind::NotSteward,
+                           path + ": not a Steward database (" + std::string(e.getErrorStr()) + ")");
+    }
+    const bool empty = applicationId == 0 && version == 0 && objects == 0;
+    if (!empty && applicationId != Database::kApplicationId)
+        throw StorageError(StorageError::Kind::NotSteward,
+                           path + ": not a Steward database (it is an SQLite file of another program)");
+    if (version > kSchemaVersion)
+        throw StorageError(StorageError::Kind::NewerVersion,
+                           path + ": made by a newer Steward (database version " + std::to_string(version)
+                               + ", this program knows up to " + std::to_string(kSchemaVersion) + ")");
+    if (access == Database::Access::ReadOnly && version < kSchemaVersion)
+        throw StorageError(StorageError::Kind::CannotOpen,
+                           path + ": needs an upgrade that a read-only connection cannot make");
+    return version;
+}
+
+} // namespace
+
+std::unique_ptr<Database> Database::open(const std::string &path, Access access)
+{
+    configureLibraryOnce();
+    const bool exists = checkPathOpens(path, access);
 
     int flags = access == Access::ReadOnly ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE;
     // A connection is only ever used by one thread at a time; SQLite's own mutexes cost ~3% of an import.
@@ -181,32 +226,7 @@ std::unique_ptr<Database> Database::open(const std::string &path, Access access)
         throw StorageError(StorageError::Kind::ReadOnly,
                            path + ": the file is read-only; Steward needs to write to it");
 
-    int applicationId = 0;
-    int version = 0;
-    int objects = 0;
-    try {
-        applicationId = pragmaInt(*db, "application_id");
-        version = pragmaInt(*db, "user_version");
-        SQLite::Statement count(*db, "SELECT count(*) FROM sqlite_master");
-        count.executeStep();
-        objects = count.getColumn(0).getInt();
-    } catch (const SQLite::Exception &e) {
-        if (isBusyError(e))
-            throw StorageError(StorageError::Kind::Busy, path + ": the database is locked by another program");
-        throw StorageError(StorageError::Kind::NotSteward,
-                           path + ": not a Steward database (" + std::string(e.getErrorStr()) + ")");
-    }
-    const bool empty = applicationId == 0 && version == 0 && objects == 0;
-    if (!empty && applicationId != kApplicationId)
-        throw StorageError(StorageError::Kind::NotSteward,
-                           path + ": not a Steward database (it is an SQLite file of another program)");
-    if (version > kSchemaVersion)
-        throw StorageError(StorageError::Kind::NewerVersion,
-                           path + ": made by a newer Steward (database version " + std::to_string(version)
-                               + ", this program knows up to " + std::to_string(kSchemaVersion) + ")");
-    if (access == Access::ReadOnly && version < kSchemaVersion)
-        throw StorageError(StorageError::Kind::CannotOpen,
-                           path + ": needs an upgrade that a read-only connection cannot make");
+    const int version = stewardVersionOf(*db, path, access);
 
     std::unique_ptr<Database> database(new Database(std::move(db), path));
     try {
