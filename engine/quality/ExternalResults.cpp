@@ -488,6 +488,74 @@ Json ResultsImportReport::toJson() const
                 {"fixed", fixed},   {"still", still},   {"added", added},     {"cancelled", cancelled}};
 }
 
+namespace {
+
+// Takes out what an earlier import of the same source stored; what it had matched (rule, document).
+std::set<std::pair<std::string, std::string>> dropSource(SQLite::Database &db, const std::string &name,
+                                                         ResultsImportReport &report)
+{
+    std::set<std::pair<std::string, std::string>> before;
+    std::int64_t oldSource = 0;
+    {
+        SQLite::Statement old(db, "SELECT source_id FROM result_sources WHERE name = ?");
+        old.bind(1, name);
+        if (old.executeStep())
+            oldSource = old.getColumn(0).getInt64();
+    }
+    if (oldSource != 0) {
+        report.replaced = true;
+        SQLite::Statement previous(db, "SELECT rule_id, doc_id FROM external_results WHERE source_id = ?"
+                                       " AND doc_id IS NOT NULL");
+        previous.bind(1, oldSource);
+        while (previous.executeStep())
+            before.emplace(previous.getColumn(0).getString(), previous.getColumn(1).getString());
+        SQLite::Statement dropRows(db, "DELETE FROM external_results WHERE source_id = ?");
+        dropRows.bind(1, oldSource);
+        dropRows.exec();
+        SQLite::Statement dropSourceRow(db, "DELETE FROM result_sources WHERE source_id = ?");
+        dropSourceRow.bind(1, oldSource);
+        dropSourceRow.exec();
+    }
+    return before;
+}
+
+std::int64_t addSource(SQLite::Database &db, const ResultsImportOptions &options, const std::string &path,
+                       const std::string &runAt)
+{
+    SQLite::Statement source(db, "INSERT INTO result_sources (name, file, file_sha, run_at, imported_at, imported_by,"
+                                 " row_count, matched) VALUES (?, ?, ?, ?, ?, ?, 0, 0)");
+    source.bind(1, options.source);
+    source.bind(2, fileName(path));
+    source.bind(3, sha256OfFile(path));
+    if (runAt.empty())
+        source.bind(4);
+    else
+        source.bind(4, runAt);
+    source.bind(5, nowUtcText());
+    source.bind(6, options.actor);
+    source.exec();
+    return db.getLastInsertRowid();
+}
+
+// The mapping with its studentIds crosswalks' codes loaded; none when it has no crosswalk.
+std::optional<ResultsMapping> withStudentIdCodes(SQLite::Database &db, const Model &model, const ResultsMapping *mapping)
+{
+    std::optional<ResultsMapping> withCodes;
+    if (mapping != nullptr && std::any_of(mapping->keys.begin(), mapping->keys.end(),
+                                          [](const auto &keys) { return keys.second.studentIds.has_value(); })) {
+        withCodes = *mapping;
+        try {
+            for (auto &[resource, keys] : withCodes->keys)
+                loadStudentIdCodes(db, model, keys);
+        } catch (const MappingError &e) {
+            throw ResultsImportError(std::string("studentIds: ") + e.what());
+        }
+    }
+    return withCodes;
+}
+
+} // namespace
+
 ResultsImportReport importExternalResults(Database &database, const Model &model, const std::string &path,
                                           const ResultsMapping *mapping, const ResultsImportOptions &options)
 {
@@ -518,54 +586,11 @@ ResultsImportReport importExternalResults(Database &database, const Model &model
     SQLite::Database &db = database.connection();
     ImmediateTransaction transaction(db);
     // The source's matched results before this file, to count what was fixed.
-    std::set<std::pair<std::string, std::string>> before;
-    std::int64_t oldSource = 0;
-    {
-        SQLite::Statement old(db, "SELECT source_id FROM result_sources WHERE name = ?");
-        old.bind(1, options.source);
-        if (old.executeStep())
-            oldSource = old.getColumn(0).getInt64();
-    }
-    if (oldSource != 0) {
-        report.replaced = true;
-        SQLite::Statement previous(db, "SELECT rule_id, doc_id FROM external_results WHERE source_id = ?"
-                                       " AND doc_id IS NOT NULL");
-        previous.bind(1, oldSource);
-        while (previous.executeStep())
-            before.emplace(previous.getColumn(0).getString(), previous.getColumn(1).getString());
-        SQLite::Statement dropRows(db, "DELETE FROM external_results WHERE source_id = ?");
-        dropRows.bind(1, oldSource);
-        dropRows.exec();
-        SQLite::Statement dropSource(db, "DELETE FROM result_sources WHERE source_id = ?");
-        dropSource.bind(1, oldSource);
-        dropSource.exec();
-    }
-    SQLite::Statement source(db, "INSERT INTO result_sources (name, file, file_sha, run_at, imported_at, imported_by,"
-                                 " row_count, matched) VALUES (?, ?, ?, ?, ?, ?, 0, 0)");
-    source.bind(1, options.source);
-    source.bind(2, fileName(path));
-    source.bind(3, sha256OfFile(path));
-    if (runAt.empty())
-        source.bind(4);
-    else
-        source.bind(4, runAt);
-    source.bind(5, nowUtcText());
-    source.bind(6, options.actor);
-    source.exec();
-    const std::int64_t sourceId = db.getLastInsertRowid();
+    const std::set<std::pair<std::string, std::string>> before = dropSource(db, options.source, report);
+    const std::int64_t sourceId = addSource(db, options, path, runAt);
 
     // A crosswalk's codes, read inside this transaction.
-    std::optional<ResultsMapping> withCodes;
-    if (mapping != nullptr && std::any_of(mapping->keys.begin(), mapping->keys.end(),
-                                          [](const auto &keys) { return keys.second.studentIds.has_value(); })) {
-        withCodes = *mapping;
-        try {
-            for (auto &[resource, keys] : withCodes->keys)
-                loadStudentIdCodes(db, model, keys);
-        } catch (const MappingError &e) {
-            throw ResultsImportError(std::string("studentIds: ") + e.what());
-        }
-    }
+    const std::optional<ResultsMapping> withCodes = withStudentIdCodes(db, model, mapping);
     Matcher matcher(db, model, withCodes ? &*withCodes : mapping, read.header);
     SQLite::Statement insert(db, "INSERT INTO external_results (source_id, row_number, rule_id, severity, message,"
                                  " school_year, school_id, project, resource, doc_id, natural_key, seq_at_run, unmatched)"
