@@ -167,16 +167,10 @@ void sanitizeSchemaList(Json &schema, const char *key)
         sanitizeSchema(sub);
 }
 
-// Rewrites a JSON Schema from the model into the subset OpenAPI 3.0 allows: keywords it lacks are
-// converted where 3.0 has an equivalent (const, examples, type lists, numeric exclusive bounds) and
-// dropped otherwise. additionalProperties: false goes too: the engine drops unknown members rather
-// than refusing them, and a client validating against the document must not refuse more than that.
-void sanitizeSchema(Json &schema)
+// The later drafts' keywords 3.0 has an equivalent for: const, examples, type lists, numeric
+// exclusive bounds.
+void convertLaterDraftKeywords(Json &schema)
 {
-    if (!schema.is_object()) {
-        schema = Json::object();
-        return;
-    }
     if (schema.contains("const")) {
         const Json value = schema["const"];
         schema.erase("const");
@@ -226,7 +220,11 @@ void sanitizeSchema(Json &schema)
             schema[exclusive] = true;
         }
     }
+}
 
+// Only the keywords 3.0 knows, each with a value of the kind it takes.
+void keepOpenApiKeywords(Json &schema)
+{
     static const std::set<std::string> keywords = {
         "title", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
         "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxProperties", "minProperties",
@@ -255,7 +253,11 @@ void sanitizeSchema(Json &schema)
             keep = it->is_array() && !it->empty();
         it = keep ? std::next(it) : schema.erase(it);
     }
+}
 
+// The schemas inside this one: properties, items, additionalProperties, not, allOf, anyOf, oneOf.
+void sanitizeSubschemas(Json &schema)
+{
     if (auto properties = schema.find("properties"); properties != schema.end()) {
         if (properties->is_object())
             for (auto &[name, property] : properties->items())
@@ -280,6 +282,10 @@ void sanitizeSchema(Json &schema)
         sanitizeSchema(*negated);
     for (const char *key : {"allOf", "anyOf", "oneOf"})
         sanitizeSchemaList(schema, key);
+}
+
+void keepKnownRequired(Json &schema)
+{
     // required: unique names, none of them missing from properties (clients look every one up there).
     if (auto required = schema.find("required"); required != schema.end()) {
         const Json *properties = member(schema, "properties");
@@ -297,6 +303,22 @@ void sanitizeSchema(Json &schema)
     }
 }
 
+// Rewrites a JSON Schema from the model into the subset OpenAPI 3.0 allows: keywords it lacks are
+// converted where 3.0 has an equivalent (const, examples, type lists, numeric exclusive bounds) and
+// dropped otherwise. additionalProperties: false goes too: the engine drops unknown members rather
+// than refusing them, and a client validating against the document must not refuse more than that.
+void sanitizeSchema(Json &schema)
+{
+    if (!schema.is_object()) {
+        schema = Json::object();
+        return;
+    }
+    convertLaterDraftKeywords(schema);
+    keepOpenApiKeywords(schema);
+    sanitizeSubschemas(schema);
+    keepKnownRequired(schema);
+}
+
 // What one resource's conversion needs to know about it.
 struct ResourceContext
 {
@@ -312,6 +334,20 @@ struct ResourceContext
                 return true;
         return false;
     }
+};
+
+// What every path of a resource names it by: its base path, operation id stems, tag, and the
+// parts its operations share.
+struct ResourceOperations
+{
+    std::string base;     // "/ed-fi/students"
+    std::string plural;   // operation ids: "getStudents"
+    std::string singular; // "postStudent"
+    std::string name;     // "Student"
+    Json tags;
+    Json idParameter;
+    Json requestBody;
+    Json collectionParameters; // paging and Change Queries, shared with the feeds
 };
 
 // Builds one document: resources are added one by one, each adding its paths, tag and schemas.
@@ -334,6 +370,9 @@ private:
     void addTrackedChangeSchemas(const ResourceContext &context);
     Json queryParameter(const ResourceContext &context, const QueryField &field) const;
     void addPaths(const ResourceContext &context);
+    void addCollectionPath(const ResourceContext &context, const ResourceOperations &operations);
+    void addItemPath(const ResourceContext &context, const ResourceOperations &operations);
+    void addFeedPaths(const ResourceContext &context, const ResourceOperations &operations);
     Json components() const;
 
     const Model &m_model;
@@ -624,28 +663,43 @@ void DocumentBuilder::addPaths(const ResourceContext &context)
 {
     const ResourceSchema &resource = *context.resource;
     const std::string ns = resource.project->projectEndpointName;
-    const std::string base = "/" + ns + "/" + resource.endpointName;
+    ResourceOperations operations;
+    operations.base = "/" + ns + "/" + resource.endpointName;
     // Operation ids are unique in the document: an extension project's carry its name.
     const std::string prefix = resource.project->isExtensionProject ? upperFirst(camelNamespace(ns)) : std::string();
-    const std::string plural = prefix + upperFirst(resource.endpointName);
-    const std::string singular = prefix + upperFirst(clientSingular(resource.endpointName));
-    const std::string name = resource.resourceName;
-    const Json tags = Json::array({resource.endpointName});
-    const Json idParameter{{"name", "id"},
-                           {"in", "path"},
-                           {"required", true},
-                           {"description", "The resource's identifier (its 'id')."},
-                           {"schema", {{"type", "string"}}}};
-    const Json requestBody{
-        {"description", "The " + name + " to create or update, without its id."},
+    operations.plural = prefix + upperFirst(resource.endpointName);
+    operations.singular = prefix + upperFirst(clientSingular(resource.endpointName));
+    operations.name = resource.resourceName;
+    operations.tags = Json::array({resource.endpointName});
+    operations.idParameter = Json{{"name", "id"},
+                                  {"in", "path"},
+                                  {"required", true},
+                                  {"description", "The resource's identifier (its 'id')."},
+                                  {"schema", {{"type", "string"}}}};
+    operations.requestBody = Json{
+        {"description", "The " + operations.name + " to create or update, without its id."},
         {"required", true},
         {"content", {{"application/json", {{"schema", refTo(context.schemaName)}}}}},
-        {"x-bodyName", name}};
-
-    Json collectionParameters = Json::array();
+        {"x-bodyName", operations.name}};
+    operations.collectionParameters = Json::array();
     for (const char *parameter : kPagingParameters)
-        collectionParameters.push_back(parameterRef(parameter));
-    Json getParameters = collectionParameters;
+        operations.collectionParameters.push_back(parameterRef(parameter));
+    addCollectionPath(context, operations);
+    addItemPath(context, operations);
+    addFeedPaths(context, operations);
+}
+
+// GET (a page, by query) and POST (an upsert) on the collection.
+void DocumentBuilder::addCollectionPath(const ResourceContext &context, const ResourceOperations &operations)
+{
+    const ResourceSchema &resource = *context.resource;
+    const std::string &base = operations.base;
+    const std::string &plural = operations.plural;
+    const std::string &name = operations.name;
+    const Json &tags = operations.tags;
+    const std::string &singular = operations.singular;
+    const Json &requestBody = operations.requestBody;
+    Json getParameters = operations.collectionParameters;
     getParameters.push_back(parameterRef("pageToken"));
     getParameters.push_back(parameterRef("pageSize"));
     static const std::set<std::string> reserved = {"offset", "limit", "totalcount", "minchangeversion",
@@ -689,6 +743,19 @@ void DocumentBuilder::addPaths(const ResourceContext &context)
           {"requestBody", requestBody},
           {"responses", postResponses}}}};
 
+}
+
+// GET, PUT and DELETE of one resource by its id.
+void DocumentBuilder::addItemPath(const ResourceContext &context, const ResourceOperations &operations)
+{
+    const ResourceSchema &resource = *context.resource;
+    const std::string &base = operations.base;
+    const std::string &plural = operations.plural;
+    const std::string &name = operations.name;
+    const Json &tags = operations.tags;
+    const std::string &singular = operations.singular;
+    const Json &idParameter = operations.idParameter;
+    const Json &requestBody = operations.requestBody;
     Json byIdResponses = errorResponses({{"400", "BadRequest"}, {"401", "Unauthorized"}, {"403", "Forbidden"},
                                          {"404", "NotFound"}, {"500", "Error"}});
     byIdResponses["200"] = okResponse("The " + name + ".", refTo(context.schemaName));
@@ -722,6 +789,15 @@ void DocumentBuilder::addPaths(const ResourceContext &context)
           {"parameters", Json::array({idParameter, parameterRef("If-Match")})},
           {"responses", deleteResponses}}}};
 
+}
+
+// Change Queries' deletes and keyChanges feeds.
+void DocumentBuilder::addFeedPaths(const ResourceContext &context, const ResourceOperations &operations)
+{
+    const std::string &base = operations.base;
+    const std::string &plural = operations.plural;
+    const std::string &name = operations.name;
+    const Json &tags = operations.tags;
     const std::pair<const char *, const char *> feeds[] = {{"deletes", "Delete"}, {"keyChanges", "KeyChange"}};
     for (const auto &[feed, suffix] : feeds) {
         Json responses = errorResponses({{"400", "BadRequest"}, {"401", "Unauthorized"}, {"403", "Forbidden"},
@@ -735,7 +811,7 @@ void DocumentBuilder::addPaths(const ResourceContext &context)
              {{"tags", tags},
               {"summary", "Lists the " + name + " resources " + what + "."},
               {"operationId", std::string(feed) + plural},
-              {"parameters", collectionParameters},
+              {"parameters", operations.collectionParameters},
               {"responses", responses}}}};
     }
 }
