@@ -247,6 +247,115 @@ std::vector<std::string> templateColumns(const std::string &text)
 
 } // namespace
 
+namespace {
+
+StudentIdCrosswalk crosswalkFrom(const Json &ids)
+{
+    if (!ids.is_object())
+        throw MappingError("studentIds: an object with column and system");
+    for (const auto &[key, value] : ids.items())
+        if (key != "column" && key != "system" && key != "assigningOrganization")
+            throw MappingError("studentIds: '" + key + "' is not a setting (column, system, assigningOrganization)");
+    StudentIdCrosswalk crosswalk;
+    crosswalk.column = ids.value("column", std::string());
+    crosswalk.system = ids.value("system", std::string());
+    crosswalk.assigningOrganization = ids.contains("assigningOrganization") && ids["assigningOrganization"].is_number()
+                                          ? ids["assigningOrganization"].dump()
+                                          : ids.value("assigningOrganization", std::string());
+    if (crosswalk.column.empty())
+        throw MappingError("studentIds.column: the header of the column with the other system's student ids");
+    if (crosswalk.system.rfind("uri://", 0) != 0 || crosswalk.system.find('#') == std::string::npos)
+        throw MappingError("studentIds.system: a StudentIdentificationSystemDescriptor URI "
+                           "(uri://ed-fi.org/StudentIdentificationSystemDescriptor#Local), not '"
+                           + crosswalk.system + "'");
+    return crosswalk;
+}
+
+// One field of a document rule: where its value comes from (one column, constant or template),
+// its format and value map, checked against the field's type in the resource.
+FieldRule fieldRuleFrom(const std::string &at, const std::string &field, const Json &source,
+                        const ResourceSchema &resource)
+{
+    FieldRule fieldRule;
+    fieldRule.field = field;
+    fieldRule.steps = splitField(field);
+    fieldRule.type = fieldRule.steps.empty() ? std::string() : typeAt(resource.jsonSchema, fieldRule.steps);
+    if (fieldRule.type.empty())
+        throw MappingError(at + ": " + resource.resourceName + " has no field '" + field
+                           + "' that takes a value (dotted paths reach nested ones: schoolReference.schoolId, "
+                             "gradeLevels[0].gradeLevelDescriptor)");
+    if (!source.is_object())
+        throw MappingError(at + ": expected {\"column\": \"Header\"}, {\"constant\": value} or {\"template\": \"{A} {B}\"}");
+    int sources = 0;
+    for (const auto &[key, value] : source.items()) {
+        if (key == "column" && value.is_string()) {
+            fieldRule.column = value.get<std::string>();
+            ++sources;
+        } else if (key == "constant" && value.is_primitive() && !value.is_null()) {
+            fieldRule.constant = value;
+            ++sources;
+        } else if (key == "template" && value.is_string()) {
+            fieldRule.text = value.get<std::string>();
+            ++sources;
+        } else if (key == "format" && value.is_string()) {
+            fieldRule.format = value.get<std::string>();
+        } else if (key == "values" && value.is_object()) {
+            for (const auto &[code, target] : value.items()) {
+                if (!target.is_string())
+                    throw MappingError(at + ".values." + code + ": expected text");
+                fieldRule.values[toLower(trimmedCell(code))] = target.get<std::string>();
+            }
+        } else {
+            throw MappingError(at + ": '" + key + "' is not a field setting (column, constant, template, "
+                                                  "format, values) or has the wrong type");
+        }
+    }
+    if (sources != 1)
+        throw MappingError(at + ": give exactly one of column, constant or template");
+    const bool numeric = fieldRule.type == "integer" || fieldRule.type == "number";
+    if (!fieldRule.format.empty() && numeric && fieldRule.format != "1,234.5" && fieldRule.format != "1.234,5")
+        throw MappingError(at + ".format: '" + fieldRule.format + "' is not a number format (1,234.5 or 1.234,5)");
+    if (!fieldRule.format.empty() && !numeric && !knownFormats().count(fieldRule.format))
+        throw MappingError(at + ".format: '" + fieldRule.format
+                           + "' is not a known date format (MM/DD/YYYY, DD/MM/YYYY, D.M.YYYY, "
+                             "YYYY-MM-DD, excel...)");
+    return fieldRule;
+}
+
+// documents[d]: which resource a row makes, when, and from which cells.
+DocumentRule documentRuleFrom(const Json &document, const std::string &where, const Model &model)
+{
+    if (!document.is_object())
+        throw MappingError(where + ": expected an object");
+    for (const auto &[key, value] : document.items())
+        if (key != "resource" && key != "fields" && key != "when")
+            throw MappingError(where + ": '" + key + "' is not a document setting (resource, fields, when)");
+    DocumentRule rule;
+    const std::string resource =
+        document.contains("resource") && document["resource"].is_string() ? document["resource"].get<std::string>() : "";
+    rule.resource = model.findByPath(!resource.empty() && resource.front() == '/' ? resource.substr(1) : resource);
+    if (rule.resource == nullptr)
+        throw MappingError(where + ".resource: '" + resource + "' is not a resource of the model (ed-fi/students)");
+    if (document.contains("when")) {
+        const Json &when = document["when"];
+        if (!when.is_object() || !when.contains("column") || !when["column"].is_string())
+            throw MappingError(where + ".when: {\"column\": ..., \"equals\": ...} (equals optional: not empty)");
+        rule.whenColumn = when["column"].get<std::string>();
+        if (when.contains("equals"))
+            rule.whenEquals = when["equals"].is_string() ? when["equals"].get<std::string>() : when["equals"].dump();
+    }
+    if (!document.contains("fields") || !document["fields"].is_object() || document["fields"].empty())
+        throw MappingError(where + ".fields: an object of field -> {\"column\"|\"constant\"|\"template\": ...}");
+    for (const auto &[field, source] : document["fields"].items()) {
+        const std::string at = where + ".fields." + field;
+        FieldRule fieldRule = fieldRuleFrom(at, field, source, *rule.resource);
+        rule.fields.push_back(std::move(fieldRule));
+    }
+    return rule;
+}
+
+} // namespace
+
 RowMapping parseRowMapping(const Json &mapping, const Model &model)
 {
     if (!mapping.is_object())
@@ -262,101 +371,13 @@ RowMapping parseRowMapping(const Json &mapping, const Model &model)
             throw MappingError("delimiter: '" + delimiter + "' is not ',', ';' or a tab");
         out.delimiter = delimiter == "\\t" ? '\t' : delimiter[0];
     }
-    if (mapping.contains("studentIds")) {
-        const Json &ids = mapping["studentIds"];
-        if (!ids.is_object())
-            throw MappingError("studentIds: an object with column and system");
-        for (const auto &[key, value] : ids.items())
-            if (key != "column" && key != "system" && key != "assigningOrganization")
-                throw MappingError("studentIds: '" + key + "' is not a setting (column, system, assigningOrganization)");
-        StudentIdCrosswalk crosswalk;
-        crosswalk.column = ids.value("column", std::string());
-        crosswalk.system = ids.value("system", std::string());
-        crosswalk.assigningOrganization = ids.contains("assigningOrganization") && ids["assigningOrganization"].is_number()
-                                              ? ids["assigningOrganization"].dump()
-                                              : ids.value("assigningOrganization", std::string());
-        if (crosswalk.column.empty())
-            throw MappingError("studentIds.column: the header of the column with the other system's student ids");
-        if (crosswalk.system.rfind("uri://", 0) != 0 || crosswalk.system.find('#') == std::string::npos)
-            throw MappingError("studentIds.system: a StudentIdentificationSystemDescriptor URI "
-                               "(uri://ed-fi.org/StudentIdentificationSystemDescriptor#Local), not '"
-                               + crosswalk.system + "'");
-        out.studentIds = std::move(crosswalk);
-    }
+    if (mapping.contains("studentIds"))
+        out.studentIds = crosswalkFrom(mapping["studentIds"]);
     if (!mapping.contains("documents") || !mapping["documents"].is_array() || mapping["documents"].empty())
         throw MappingError("documents: a list of at least one {\"resource\": ..., \"fields\": {...}} is required");
     for (std::size_t d = 0; d < mapping["documents"].size(); ++d) {
-        const Json &document = mapping["documents"][d];
         const std::string where = "documents[" + std::to_string(d) + "]";
-        if (!document.is_object())
-            throw MappingError(where + ": expected an object");
-        for (const auto &[key, value] : document.items())
-            if (key != "resource" && key != "fields" && key != "when")
-                throw MappingError(where + ": '" + key + "' is not a document setting (resource, fields, when)");
-        DocumentRule rule;
-        const std::string resource =
-            document.contains("resource") && document["resource"].is_string() ? document["resource"].get<std::string>() : "";
-        rule.resource = model.findByPath(!resource.empty() && resource.front() == '/' ? resource.substr(1) : resource);
-        if (rule.resource == nullptr)
-            throw MappingError(where + ".resource: '" + resource + "' is not a resource of the model (ed-fi/students)");
-        if (document.contains("when")) {
-            const Json &when = document["when"];
-            if (!when.is_object() || !when.contains("column") || !when["column"].is_string())
-                throw MappingError(where + ".when: {\"column\": ..., \"equals\": ...} (equals optional: not empty)");
-            rule.whenColumn = when["column"].get<std::string>();
-            if (when.contains("equals"))
-                rule.whenEquals = when["equals"].is_string() ? when["equals"].get<std::string>() : when["equals"].dump();
-        }
-        if (!document.contains("fields") || !document["fields"].is_object() || document["fields"].empty())
-            throw MappingError(where + ".fields: an object of field -> {\"column\"|\"constant\"|\"template\": ...}");
-        for (const auto &[field, source] : document["fields"].items()) {
-            const std::string at = where + ".fields." + field;
-            FieldRule fieldRule;
-            fieldRule.field = field;
-            fieldRule.steps = splitField(field);
-            fieldRule.type = fieldRule.steps.empty() ? std::string() : typeAt(rule.resource->jsonSchema, fieldRule.steps);
-            if (fieldRule.type.empty())
-                throw MappingError(at + ": " + rule.resource->resourceName + " has no field '" + field
-                                   + "' that takes a value (dotted paths reach nested ones: schoolReference.schoolId, "
-                                     "gradeLevels[0].gradeLevelDescriptor)");
-            if (!source.is_object())
-                throw MappingError(at + ": expected {\"column\": \"Header\"}, {\"constant\": value} or {\"template\": \"{A} {B}\"}");
-            int sources = 0;
-            for (const auto &[key, value] : source.items()) {
-                if (key == "column" && value.is_string()) {
-                    fieldRule.column = value.get<std::string>();
-                    ++sources;
-                } else if (key == "constant" && value.is_primitive() && !value.is_null()) {
-                    fieldRule.constant = value;
-                    ++sources;
-                } else if (key == "template" && value.is_string()) {
-                    fieldRule.text = value.get<std::string>();
-                    ++sources;
-                } else if (key == "format" && value.is_string()) {
-                    fieldRule.format = value.get<std::string>();
-                } else if (key == "values" && value.is_object()) {
-                    for (const auto &[code, target] : value.items()) {
-                        if (!target.is_string())
-                            throw MappingError(at + ".values." + code + ": expected text");
-                        fieldRule.values[toLower(trimmedCell(code))] = target.get<std::string>();
-                    }
-                } else {
-                    throw MappingError(at + ": '" + key + "' is not a field setting (column, constant, template, "
-                                                          "format, values) or has the wrong type");
-                }
-            }
-            if (sources != 1)
-                throw MappingError(at + ": give exactly one of column, constant or template");
-            const bool numeric = fieldRule.type == "integer" || fieldRule.type == "number";
-            if (!fieldRule.format.empty() && numeric && fieldRule.format != "1,234.5" && fieldRule.format != "1.234,5")
-                throw MappingError(at + ".format: '" + fieldRule.format + "' is not a number format (1,234.5 or 1.234,5)");
-            if (!fieldRule.format.empty() && !numeric && !knownFormats().count(fieldRule.format))
-                throw MappingError(at + ".format: '" + fieldRule.format
-                                   + "' is not a known date format (MM/DD/YYYY, DD/MM/YYYY, D.M.YYYY, "
-                                     "YYYY-MM-DD, excel...)");
-            rule.fields.push_back(std::move(fieldRule));
-        }
-        out.documents.push_back(std::move(rule));
+        out.documents.push_back(documentRuleFrom(mapping["documents"][d], where, model));
     }
     return out;
 }
