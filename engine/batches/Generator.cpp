@@ -600,6 +600,98 @@ int lateEntryDay(std::mt19937 &random)
     return day;
 }
 
+// The courses a student takes each term, drawn from the school's catalog. High school courses
+// last one term: two core subjects and two electives each term. Middle schools take the four core
+// subjects all year; elementary ELA and math all year, science in the fall and social studies in
+// the spring.
+void chooseCourses(Level level, PlannedStudent &student, std::mt19937 &random)
+{
+    auto add = [&student](int term, int course) { student.courses[term][student.courseCount[term]++] = course; };
+    if (level == Level::High) {
+        std::array<int, 4> core{};
+        for (int subject = 0; subject < 4; ++subject)
+            core[subject] = coreCourse(level, student.grade, subject);
+        for (int k = 3; k > 0; --k)
+            std::swap(core[k], core[below(random, k + 1)]);
+        std::array<int, kHighSchoolElectives> electives{};
+        for (int k = 0; k < kHighSchoolElectives; ++k)
+            electives[k] = kHighSchoolCore + k;
+        for (int k = 0; k < 4; ++k)
+            std::swap(electives[k], electives[k + below(random, kHighSchoolElectives - k)]);
+        add(0, core[0]);
+        add(0, core[1]);
+        add(0, electives[0]);
+        add(0, electives[1]);
+        add(1, core[2]);
+        add(1, core[3]);
+        add(1, electives[2]);
+        add(1, electives[3]);
+    } else if (level == Level::Middle) {
+        for (int term = 0; term < 2; ++term)
+            for (int subject = 0; subject < 4; ++subject)
+                add(term, coreCourse(level, student.grade, subject));
+    } else {
+        for (int term = 0; term < 2; ++term) {
+            add(term, coreCourse(level, student.grade, 0));
+            add(term, coreCourse(level, student.grade, 1));
+            add(term, coreCourse(level, student.grade, term == 0 ? 2 : 3));
+        }
+    }
+}
+
+// Each term, each course's students (those enrolled by the end of the term) split evenly into
+// sections of at most kSectionSize, in catalog order.
+void splitIntoSections(SchoolPlan &plan, const std::vector<Course> &catalog)
+{
+    for (int term = 0; term < 2; ++term) {
+        std::vector<std::vector<std::pair<int, int>>> byCourse(catalog.size()); // (student, slot)
+        for (std::size_t s = 0; s < plan.students.size(); ++s) {
+            PlannedStudent &student = plan.students[s];
+            if (student.entryDay > terms()[term].end) {
+                student.courseCount[term] = 0;
+                continue;
+            }
+            for (int slot = 0; slot < student.courseCount[term]; ++slot)
+                byCourse[student.courses[term][slot]].emplace_back(static_cast<int>(s), slot);
+        }
+        for (std::size_t course = 0; course < catalog.size(); ++course) {
+            const std::vector<std::pair<int, int>> &enrolled = byCourse[course];
+            if (enrolled.empty())
+                continue;
+            const int sectionCount = static_cast<int>((enrolled.size() + kSectionSize - 1) / kSectionSize);
+            const int base = static_cast<int>(plan.sections[term].size());
+            for (int n = 0; n < sectionCount; ++n)
+                plan.sections[term].push_back({static_cast<int>(course), n + 1, 0, 0});
+            for (std::size_t j = 0; j < enrolled.size(); ++j)
+                plan.students[enrolled[j].first].sections[term][enrolled[j].second] =
+                    base + static_cast<int>(j % sectionCount);
+        }
+    }
+}
+
+// About one staff member per 15 students, enough teachers for every section; each teacher takes
+// consecutive sections (mostly one course) in distinct periods, in their own room.
+void assignStaff(SchoolPlan &plan, std::int64_t count)
+{
+    const int mostSections = static_cast<int>(std::max(plan.sections[0].size(), plan.sections[1].size()));
+    const int byRatio = static_cast<int>((count + 7) / 15);
+    plan.teachers = std::max({(mostSections + kSectionsPerTeacher - 1) / kSectionsPerTeacher, byRatio * 3 / 4,
+                              mostSections > 0 ? 1 : 0});
+    plan.supportStaff = std::max(1, byRatio - plan.teachers);
+    for (int term = 0; term < 2; ++term) {
+        std::vector<PlannedSection> &sections = plan.sections[term];
+        if (sections.empty())
+            continue;
+        const int perTeacher =
+            static_cast<int>((sections.size() + static_cast<std::size_t>(plan.teachers) - 1) / plan.teachers);
+        for (std::size_t k = 0; k < sections.size(); ++k) {
+            const int teacher = static_cast<int>(k) / perTeacher;
+            sections[k].teacher = teacher;
+            sections[k].period = (static_cast<int>(k) % perTeacher + teacher) % kClassPeriods;
+        }
+    }
+}
+
 SchoolPlan planSchool(const Layout &layout, int school, std::uint32_t seed)
 {
     SchoolPlan plan;
@@ -628,89 +720,11 @@ SchoolPlan planSchool(const Layout &layout, int school, std::uint32_t seed)
                 student.priorSchool = layout.feederSchool(
                     school, plan.level == Level::High ? Level::Middle : Level::Elementary, student.number);
         }
-
-        // High school courses last one term: two core subjects and two electives each term.
-        // Middle schools take the four core subjects all year; elementary ELA and math all year,
-        // science in the fall and social studies in the spring.
-        auto add = [&student](int term, int course) { student.courses[term][student.courseCount[term]++] = course; };
-        if (plan.level == Level::High) {
-            std::array<int, 4> core{};
-            for (int subject = 0; subject < 4; ++subject)
-                core[subject] = coreCourse(plan.level, student.grade, subject);
-            for (int k = 3; k > 0; --k)
-                std::swap(core[k], core[below(random, k + 1)]);
-            std::array<int, kHighSchoolElectives> electives{};
-            for (int k = 0; k < kHighSchoolElectives; ++k)
-                electives[k] = kHighSchoolCore + k;
-            for (int k = 0; k < 4; ++k)
-                std::swap(electives[k], electives[k + below(random, kHighSchoolElectives - k)]);
-            add(0, core[0]);
-            add(0, core[1]);
-            add(0, electives[0]);
-            add(0, electives[1]);
-            add(1, core[2]);
-            add(1, core[3]);
-            add(1, electives[2]);
-            add(1, electives[3]);
-        } else if (plan.level == Level::Middle) {
-            for (int term = 0; term < 2; ++term)
-                for (int subject = 0; subject < 4; ++subject)
-                    add(term, coreCourse(plan.level, student.grade, subject));
-        } else {
-            for (int term = 0; term < 2; ++term) {
-                add(term, coreCourse(plan.level, student.grade, 0));
-                add(term, coreCourse(plan.level, student.grade, 1));
-                add(term, coreCourse(plan.level, student.grade, term == 0 ? 2 : 3));
-            }
-        }
+        chooseCourses(plan.level, student, random);
     }
 
-    // Sections: each term, each course's students (those enrolled by the end of the term) split
-    // evenly into sections of at most kSectionSize, in catalog order.
-    for (int term = 0; term < 2; ++term) {
-        std::vector<std::vector<std::pair<int, int>>> byCourse(catalog.size()); // (student, slot)
-        for (std::size_t s = 0; s < plan.students.size(); ++s) {
-            PlannedStudent &student = plan.students[s];
-            if (student.entryDay > terms()[term].end) {
-                student.courseCount[term] = 0;
-                continue;
-            }
-            for (int slot = 0; slot < student.courseCount[term]; ++slot)
-                byCourse[student.courses[term][slot]].emplace_back(static_cast<int>(s), slot);
-        }
-        for (std::size_t course = 0; course < catalog.size(); ++course) {
-            const std::vector<std::pair<int, int>> &enrolled = byCourse[course];
-            if (enrolled.empty())
-                continue;
-            const int sectionCount = static_cast<int>((enrolled.size() + kSectionSize - 1) / kSectionSize);
-            const int base = static_cast<int>(plan.sections[term].size());
-            for (int n = 0; n < sectionCount; ++n)
-                plan.sections[term].push_back({static_cast<int>(course), n + 1, 0, 0});
-            for (std::size_t j = 0; j < enrolled.size(); ++j)
-                plan.students[enrolled[j].first].sections[term][enrolled[j].second] =
-                    base + static_cast<int>(j % sectionCount);
-        }
-    }
-
-    // Staff: about one per 15 students, enough teachers for every section; each teacher takes
-    // consecutive sections (mostly one course) in distinct periods, in their own room.
-    const int mostSections = static_cast<int>(std::max(plan.sections[0].size(), plan.sections[1].size()));
-    const int byRatio = static_cast<int>((count + 7) / 15);
-    plan.teachers = std::max({(mostSections + kSectionsPerTeacher - 1) / kSectionsPerTeacher, byRatio * 3 / 4,
-                              mostSections > 0 ? 1 : 0});
-    plan.supportStaff = std::max(1, byRatio - plan.teachers);
-    for (int term = 0; term < 2; ++term) {
-        std::vector<PlannedSection> &sections = plan.sections[term];
-        if (sections.empty())
-            continue;
-        const int perTeacher =
-            static_cast<int>((sections.size() + static_cast<std::size_t>(plan.teachers) - 1) / plan.teachers);
-        for (std::size_t k = 0; k < sections.size(); ++k) {
-            const int teacher = static_cast<int>(k) / perTeacher;
-            sections[k].teacher = teacher;
-            sections[k].period = (static_cast<int>(k) % perTeacher + teacher) % kClassPeriods;
-        }
-    }
+    splitIntoSections(plan, catalog);
+    assignStaff(plan, count);
     return plan;
 }
 
