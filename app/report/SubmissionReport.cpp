@@ -456,6 +456,129 @@ private:
     std::map<std::string, std::string> m_names;              // person -> "Last, First"
 };
 
+// A result on the report: Steward's or the state's, its document, and the school the state's row names.
+struct ReportResult
+{
+    ReportPage::FixLine line;
+    std::string docId;
+    std::string stateSchool;
+};
+
+ReportPage &pageOf(std::map<std::string, ReportPage> &pages, const std::string &school)
+{
+    ReportPage &page = pages[school];
+    page.schoolId = school;
+    return page;
+}
+
+// Steward's results, and the state's: all of them, those changed since the state's run marked.
+// withResults gets the documents they name.
+std::vector<ReportResult> readResults(SQLite::Database &db, std::set<std::string> &withResults)
+{
+    std::vector<ReportResult> results;
+    SQLite::Statement rows(
+        db, "WITH x AS (SELECT 'rule' AS kind, pack_id AS origin, rule_id, severity, message, doc_id, resource,"
+            "                  natural_key, '' AS school_id, 0 AS row_number, '' AS file, 0 AS changed_since"
+            "           FROM rule_results"
+            "           UNION ALL SELECT 'state', source, rule_id, severity, message, doc_id, resource,"
+            "                  natural_key, school_id, row_number, file, changed_since FROM imported_results)"
+            " SELECT x.kind, x.origin, x.rule_id, x.severity, x.message, coalesce(x.doc_id, ''), x.resource,"
+            "        x.natural_key, x.school_id, x.row_number, x.file, x.changed_since,"
+            "        a.reason, a.actor, a.at"
+            " FROM x LEFT JOIN acknowledgements a"
+            "   ON a.origin = x.origin AND a.rule_id = x.rule_id AND a.doc_id = x.doc_id");
+    while (rows.executeStep()) {
+        ReportResult result;
+        ReportPage::FixLine &line = result.line;
+        const bool state = rows.getColumn(0).getString() == "state";
+        line.ruleId = rows.getColumn(2).getString();
+        line.severity = rows.getColumn(3).getString();
+        line.message = rows.getColumn(4).getString();
+        result.docId = rows.getColumn(5).getString();
+        line.resource = rows.getColumn(6).getString();
+        line.naturalKey = rows.getColumn(7).getString();
+        result.stateSchool = state ? rows.getColumn(8).getString() : std::string();
+        // The file's name: where the steward kept it says nothing to a principal.
+        const std::string file = std::filesystem::path(rows.getColumn(10).getString()).filename().string();
+        line.source = state ? "state file " + (file.empty() ? rows.getColumn(1).getString() : file) + ", row " +
+                                  std::to_string(rows.getColumn(9).getInt64())
+                            : "Steward (" + rows.getColumn(1).getString() + ")";
+        line.changedSince = rows.getColumn(11).getInt() != 0;
+        if (!rows.getColumn(12).isNull()) {
+            line.acknowledged = true;
+            line.acknowledgedBecause = rows.getColumn(12).getString() + " (" + rows.getColumn(13).getString() +
+                                       ", " + rows.getColumn(14).getString().substr(0, 10) + ")";
+        }
+        if (result.docId.empty())
+            line.note = "no stored record matches this row";
+        else
+            withResults.insert(result.docId);
+        results.push_back(std::move(result));
+    }
+    return results;
+}
+
+// Each result on the page of each school its record is at (or the state's row names), counted
+// there by severity and rule.
+void placeResults(std::vector<ReportResult> &results, const DocumentPass &documents,
+                  std::map<std::string, ReportPage> &pages)
+{
+    std::map<std::string, std::map<std::pair<std::string, std::string>, std::int64_t>> ruleCounts;
+    for (ReportResult &result : results) {
+        auto known = documents.documents.find(result.docId);
+        std::set<std::string> schools;
+        if (known != documents.documents.end()) {
+            schools = known->second.schools;
+            result.line.name = known->second.name;
+        }
+        // The state's own school column places its row; where the enrollments disagree, it says so.
+        if (!result.stateSchool.empty()) {
+            if (!schools.empty() && schools.count(result.stateSchool) == 0) {
+                std::string enrolled;
+                for (const std::string &school : schools)
+                    enrolled += (enrolled.empty() ? "" : ", ") + school;
+                result.line.note = "the state's file names campus " + result.stateSchool + "; here at " + enrolled;
+            }
+            schools = {result.stateSchool};
+        }
+        if (schools.empty())
+            schools.insert(std::string());
+        for (const std::string &school : schools) {
+            ReportPage &p = pageOf(pages, school);
+            p.fixes.push_back(result.line);
+            // The counts are what stands: a result whose record changed since the state's run awaits it,
+            // and a row that matched no record is listed to fix, not counted.
+            if (result.line.changedSince || result.docId.empty())
+                continue;
+            p.bySeverity[result.line.severity] += 1;
+            p.acknowledged += result.line.acknowledged ? 1 : 0;
+            ++ruleCounts[school][{result.line.ruleId, result.line.severity}];
+        }
+    }
+    for (const auto &[school, rules] : ruleCounts)
+        for (const auto &[rule, count] : rules)
+            pageOf(pages, school).byRule.push_back({rule.first, rule.second, count});
+
+}
+
+// A page's title, and its rules, resources and fixes in the order a principal reads them.
+void finishPage(const std::string &school, ReportPage &p)
+{
+    if (p.title.empty())
+        p.title = school.empty() ? "District-wide records" : "School " + school;
+    std::sort(p.byRule.begin(), p.byRule.end(), [](const ReportPage::RuleLine &a, const ReportPage::RuleLine &b) {
+        return a.count != b.count ? a.count > b.count : a.ruleId < b.ruleId;
+    });
+    std::sort(p.resources.begin(), p.resources.end(),
+              [](const ReportPage::ResourceLine &a, const ReportPage::ResourceLine &b) { return a.resource < b.resource; });
+    std::stable_sort(p.fixes.begin(), p.fixes.end(),
+                     [](const ReportPage::FixLine &a, const ReportPage::FixLine &b) {
+                         if (severityRank(a.severity) != severityRank(b.severity))
+                             return severityRank(a.severity) < severityRank(b.severity);
+                         return a.name != b.name ? a.name < b.name : a.ruleId < b.ruleId;
+                     });
+}
+
 } // namespace
 
 SubmissionReportData gatherSubmissionReport(SQLite::Database &db)
@@ -476,73 +599,20 @@ SubmissionReportData gatherSubmissionReport(SQLite::Database &db)
     }
 
     std::map<std::string, ReportPage> pages;
-    auto page = [&](const std::string &school) -> ReportPage & {
-        ReportPage &p = pages[school];
-        p.schoolId = school;
-        return p;
-    };
     {
         SQLite::Statement names(db, "SELECT json_extract(b, '$.schoolId'), json_extract(b, '$.nameOfInstitution')"
                                     " FROM (SELECT steward_text(body) AS b FROM documents WHERE resource = 'School')");
         while (names.executeStep())
-            page(names.getColumn(0).getString()).title =
+            pageOf(pages, names.getColumn(0).getString()).title =
                 names.getColumn(1).getString() + " (" + names.getColumn(0).getString() + ")";
     }
 
-    // Steward's results, and the state's: all of them, those changed since the state's run marked.
-    struct Result
-    {
-        ReportPage::FixLine line;
-        std::string docId;
-        std::string stateSchool; // the school the state's row names
-    };
-    std::vector<Result> results;
     std::set<std::string> withResults;
-    {
-        SQLite::Statement rows(
-            db, "WITH x AS (SELECT 'rule' AS kind, pack_id AS origin, rule_id, severity, message, doc_id, resource,"
-                "                  natural_key, '' AS school_id, 0 AS row_number, '' AS file, 0 AS changed_since"
-                "           FROM rule_results"
-                "           UNION ALL SELECT 'state', source, rule_id, severity, message, doc_id, resource,"
-                "                  natural_key, school_id, row_number, file, changed_since FROM imported_results)"
-                " SELECT x.kind, x.origin, x.rule_id, x.severity, x.message, coalesce(x.doc_id, ''), x.resource,"
-                "        x.natural_key, x.school_id, x.row_number, x.file, x.changed_since,"
-                "        a.reason, a.actor, a.at"
-                " FROM x LEFT JOIN acknowledgements a"
-                "   ON a.origin = x.origin AND a.rule_id = x.rule_id AND a.doc_id = x.doc_id");
-        while (rows.executeStep()) {
-            Result result;
-            ReportPage::FixLine &line = result.line;
-            const bool state = rows.getColumn(0).getString() == "state";
-            line.ruleId = rows.getColumn(2).getString();
-            line.severity = rows.getColumn(3).getString();
-            line.message = rows.getColumn(4).getString();
-            result.docId = rows.getColumn(5).getString();
-            line.resource = rows.getColumn(6).getString();
-            line.naturalKey = rows.getColumn(7).getString();
-            result.stateSchool = state ? rows.getColumn(8).getString() : std::string();
-            // The file's name: where the steward kept it says nothing to a principal.
-            const std::string file = std::filesystem::path(rows.getColumn(10).getString()).filename().string();
-            line.source = state ? "state file " + (file.empty() ? rows.getColumn(1).getString() : file) + ", row " +
-                                      std::to_string(rows.getColumn(9).getInt64())
-                                : "Steward (" + rows.getColumn(1).getString() + ")";
-            line.changedSince = rows.getColumn(11).getInt() != 0;
-            if (!rows.getColumn(12).isNull()) {
-                line.acknowledged = true;
-                line.acknowledgedBecause = rows.getColumn(12).getString() + " (" + rows.getColumn(13).getString() +
-                                           ", " + rows.getColumn(14).getString().substr(0, 10) + ")";
-            }
-            if (result.docId.empty())
-                line.note = "no stored record matches this row";
-            else
-                withResults.insert(result.docId);
-            results.push_back(std::move(result));
-        }
-    }
+    std::vector<ReportResult> results = readResults(db, withResults);
 
     const DocumentPass documents(db, since, withResults);
     for (const auto &[key, counted] : documents.counts) {
-        ReportPage &p = page(key.first);
+        ReportPage &p = pageOf(pages, key.first);
         if (isReferenceData(key.second)) {
             p.referenceValues += counted.first;
             ++p.referenceTypes;
@@ -551,57 +621,10 @@ SubmissionReportData gatherSubmissionReport(SQLite::Database &db)
         }
     }
 
-    std::map<std::string, std::map<std::pair<std::string, std::string>, std::int64_t>> ruleCounts;
-    for (Result &result : results) {
-        auto known = documents.documents.find(result.docId);
-        std::set<std::string> schools;
-        if (known != documents.documents.end()) {
-            schools = known->second.schools;
-            result.line.name = known->second.name;
-        }
-        // The state's own school column places its row; where the enrollments disagree, it says so.
-        if (!result.stateSchool.empty()) {
-            if (!schools.empty() && schools.count(result.stateSchool) == 0) {
-                std::string enrolled;
-                for (const std::string &school : schools)
-                    enrolled += (enrolled.empty() ? "" : ", ") + school;
-                result.line.note = "the state's file names campus " + result.stateSchool + "; here at " + enrolled;
-            }
-            schools = {result.stateSchool};
-        }
-        if (schools.empty())
-            schools.insert(std::string());
-        for (const std::string &school : schools) {
-            ReportPage &p = page(school);
-            p.fixes.push_back(result.line);
-            // The counts are what stands: a result whose record changed since the state's run awaits it,
-            // and a row that matched no record is listed to fix, not counted.
-            if (result.line.changedSince || result.docId.empty())
-                continue;
-            p.bySeverity[result.line.severity] += 1;
-            p.acknowledged += result.line.acknowledged ? 1 : 0;
-            ++ruleCounts[school][{result.line.ruleId, result.line.severity}];
-        }
-    }
-    for (const auto &[school, rules] : ruleCounts)
-        for (const auto &[rule, count] : rules)
-            page(school).byRule.push_back({rule.first, rule.second, count});
+    placeResults(results, documents, pages);
 
-    for (auto &[school, p] : pages) {
-        if (p.title.empty())
-            p.title = school.empty() ? "District-wide records" : "School " + school;
-        std::sort(p.byRule.begin(), p.byRule.end(), [](const ReportPage::RuleLine &a, const ReportPage::RuleLine &b) {
-            return a.count != b.count ? a.count > b.count : a.ruleId < b.ruleId;
-        });
-        std::sort(p.resources.begin(), p.resources.end(),
-                  [](const ReportPage::ResourceLine &a, const ReportPage::ResourceLine &b) { return a.resource < b.resource; });
-        std::stable_sort(p.fixes.begin(), p.fixes.end(),
-                         [](const ReportPage::FixLine &a, const ReportPage::FixLine &b) {
-                             if (severityRank(a.severity) != severityRank(b.severity))
-                                 return severityRank(a.severity) < severityRank(b.severity);
-                             return a.name != b.name ? a.name < b.name : a.ruleId < b.ruleId;
-                         });
-    }
+    for (auto &[school, p] : pages)
+        finishPage(school, p);
     // Schools in id order, district-wide records last.
     for (auto &[school, p] : pages)
         if (!school.empty())
