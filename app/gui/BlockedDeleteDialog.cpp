@@ -54,26 +54,16 @@ QString documentsText(qint64 n)
 
 } // namespace
 
-BlockedDeleteDialog::BlockedDeleteDialog(AppSession *session, const QString &documentId, QWidget *parent)
-    : QDialog(parent)
-    , m_session(session)
-    , m_documentId(documentId)
+// Page 1: who blocks it, grouped by resource and field, and the message that says so. Returns the
+// document itself (none when it is gone).
+std::optional<steward::StoredDocument> BlockedDeleteDialog::setupBlockersPage()
 {
-    setWindowTitle(tr("Cannot delete"));
-    setObjectName(QStringLiteral("blockedDeleteDialog"));
-    auto *layout = new QVBoxLayout(this);
-    m_message = new QLabel(this);
-    m_message->setWordWrap(true);
-    m_message->setObjectName(QStringLiteral("blockedMessage"));
-    m_pages = new QStackedWidget(this);
-
-    // Page 1: who blocks it.
     m_blockers = makeTree(this, QStringLiteral("blockers"), tr("Documents that block the delete"),
                           {tr("Resource"), tr("Natural key"), tr("Field that references it")});
     m_blockers->setSelectionMode(QAbstractItemView::SingleSelection);
-    const std::optional<steward::StoredDocument> document = session->engine().document(documentId.toStdString());
-    const steward::ReferrerPage page = session->engine().referrers(documentId.toStdString(), kListLimit, 0);
-    const QString what = document ? describeDocument(*document) : documentId;
+    const std::optional<steward::StoredDocument> document = m_session->engine().document(m_documentId.toStdString());
+    const steward::ReferrerPage page = m_session->engine().referrers(m_documentId.toStdString(), kListLimit, 0);
+    const QString what = document ? describeDocument(*document) : m_documentId;
     QMap<QPair<QString, QString>, QTreeWidgetItem *> groups;
     for (const steward::Referrer &referrer : page.items) {
         const QString resource = QString::fromStdString(referrer.resource);
@@ -107,7 +97,12 @@ BlockedDeleteDialog::BlockedDeleteDialog(AppSession *session, const QString &doc
             .arg(what.toHtmlEscaped(), documentsText(page.total),
                  document ? QString::fromStdString(document->resource) : tr("document")));
 
-    // Page 2: the cascade's preview.
+    return document;
+}
+
+// Page 2: the cascade's preview.
+QWidget *BlockedDeleteDialog::setupCascadePage()
+{
     auto *cascadePage = new QWidget(this);
     auto *cascadeLayout = new QVBoxLayout(cascadePage);
     cascadeLayout->setContentsMargins(0, 0, 0, 0);
@@ -119,7 +114,12 @@ BlockedDeleteDialog::BlockedDeleteDialog(AppSession *session, const QString &doc
     cascadeLayout->addWidget(m_cascadeSummary);
     cascadeLayout->addWidget(m_cascadeTree, 1);
 
-    // Page 3: move the references.
+    return cascadePage;
+}
+
+// Page 3: move the references to a document found by the start of its natural key.
+QWidget *BlockedDeleteDialog::setupRepointPage()
+{
     auto *repointPage = new QWidget(this);
     auto *repointLayout = new QVBoxLayout(repointPage);
     repointLayout->setContentsMargins(0, 0, 0, 0);
@@ -144,10 +144,17 @@ BlockedDeleteDialog::BlockedDeleteDialog(AppSession *session, const QString &doc
     repointLayout->addWidget(m_repointSummary);
     repointLayout->addWidget(m_repointSteps, 1);
 
-    m_pages->addWidget(m_blockers);
-    m_pages->addWidget(cascadePage);
-    m_pages->addWidget(repointPage);
+    connect(find, &QLineEdit::textEdited, this, [this, find] {
+        m_target->setProperty("prefix", find->text());
+        fillTargets();
+    });
+    return repointPage;
+}
 
+// Close, the list's buttons and the two ways out (a re-point only where references are by id),
+// Back and Apply for the previews.
+QDialogButtonBox *BlockedDeleteDialog::setupButtons(const std::optional<steward::StoredDocument> &document)
+{
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     m_goTo = buttons->addButton(tr("&Go to document"), QDialogButtonBox::ActionRole);
     m_goTo->setObjectName(QStringLiteral("goToBlocker"));
@@ -161,7 +168,7 @@ BlockedDeleteDialog::BlockedDeleteDialog(AppSession *session, const QString &doc
     m_repoint->setObjectName(QStringLiteral("repoint"));
     m_repoint->setToolTip(tr("Move every reference to another document of the same resource, then delete it"));
     const steward::ResourceSchema *schema =
-        document ? session->model().findByName(document->project, document->resource) : nullptr;
+        document ? m_session->model().findByName(document->project, document->resource) : nullptr;
     // Descriptors are referenced by their URI text: a re-point does not apply (map the values instead).
     m_repoint->setEnabled(schema != nullptr && !schema->isDescriptor);
     m_cascade->setEnabled(document.has_value());
@@ -169,9 +176,6 @@ BlockedDeleteDialog::BlockedDeleteDialog(AppSession *session, const QString &doc
     m_back->setObjectName(QStringLiteral("blockedBack"));
     m_confirm = buttons->addButton(tr("Apply"), QDialogButtonBox::ActionRole);
     m_confirm->setObjectName(QStringLiteral("confirmResolution"));
-    layout->addWidget(m_message);
-    layout->addWidget(m_pages, 1);
-    layout->addWidget(buttons);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_goTo, &QPushButton::clicked, this, &BlockedDeleteDialog::goToSelected);
     connect(m_blockers, &QTreeWidget::itemActivated, this, &BlockedDeleteDialog::goToSelected);
@@ -186,15 +190,36 @@ BlockedDeleteDialog::BlockedDeleteDialog(AppSession *session, const QString &doc
         showPage(Page::Repoint);
         fillTargets();
     });
-    connect(find, &QLineEdit::textEdited, this, [this, find] {
-        m_target->setProperty("prefix", find->text());
-        fillTargets();
-    });
     connect(m_target, &QComboBox::currentIndexChanged, this, &BlockedDeleteDialog::previewRepoint);
     connect(m_back, &QPushButton::clicked, this, [this] { showPage(Page::Blockers); });
     connect(m_confirm, &QPushButton::clicked, this, &BlockedDeleteDialog::confirm);
     // Go to, Copy, Save and the ways out belong to the list; Back and Apply to the previews.
     m_listButtons = {m_goTo, copy, save, m_cascade, m_repoint};
+    return buttons;
+}
+
+BlockedDeleteDialog::BlockedDeleteDialog(AppSession *session, const QString &documentId, QWidget *parent)
+    : QDialog(parent)
+    , m_session(session)
+    , m_documentId(documentId)
+{
+    setWindowTitle(tr("Cannot delete"));
+    setObjectName(QStringLiteral("blockedDeleteDialog"));
+    auto *layout = new QVBoxLayout(this);
+    m_message = new QLabel(this);
+    m_message->setWordWrap(true);
+    m_message->setObjectName(QStringLiteral("blockedMessage"));
+    m_pages = new QStackedWidget(this);
+    const std::optional<steward::StoredDocument> document = setupBlockersPage();
+    QWidget *cascadePage = setupCascadePage();
+    QWidget *repointPage = setupRepointPage();
+    m_pages->addWidget(m_blockers);
+    m_pages->addWidget(cascadePage);
+    m_pages->addWidget(repointPage);
+    QDialogButtonBox *buttons = setupButtons(document);
+    layout->addWidget(m_message);
+    layout->addWidget(m_pages, 1);
+    layout->addWidget(buttons);
     showPage(Page::Blockers);
     resize(760, 460);
 }

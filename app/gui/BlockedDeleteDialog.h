@@ -7,10 +7,12 @@
 #include <QList>
 #include <QString>
 
+#include <optional>
 #include <vector>
 
 class AppSession;
 class QComboBox;
+class QDialogButtonBox;
 class QLabel;
 class QPushButton;
 class QStackedWidget;
@@ -52,6 +54,10 @@ public Q_SLOTS:
 
 private:
     enum class Page { Blockers, Cascade, Repoint };
+    std::optional<steward::StoredDocument> setupBlockersPage();
+    QWidget *setupCascadePage();
+    QWidget *setupRepointPage();
+    QDialogButtonBox *setupButtons(const std::optional<steward::StoredDocument> &document);
     void showPage(Page page);
     void goToSelected();
     void saveList();
