@@ -85,13 +85,9 @@ private:
 
 } // namespace
 
-SpreadsheetImportDialog::SpreadsheetImportDialog(AppSession &session, QWidget *parent)
-    : QDialog(parent)
-    , m_session(session)
+// The file to read and the resource its rows become.
+QFormLayout *SpreadsheetImportDialog::setupSourceRows()
 {
-    setWindowTitle(tr("Import a spreadsheet"));
-    setObjectName(QStringLiteral("spreadsheetImportDialog"));
-    auto *layout = new QVBoxLayout(this);
     auto *form = new QFormLayout;
     auto *fileRow = new QHBoxLayout;
     m_file = new QLineEdit(this);
@@ -117,8 +113,24 @@ SpreadsheetImportDialog::SpreadsheetImportDialog(AppSession &session, QWidget *p
     resourceRow->addWidget(m_resource, 1);
     resourceRow->addWidget(suggestButton);
     form->addRow(tr("Rows become:"), resourceRow);
-    layout->addLayout(form);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import a spreadsheet"), QString(),
+                                                          tr("Spreadsheets (*.csv *.tsv *.txt *.xlsx)"));
+        if (!path.isEmpty())
+            openFile(path);
+    });
+    connect(suggestButton, &QPushButton::clicked, this, &SpreadsheetImportDialog::suggest);
+    // Another resource: its fields, suggested afresh (a mapping being loaded sets the resource itself).
+    connect(m_resource, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_syncing)
+            suggest();
+    });
+    return form;
+}
 
+// The mapping: a table of the file's columns (and a chosen column's codes), or the same as JSON.
+QTabWidget *SpreadsheetImportDialog::setupMappingTabs()
+{
     m_tabs = new QTabWidget(this);
     auto *tablePage = new QWidget(this);
     auto *tableLayout = new QVBoxLayout(tablePage);
@@ -147,24 +159,24 @@ SpreadsheetImportDialog::SpreadsheetImportDialog(AppSession &session, QWidget *p
     m_tabs->addTab(tablePage, tr("&Columns"));
     m_tabs->addTab(m_json, tr("Mapping as &JSON"));
 
-    m_preview = new QTreeWidget(this);
-    m_preview->setObjectName(QStringLiteral("mappingPreview"));
-    m_preview->setAccessibleName(tr("The first rows as documents, with what the engine would say"));
-    m_preview->setHeaderLabels({tr("Row"), tr("Document"), tr("Would be")});
-    m_preview->setRootIsDecorated(false);
-    m_preview->setAlternatingRowColors(true);
-    auto *splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_tabs);
-    splitter->addWidget(m_preview);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    layout->addWidget(splitter, 1);
-    m_status = new QLabel(tr("Choose a spreadsheet."), this);
-    m_status->setObjectName(QStringLiteral("spreadsheetStatus"));
-    m_status->setWordWrap(true);
-    layout->addWidget(m_status);
-    // With a mapping's studentIds: how many rows find their student, the least the steward accepts,
-    // and the rows without one to take back to the other system.
+    connect(m_json, &QPlainTextEdit::textChanged, this, [this] {
+        if (m_syncing)
+            return;
+        jsonToTable();
+        m_previewTimer.start();
+    });
+    connect(m_columns, &QTableWidget::currentCellChanged, this, [this](int row) { showValues(row); });
+    connect(m_values, &QTableWidget::cellChanged, this, [this] {
+        if (!m_syncing)
+            valuesToTable(m_columns->currentRow());
+    });
+    return m_tabs;
+}
+
+// With a mapping's studentIds: how many rows find their student, the least the steward accepts,
+// and the rows without one to take back to the other system.
+QHBoxLayout *SpreadsheetImportDialog::setupStudentMatch()
+{
     auto *students = new QHBoxLayout;
     m_studentMatch = new QLabel(this);
     m_studentMatch->setObjectName(QStringLiteral("studentMatch"));
@@ -181,45 +193,29 @@ SpreadsheetImportDialog::SpreadsheetImportDialog(AppSession &session, QWidget *p
     students->addWidget(m_studentMatch, 1);
     students->addWidget(m_minimumMatch);
     students->addWidget(m_saveUnmatched);
-    layout->addLayout(students);
     for (QWidget *widget : {static_cast<QWidget *>(m_studentMatch), static_cast<QWidget *>(m_minimumMatch),
                             static_cast<QWidget *>(m_saveUnmatched)})
         widget->setVisible(false);
 
+    connect(m_minimumMatch, &QDoubleSpinBox::valueChanged, this, &SpreadsheetImportDialog::updateStudentMatch);
+    connect(m_saveUnmatched, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save the rows without a student"),
+                                                          m_path + QStringLiteral(".unmatched.csv"), tr("CSV (*.csv)"));
+        if (!path.isEmpty())
+            saveUnmatchedRows(path);
+    });
+    return students;
+}
+
+QDialogButtonBox *SpreadsheetImportDialog::setupButtons()
+{
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
     QPushButton *load = buttons->addButton(tr("&Load mapping…"), QDialogButtonBox::ActionRole);
     QPushButton *save = buttons->addButton(tr("&Save mapping…"), QDialogButtonBox::ActionRole);
     m_import = buttons->addButton(tr("&Import"), QDialogButtonBox::AcceptRole);
     m_import->setObjectName(QStringLiteral("importSpreadsheet"));
     m_import->setEnabled(false);
-    layout->addWidget(buttons);
 
-    m_previewTimer.setSingleShot(true);
-    m_previewTimer.setInterval(kPreviewPauseMs);
-    connect(&m_previewTimer, &QTimer::timeout, this, &SpreadsheetImportDialog::refreshPreview);
-    connect(browse, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import a spreadsheet"), QString(),
-                                                          tr("Spreadsheets (*.csv *.tsv *.txt *.xlsx)"));
-        if (!path.isEmpty())
-            openFile(path);
-    });
-    connect(suggestButton, &QPushButton::clicked, this, &SpreadsheetImportDialog::suggest);
-    // Another resource: its fields, suggested afresh (a mapping being loaded sets the resource itself).
-    connect(m_resource, &QComboBox::currentIndexChanged, this, [this] {
-        if (!m_syncing)
-            suggest();
-    });
-    connect(m_json, &QPlainTextEdit::textChanged, this, [this] {
-        if (m_syncing)
-            return;
-        jsonToTable();
-        m_previewTimer.start();
-    });
-    connect(m_columns, &QTableWidget::currentCellChanged, this, [this](int row) { showValues(row); });
-    connect(m_values, &QTableWidget::cellChanged, this, [this] {
-        if (!m_syncing)
-            valuesToTable(m_columns->currentRow());
-    });
     connect(load, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Load a mapping"), QString(), tr("Mappings (*.json)"));
         if (!path.isEmpty())
@@ -231,15 +227,41 @@ SpreadsheetImportDialog::SpreadsheetImportDialog(AppSession &session, QWidget *p
         if (!path.isEmpty())
             saveMapping(path);
     });
-    connect(m_minimumMatch, &QDoubleSpinBox::valueChanged, this, &SpreadsheetImportDialog::updateStudentMatch);
-    connect(m_saveUnmatched, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save the rows without a student"),
-                                                          m_path + QStringLiteral(".unmatched.csv"), tr("CSV (*.csv)"));
-        if (!path.isEmpty())
-            saveUnmatchedRows(path);
-    });
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    return buttons;
+}
+
+SpreadsheetImportDialog::SpreadsheetImportDialog(AppSession &session, QWidget *parent)
+    : QDialog(parent)
+    , m_session(session)
+{
+    setWindowTitle(tr("Import a spreadsheet"));
+    setObjectName(QStringLiteral("spreadsheetImportDialog"));
+    m_previewTimer.setSingleShot(true);
+    m_previewTimer.setInterval(kPreviewPauseMs);
+    connect(&m_previewTimer, &QTimer::timeout, this, &SpreadsheetImportDialog::refreshPreview);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(setupSourceRows());
+    QTabWidget *tabs = setupMappingTabs();
+    m_preview = new QTreeWidget(this);
+    m_preview->setObjectName(QStringLiteral("mappingPreview"));
+    m_preview->setAccessibleName(tr("The first rows as documents, with what the engine would say"));
+    m_preview->setHeaderLabels({tr("Row"), tr("Document"), tr("Would be")});
+    m_preview->setRootIsDecorated(false);
+    m_preview->setAlternatingRowColors(true);
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(tabs);
+    splitter->addWidget(m_preview);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    layout->addWidget(splitter, 1);
+    m_status = new QLabel(tr("Choose a spreadsheet."), this);
+    m_status->setObjectName(QStringLiteral("spreadsheetStatus"));
+    m_status->setWordWrap(true);
+    layout->addWidget(m_status);
+    layout->addLayout(setupStudentMatch());
+    layout->addWidget(setupButtons());
     resize(900, 640);
 }
 

@@ -11,7 +11,10 @@
 
 class AppSession;
 class QComboBox;
+class QDialogButtonBox;
 class QDoubleSpinBox;
+class QFormLayout;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -61,6 +64,10 @@ Q_SIGNALS:
     void previewed();
 
 private:
+    QFormLayout *setupSourceRows();
+    QTabWidget *setupMappingTabs();
+    QHBoxLayout *setupStudentMatch();
+    QDialogButtonBox *setupButtons();
     void tableToJson();
     void jsonToTable();
     void showValues(int row);
