@@ -59,20 +59,10 @@ struct FixOutcome
 
 } // namespace
 
-ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
-    : QWidget(parent)
-    , m_session(session)
-    , m_model(new ResultsGridModel(session->databasePath(), this))
-    , m_view(new QTableView(this))
-    , m_countLabel(new QLabel(this))
-    , m_bulkEditButton(new QPushButton(tr("Bulk edit…"), this))
-    , m_ackReason(new QLineEdit(this))
-    , m_ackButton(new QPushButton(tr("Acknowledge"), this))
+// One filter per facet, three a row: the tab is a third of a 1280-pixel window, where six in one
+// row were cut to "Resourc". The count goes beside them.
+QGridLayout *ResultsGrid::setupFacets()
 {
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 4, 0, 0);
-    // Three filters a row: the tab is a third of a 1280-pixel window, where six in one row were cut
-    // to "Resourc".
     auto *facetRow = new QGridLayout;
     facetRow->setHorizontalSpacing(6);
     facetRow->setVerticalSpacing(4);
@@ -97,8 +87,11 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
     facetRow->setColumnStretch(3, 1);
     // Beside the filters it counts, not in the row of buttons (which must fit at 1280 pixels).
     facetRow->addWidget(m_countLabel, 1, 3, Qt::AlignRight | Qt::AlignVCenter);
-    layout->addLayout(facetRow);
+    return facetRow;
+}
 
+void ResultsGrid::setupView()
+{
     m_view->setObjectName(QStringLiteral("resultsTable"));
     m_view->setModel(m_model);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -112,8 +105,11 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
     // Long problem types and paths are cut (the tooltip has them) so the message stays in sight.
     m_view->horizontalHeader()->setMaximumSectionSize(230);
     m_view->setWordWrap(false);
-    layout->addWidget(m_view, 1);
+}
 
+// The fixes (bulk edit, map a descriptor value, undo), export and refresh, with their connections.
+QHBoxLayout *ResultsGrid::setupFixButtons()
+{
     auto *buttons = new QHBoxLayout;
     m_bulkEditButton->setObjectName(QStringLiteral("bulkEdit"));
     auto *mapButton = new QPushButton(tr("Map descriptor value…"), this);
@@ -126,6 +122,34 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
     for (QPushButton *button : {m_bulkEditButton, mapButton, undoButton, exportButton, refreshButton})
         buttons->addWidget(button);
     buttons->addStretch(1);
+    connect(m_bulkEditButton, &QPushButton::clicked, this, &ResultsGrid::bulkEditSelection);
+    connect(mapButton, &QPushButton::clicked, this, &ResultsGrid::mapDescriptorValue);
+    connect(undoButton, &QPushButton::clicked, this, &ResultsGrid::undoLastFix);
+    connect(exportButton, &QPushButton::clicked, this, &ResultsGrid::exportViewDialog);
+    connect(refreshButton, &QPushButton::clicked, this, &ResultsGrid::reload);
+    return buttons;
+}
+
+ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
+    : QWidget(parent)
+    , m_session(session)
+    , m_model(new ResultsGridModel(session->databasePath(), this))
+    , m_view(new QTableView(this))
+    , m_countLabel(new QLabel(this))
+    , m_bulkEditButton(new QPushButton(tr("Bulk edit…"), this))
+    , m_ackReason(new QLineEdit(this))
+    , m_ackButton(new QPushButton(tr("Acknowledge"), this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 4, 0, 0);
+    QGridLayout *facetRow = setupFacets();
+    layout->addLayout(facetRow);
+
+    setupView();
+    layout->addWidget(m_view, 1);
+
+    QHBoxLayout *buttons = setupFixButtons();
+    layout->addLayout(buttons);
     // A warning the steward has reasons to keep: acknowledged, it stops blocking readiness.
     m_ackReason->setObjectName(QStringLiteral("acknowledgeReason"));
     m_ackReason->setPlaceholderText(tr("Why the selected warnings may stand"));
@@ -133,7 +157,6 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
     m_ackButton->setObjectName(QStringLiteral("acknowledge"));
     m_ackButton->setToolTip(tr("Acknowledge the selected warnings with this reason: they stop blocking readiness. "
                                "Fatal and error results must be fixed."));
-    layout->addLayout(buttons);
     // Its own row: beside the fix buttons it would not fit a 1280-pixel window.
     auto *acknowledgeRow = new QHBoxLayout;
     acknowledgeRow->addWidget(m_ackReason, 1);
@@ -148,11 +171,6 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
             acknowledgeSelection();
     });
 
-    connect(m_bulkEditButton, &QPushButton::clicked, this, &ResultsGrid::bulkEditSelection);
-    connect(mapButton, &QPushButton::clicked, this, &ResultsGrid::mapDescriptorValue);
-    connect(undoButton, &QPushButton::clicked, this, &ResultsGrid::undoLastFix);
-    connect(exportButton, &QPushButton::clicked, this, &ResultsGrid::exportViewDialog);
-    connect(refreshButton, &QPushButton::clicked, this, &ResultsGrid::reload);
     connect(m_view, &QAbstractItemView::doubleClicked, this, &ResultsGrid::activateRow);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ResultsGrid::updateButtons);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {

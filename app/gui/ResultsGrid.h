@@ -10,6 +10,8 @@
 
 class AppSession;
 class QComboBox;
+class QGridLayout;
+class QHBoxLayout;
 class QCheckBox;
 class QLabel;
 class QLineEdit;
@@ -57,6 +59,9 @@ Q_SIGNALS:
     void fixApplied(const QString &summary);
 
 private:
+    QGridLayout *setupFacets();
+    void setupView();
+    QHBoxLayout *setupFixButtons();
     void refreshFacets();
     void activateRow(const QModelIndex &index);
     void updateButtons();
