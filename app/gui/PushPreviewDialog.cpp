@@ -19,24 +19,11 @@ QString shown(const steward::Json &value)
 
 } // namespace
 
-PushPreviewDialog::PushPreviewDialog(const steward::PushPreview &preview, const QString &target, QWidget *parent)
-    : QDialog(parent)
+// The planned documents grouped by what the target would do, most urgent first; each with why it
+// would be refused, whether it changed there since, and the fields that differ.
+void PushPreviewDialog::fillDocuments(const steward::PushPreview &preview)
 {
     using State = steward::PushPreviewItem::State;
-    setWindowTitle(tr("Push to %1: preview").arg(target));
-    setObjectName(QStringLiteral("pushPreviewDialog"));
-    auto *layout = new QVBoxLayout(this);
-    m_summary = new QLabel(this);
-    m_summary->setWordWrap(true);
-    m_summary->setObjectName(QStringLiteral("pushPreviewSummary"));
-    m_documents = new QTreeWidget(this);
-    m_documents->setObjectName(QStringLiteral("pushPreviewDocuments"));
-    m_documents->setAccessibleName(tr("Documents the push would send, by what the target would do"));
-    m_documents->setHeaderLabels({tr("Document"), tr("On the target"), tr("Here")});
-    m_documents->setAlternatingRowColors(true);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_documents, 1);
-
     const struct
     {
         State state;
@@ -83,8 +70,12 @@ PushPreviewDialog::PushPreviewDialog(const steward::PushPreview &preview, const 
         }
         branch->setExpanded(group.state != State::Unchanged && count <= kExpandedGroup);
     }
-    m_documents->resizeColumnToContents(0);
+}
 
+// What the push would change, what the target would refuse, and whether the preview is whole.
+QString PushPreviewDialog::summaryText(const steward::PushPreview &preview)
+{
+    using State = steward::PushPreviewItem::State;
     const int sending = preview.count(State::New) + preview.count(State::Changed) + preview.count(State::Delete);
     QString text = tr("<b>%1 of %2 planned documents would change the target</b>: %3 new, %4 changed, %5 deleted. ")
                        .arg(sending)
@@ -99,7 +90,31 @@ PushPreviewDialog::PushPreviewDialog(const steward::PushPreview &preview, const 
     text += tr("Nothing has been sent yet.");
     if (!preview.error.empty())
         text += QStringLiteral("<br>") + tr("The preview is incomplete: %1").arg(QString::fromStdString(preview.error).toHtmlEscaped());
-    m_summary->setText(text);
+
+    return text;
+}
+
+PushPreviewDialog::PushPreviewDialog(const steward::PushPreview &preview, const QString &target, QWidget *parent)
+    : QDialog(parent)
+{
+    setWindowTitle(tr("Push to %1: preview").arg(target));
+    setObjectName(QStringLiteral("pushPreviewDialog"));
+    auto *layout = new QVBoxLayout(this);
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    m_summary->setObjectName(QStringLiteral("pushPreviewSummary"));
+    m_documents = new QTreeWidget(this);
+    m_documents->setObjectName(QStringLiteral("pushPreviewDocuments"));
+    m_documents->setAccessibleName(tr("Documents the push would send, by what the target would do"));
+    m_documents->setHeaderLabels({tr("Document"), tr("On the target"), tr("Here")});
+    m_documents->setAlternatingRowColors(true);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_documents, 1);
+
+    fillDocuments(preview);
+    m_documents->resizeColumnToContents(0);
+
+    m_summary->setText(summaryText(preview));
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
     m_send = buttons->addButton(tr("&Send %1 documents").arg(preview.items.size()), QDialogButtonBox::AcceptRole);

@@ -26,6 +26,8 @@ Q_SIGNALS:
     void documentActivated(const QString &id);
 
 private:
+    void fillDocuments(const steward::PushPreview &preview);
+    static QString summaryText(const steward::PushPreview &preview);
     QLabel *m_summary;
     QTreeWidget *m_documents;
     QPushButton *m_send;
