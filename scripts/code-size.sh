@@ -4,17 +4,21 @@
 # 100 lines, no file over 1,000 lines unless it says at its top, in a comment holding
 # "Long on purpose:", why it is one idea (one table of data, one state machine).
 # Functions are measured by Universal Ctags (its end: field), lambdas inside counted with them.
-#   usage: scripts/code-size.sh [--report] [--top N]
-#   --report  print the figures and exit 0 even above the limits (CI's use until the code keeps them)
+#   usage: scripts/code-size.sh [--report | --report-files] [--top N]
+#   --report        print the figures and exit 0 even above the limits
+#   --report-files  fail above the function limit, print the long files without failing (CI's use:
+#                   the functions keep their limit, four files do not yet)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 report=0
+report_files=0
 top=15
 while [ $# -gt 0 ]; do
   case "$1" in
     --report) report=1 ;;
+    --report-files) report_files=1 ;;
     --top) top="$2"; shift ;;
-    *) echo "usage: scripts/code-size.sh [--report] [--top N]" >&2; exit 2 ;;
+    *) echo "usage: scripts/code-size.sh [--report | --report-files] [--top N]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -51,6 +55,7 @@ echo "Files over $file_limit lines ($long_files without a reason at their top):"
 printf '%s' "$long_file_lines" | sed 's/^/  /'
 [ -n "$long_file_lines" ] || echo "  none"
 
+[ "$report_files" = 1 ] && long_files=0
 if [ "$report" = 0 ] && { [ "$long_functions" -gt 0 ] || [ "$long_files" -gt 0 ]; }; then
   echo "code-size: above the limits" >&2
   exit 1
