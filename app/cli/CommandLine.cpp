@@ -34,15 +34,6 @@ CommandLine &CommandLine::text(const std::string &name, std::string &target, con
     }, missing);
 }
 
-CommandLine &CommandLine::optionalText(const std::string &name, std::optional<std::string> &target,
-                                       const std::string &missing)
-{
-    return value(name, [&target](const std::string &value) {
-        target = value;
-        return std::string();
-    }, missing);
-}
-
 CommandLine &CommandLine::texts(const std::string &name, std::vector<std::string> &target, const std::string &missing)
 {
     return value(name, [&target](const std::string &value) {

@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +22,6 @@ public:
     CommandLine &flag(const std::string &name, std::function<void()> set);
     // missing: what the option needs, as its error says it ("a name": "--sign-off needs a name").
     CommandLine &text(const std::string &name, std::string &target, const std::string &missing = "a value");
-    CommandLine &optionalText(const std::string &name, std::optional<std::string> &target,
-                              const std::string &missing = "a value");
     // Every argument up to the next option ("--id a b --id c"): one at least.
     CommandLine &list(const std::string &name, std::vector<std::string> &target);
     // Repeatable: each one adds its value.

@@ -693,12 +693,6 @@ void DocumentBuilder::addPaths(const ResourceContext &context)
 void DocumentBuilder::addCollectionPath(const ResourceContext &context, const ResourceOperations &operations)
 {
     const ResourceSchema &resource = *context.resource;
-    const std::string &base = operations.base;
-    const std::string &plural = operations.plural;
-    const std::string &name = operations.name;
-    const Json &tags = operations.tags;
-    const std::string &singular = operations.singular;
-    const Json &requestBody = operations.requestBody;
     Json getParameters = operations.collectionParameters;
     getParameters.push_back(parameterRef("pageToken"));
     getParameters.push_back(parameterRef("pageSize"));
@@ -708,7 +702,7 @@ void DocumentBuilder::addCollectionPath(const ResourceContext &context, const Re
         if (!reserved.count(key))
             getParameters.push_back(queryParameter(context, field));
 
-    Json collectionOk = okResponse("The matching " + name + " resources, a page at a time.",
+    Json collectionOk = okResponse("The matching " + operations.name + " resources, a page at a time.",
                                    Json{{"type", "array"}, {"items", refTo(context.schemaName)}});
     collectionOk["headers"] = Json{
         {"Total-Count",
@@ -725,92 +719,79 @@ void DocumentBuilder::addCollectionPath(const ResourceContext &context, const Re
     Json postResponses = errorResponses({{"200", "Updated"}, {"201", "Created"}, {"400", "BadRequest"},
                                          {"401", "Unauthorized"}, {"403", "Forbidden"}, {"409", "Conflict"},
                                          {"412", "PreconditionFailed"}, {"500", "Error"}});
-    m_paths[base] = Json{
+    m_paths[operations.base] = Json{
         {"get",
-         {{"tags", tags},
-          {"summary", "Retrieves " + name + " resources matching the query."},
+         {{"tags", operations.tags},
+          {"summary", "Retrieves " + operations.name + " resources matching the query."},
           {"description", "Every query parameter that is given must match; paging by offset and limit or by "
                           "pageToken and pageSize."},
-          {"operationId", "get" + plural},
+          {"operationId", "get" + operations.plural},
           {"parameters", getParameters},
           {"responses", collectionResponses}}},
         {"post",
-         {{"tags", tags},
-          {"summary", "Creates or updates a " + name + "."},
+         {{"tags", operations.tags},
+          {"summary", "Creates or updates a " + operations.name + "."},
           {"description", "A resource whose identity matches an existing one replaces it (200); otherwise it is "
                           "created (201)."},
-          {"operationId", "post" + singular},
-          {"requestBody", requestBody},
+          {"operationId", "post" + operations.singular},
+          {"requestBody", operations.requestBody},
           {"responses", postResponses}}}};
-
 }
 
 // GET, PUT and DELETE of one resource by its id.
 void DocumentBuilder::addItemPath(const ResourceContext &context, const ResourceOperations &operations)
 {
     const ResourceSchema &resource = *context.resource;
-    const std::string &base = operations.base;
-    const std::string &plural = operations.plural;
-    const std::string &name = operations.name;
-    const Json &tags = operations.tags;
-    const std::string &singular = operations.singular;
-    const Json &idParameter = operations.idParameter;
-    const Json &requestBody = operations.requestBody;
     Json byIdResponses = errorResponses({{"400", "BadRequest"}, {"401", "Unauthorized"}, {"403", "Forbidden"},
                                          {"404", "NotFound"}, {"500", "Error"}});
-    byIdResponses["200"] = okResponse("The " + name + ".", refTo(context.schemaName));
+    byIdResponses["200"] = okResponse("The " + operations.name + ".", refTo(context.schemaName));
     Json putResponses = errorResponses({{"204", "Updated"}, {"400", "BadRequest"}, {"401", "Unauthorized"},
                                         {"403", "Forbidden"}, {"404", "NotFound"}, {"409", "Conflict"},
                                         {"412", "PreconditionFailed"}, {"500", "Error"}});
     Json deleteResponses = errorResponses({{"204", "Deleted"}, {"400", "BadRequest"}, {"401", "Unauthorized"},
                                            {"403", "Forbidden"}, {"404", "NotFound"}, {"409", "Conflict"},
                                            {"412", "PreconditionFailed"}, {"500", "Error"}});
-    m_paths[base + "/{id}"] = Json{
+    m_paths[operations.base + "/{id}"] = Json{
         {"get",
-         {{"tags", tags},
-          {"summary", "Retrieves one " + name + " by its id."},
-          {"operationId", "get" + plural + "ById"},
-          {"parameters", Json::array({idParameter, parameterRef("If-None-Match")})},
+         {{"tags", operations.tags},
+          {"summary", "Retrieves one " + operations.name + " by its id."},
+          {"operationId", "get" + operations.plural + "ById"},
+          {"parameters", Json::array({operations.idParameter, parameterRef("If-None-Match")})},
           {"responses", byIdResponses}}},
         {"put",
-         {{"tags", tags},
-          {"summary", "Replaces one " + name + " by its id."},
+         {{"tags", operations.tags},
+          {"summary", "Replaces one " + operations.name + " by its id."},
           {"description", resource.allowIdentityUpdates
                               ? "The body may change the identity; references to it follow."
                               : "The body must keep the resource's identity."},
-          {"operationId", "put" + singular},
-          {"parameters", Json::array({idParameter, parameterRef("If-Match")})},
-          {"requestBody", requestBody},
+          {"operationId", "put" + operations.singular},
+          {"parameters", Json::array({operations.idParameter, parameterRef("If-Match")})},
+          {"requestBody", operations.requestBody},
           {"responses", putResponses}}},
         {"delete",
-         {{"tags", tags},
-          {"summary", "Deletes one " + name + " by its id."},
-          {"operationId", "delete" + singular + "ById"},
-          {"parameters", Json::array({idParameter, parameterRef("If-Match")})},
+         {{"tags", operations.tags},
+          {"summary", "Deletes one " + operations.name + " by its id."},
+          {"operationId", "delete" + operations.singular + "ById"},
+          {"parameters", Json::array({operations.idParameter, parameterRef("If-Match")})},
           {"responses", deleteResponses}}}};
-
 }
 
 // Change Queries' deletes and keyChanges feeds.
 void DocumentBuilder::addFeedPaths(const ResourceContext &context, const ResourceOperations &operations)
 {
-    const std::string &base = operations.base;
-    const std::string &plural = operations.plural;
-    const std::string &name = operations.name;
-    const Json &tags = operations.tags;
     const std::pair<const char *, const char *> feeds[] = {{"deletes", "Delete"}, {"keyChanges", "KeyChange"}};
     for (const auto &[feed, suffix] : feeds) {
         Json responses = errorResponses({{"400", "BadRequest"}, {"401", "Unauthorized"}, {"403", "Forbidden"},
                                          {"404", "NotFound"}, {"500", "Error"}});
         const std::string what = std::string(feed) == "deletes" ? "deleted" : "whose identity changed";
-        responses["200"] = okResponse("The " + name + " resources " + what + " in the change version window.",
+        responses["200"] = okResponse("The " + operations.name + " resources " + what + " in the change version window.",
                                       Json{{"type", "array"},
                                            {"items", refTo("trackedChanges_" + context.schemaName + suffix)}});
-        m_paths[base + "/" + feed] = Json{
+        m_paths[operations.base + "/" + feed] = Json{
             {"get",
-             {{"tags", tags},
-              {"summary", "Lists the " + name + " resources " + what + "."},
-              {"operationId", std::string(feed) + plural},
+             {{"tags", operations.tags},
+              {"summary", "Lists the " + operations.name + " resources " + what + "."},
+              {"operationId", std::string(feed) + operations.plural},
               {"parameters", operations.collectionParameters},
               {"responses", responses}}}};
     }

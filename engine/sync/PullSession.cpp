@@ -228,12 +228,12 @@ void PullSession::apply(const std::vector<Pending> &pending, bool lastChance)
 {
     if (pending.empty())
         return;
+    const std::string actor = pullActor(m_url);
     m_engine.beginBatch();
     for (const Pending &item : pending) {
         const std::string resourceKey = item.resource->resourceKey();
         ImportCounts &counts = m_report.outcome.byResource[resourceKey];
         ImportCounts &totals = m_report.outcome.totals;
-        const std::string actor = pullActor(m_url);
         // A document pulled before is updated where it is, so a change of its identity on the
         // target moves it here too instead of leaving the old one behind.
         std::optional<std::string> known =
