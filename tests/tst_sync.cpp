@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <future>
 #include <set>
 
 #include <SQLiteCpp/Database.h>
@@ -983,6 +984,59 @@ private Q_SLOTS:
         QVERIFY(rebuilt.setNewestChangeVersion(5));
         QVERIFY(!rebuilt.incremental());
         QCOMPARE(rebuilt.window(), std::string("&maxChangeVersion=5"));
+    }
+
+    // Pages made ready on another thread, then taken here; pages whose next one is at hand share one
+    // transaction, which a stop commits and a failed write rolls back (the change version unmoved).
+    void pagesAtHandShareOneTransaction()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const ResourceSchema &schools = *f.model().findByName("Ed-Fi", "School");
+        auto page = [](std::initializer_list<int> ids) {
+            Json items = Json::array();
+            for (int id : ids) {
+                Json body = Fixture::school(id);
+                body["id"] = "r" + std::to_string(id);
+                body["_etag"] = "1";
+                items.push_back(body);
+            }
+            return items;
+        };
+        auto stored = [&f] {
+            return f.database().connection().execAndGet("SELECT count(*) FROM documents WHERE resource = 'School'").getInt();
+        };
+        {
+            PullSession session(f.engine(), f.database(), kTarget, "district");
+            QVERIFY(session.setNewestChangeVersion(10));
+            std::future<PullSession::PreparedPage> first = std::async(std::launch::async, [&] {
+                return session.preparePage(schools, page({1, 2}), "page 1", 0);
+            });
+            const PullSession::PreparedPage prepared = first.get();
+            QCOMPARE(prepared.size(), std::size_t(2));
+            QVERIFY(prepared[0].prepared && !prepared[0].prepared->refusal);
+            session.takePage(prepared, true);
+            QVERIFY(f.engine().inBatch());
+            session.takePage(session.preparePage(schools, page({3}), "page 2", 2), false);
+            QVERIFY(!f.engine().inBatch());
+            QCOMPARE(stored(), 3);
+            // Stopped (cancelled) with a page kept open: what was taken is committed.
+            session.takePage(session.preparePage(schools, page({4}), "page 3", 3), true);
+            const PullReport report = session.finish();
+            QVERIFY(!f.engine().inBatch());
+            QCOMPARE(report.outcome.totals.created, 4);
+        }
+        QCOMPARE(stored(), 4);
+        {
+            PullSession session(f.engine(), f.database(), kTarget, "district");
+            QVERIFY(session.setNewestChangeVersion(20));
+            session.takePage(session.preparePage(schools, page({5}), "page 1", 0), true);
+            session.failed("a write failed");
+            const PullReport report = session.finish();
+            QVERIFY(!report.outcome.completed);
+            QCOMPARE(stored(), 4);
+        }
+        QCOMPARE(SyncState(f.database().connection()).targets().front().pullChangeVersion, std::int64_t(10));
     }
 };
 

@@ -4,23 +4,26 @@
 
 #include <cstdlib>
 
+
 namespace steward {
 
 PageFetcher::PageFetcher(RemoteApi &remote, FlowControl &flow, std::size_t sources, int pageSize, PathOf pathOf,
-                         Take take)
+                         Take take, Prepare prepare)
     : m_flow(flow)
     , m_pool(remote, flow)
     , m_sources(sources)
     , m_pageSize(pageSize)
     , m_pathOf(std::move(pathOf))
     , m_take(std::move(take))
+    , m_prepare(std::move(prepare))
     , m_lastOffset(sources, -1)
 {
+    m_workers.setMaxThreadCount(1);
 }
 
 bool PageFetcher::finished() const
 {
-    return m_pool.idle() && (m_stopped || (m_pages.empty() && m_nextSource >= m_sources));
+    return m_pool.idle() && m_preparing == 0 && (m_stopped || (m_pages.empty() && m_nextSource >= m_sources));
 }
 
 void PageFetcher::run()
@@ -74,12 +77,78 @@ void PageFetcher::arrived(const Key &key, const RemoteResponse &answer)
         return;
     if (key.second == 0 && answer.status == 200) {
         // The count is the source's size as the first page saw it: every page of it asked for now.
-        const std::string total = answer.header("total-count");
-        if (!total.empty())
-            for (std::int64_t offset = m_pageSize; offset < std::atoll(total.c_str()); offset += m_pageSize)
+        // A count that fills its last page exactly gets the page after it too, asked now with the
+        // rest: asked only once that full page was taken, it held up every source after it.
+        const std::string count = answer.header("total-count");
+        if (!count.empty()) {
+            const std::int64_t total = std::atoll(count.c_str());
+            const std::int64_t end = total > 0 && total % m_pageSize == 0 ? total : total - 1;
+            for (std::int64_t offset = m_pageSize; offset <= end; offset += m_pageSize)
                 schedule(key.first, offset);
+        }
     }
-    slot->second.answer = answer;
+    slot->second.answered = true;
+    Page page{key.first, key.second, slot->second.path, answer, nullptr};
+    if (!m_prepare) {
+        slot->second.ready = std::move(page);
+        drain();
+        return;
+    }
+    ++m_preparing;
+    {
+        std::lock_guard<std::mutex> lock(m_toPrepareMutex);
+        m_toPrepare.emplace(key, std::move(page));
+    }
+    // One run per page, each taking the earliest page waiting: pages come back in any order, and
+    // the next one to take must not wait behind later ones.
+    m_workers.start([this] {
+        std::unique_lock<std::mutex> lock(m_toPrepareMutex);
+        if (m_toPrepare.empty())
+            return; // the taking thread prepared it itself
+        const Key key = m_toPrepare.begin()->first;
+        Page page = std::move(m_toPrepare.begin()->second);
+        m_toPrepare.erase(m_toPrepare.begin());
+        lock.unlock();
+        prepareOne(page);
+        QMetaObject::invokeMethod(
+            &m_here, [this, key, page = std::move(page)]() mutable { prepared(key, std::move(page)); },
+            Qt::QueuedConnection);
+    });
+}
+
+void PageFetcher::prepareOne(Page &page) const
+{
+    try {
+        page.prepared = m_prepare(page);
+    } catch (const std::exception &) {
+        page.prepared.reset(); // taken unprepared: the taking thread meets the same problem and says it
+    }
+}
+
+// The next page to take, arrived but still waiting for the worker (busy with a later one): prepared
+// here rather than waited for.
+bool PageFetcher::prepareNextHere()
+{
+    if (!m_prepare || m_pages.empty())
+        return false;
+    std::unique_lock<std::mutex> lock(m_toPrepareMutex);
+    auto waiting = m_toPrepare.find(m_pages.begin()->first);
+    if (waiting == m_toPrepare.end())
+        return false;
+    Page page = std::move(waiting->second);
+    m_toPrepare.erase(waiting);
+    lock.unlock();
+    prepareOne(page);
+    --m_preparing;
+    m_pages.begin()->second.ready = std::move(page);
+    return true;
+}
+
+void PageFetcher::prepared(const Key &key, Page page)
+{
+    --m_preparing;
+    if (auto slot = m_pages.find(key); slot != m_pages.end())
+        slot->second.ready = std::move(page);
     drain();
 }
 
@@ -89,10 +158,11 @@ void PageFetcher::drain()
     if (m_draining)
         return;
     m_draining = true;
-    while (!m_stopped && !m_pages.empty() && m_pages.begin()->second.answer) {
+    while (!m_stopped && !m_pages.empty() && (m_pages.begin()->second.ready || prepareNextHere())) {
         const Key key = m_pages.begin()->first;
-        Page page{key.first, key.second, m_pages.begin()->second.path, std::move(*m_pages.begin()->second.answer)};
+        Page page = std::move(*m_pages.begin()->second.ready);
         m_pages.erase(m_pages.begin());
+        page.nextAtHand = !m_pages.empty() && m_pages.begin()->second.answered;
         --m_outstanding;
         const int items = m_take(page);
         if (items < 0) {

@@ -6,6 +6,10 @@
 
 namespace steward {
 
+namespace {
+constexpr std::size_t kCommitEvery = 2000; // documents at most in one transaction of a pull
+}
+
 PullSession::PullSession(Engine &engine, Database &database, const std::string &url, const std::string &client,
                          const SyncSafeguards &safeguards)
     : m_engine(engine)
@@ -46,30 +50,58 @@ bool PullSession::setNewestChangeVersion(std::optional<std::int64_t> newest)
     return !m_report.incremental || *newest > m_target.pullChangeVersion;
 }
 
+PullSession::PreparedPage PullSession::preparePage(const ResourceSchema &resource, const Json &items,
+                                                  const std::string &origin, std::int64_t offset) const
+{
+    PreparedPage page;
+    page.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        page.push_back(pendingFrom(resource, items[i], origin, offset + static_cast<std::int64_t>(i) + 1));
+        // Most of a first pull is new documents; one pulled before is a PUT and ignores this.
+        page.back().prepared = m_engine.preparePost(resource, page.back().body);
+    }
+    return page;
+}
+
+void PullSession::takePage(const PreparedPage &page, bool moreAtHand)
+{
+    ++m_report.pages;
+    apply(page, false, moreAtHand);
+}
+
+// Pages kept in one transaction while the next was at hand, committed.
+void PullSession::commitTaken()
+{
+    if (m_engine.inBatch())
+        m_engine.commitBatch();
+    m_uncommitted = 0;
+}
+
 void PullSession::takePage(const ResourceSchema &resource, const Json &items, const std::string &origin,
                            std::int64_t offset)
 {
-    ++m_report.pages;
-    std::vector<Pending> pending;
-    pending.reserve(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i)
-        pending.push_back(pendingFrom(resource, items[i], origin, offset + static_cast<std::int64_t>(i) + 1));
-    apply(pending, false);
+    takePage(preparePage(resource, items, origin, offset));
 }
 
 void PullSession::stopAt(const std::string &path, const std::string &why)
 {
+    commitTaken();
     m_report.outcome.error = "the pull stopped at " + path + ": " + why;
 }
 
 void PullSession::failed(const std::string &why)
 {
     m_engine.rollbackBatch();
+    m_uncommitted = 0;
+    // The pages of the transaction that failed are taken again by the next pull (the change version
+    // is not moved); those committed before it stay.
     m_report.outcome.error = "the pull stopped: " + why + "; pages stored before stay";
 }
 
 PullReport PullSession::finish()
 {
+    if (m_report.outcome.error.empty())
+        commitTaken();
     if (m_report.outcome.error.empty() && !m_report.outcome.cancelled) {
         m_report.changeVersion = m_newest;
         m_report.outcome.completed = true;
@@ -81,6 +113,7 @@ PullReport PullSession::finish()
 // References to documents of the same resource that came on a later page.
 void PullSession::retryUnresolved()
 {
+    commitTaken();
     for (bool progressed = true; progressed && !m_unresolved.empty();) {
         std::vector<Pending> again;
         again.swap(m_unresolved);
@@ -138,6 +171,7 @@ void PullSession::takeDeletes(const ResourceSchema &resource, const std::vector<
     if (entries.empty())
         return;
     const std::string resourceKey = resource.resourceKey();
+    commitTaken();
     m_engine.beginBatch();
     for (const Json &entry : entries) {
         std::optional<std::string> local = localDocumentFor(resource, entry, "keyValues");
@@ -224,12 +258,17 @@ std::optional<std::int64_t> PullSession::storedVersion(const std::string &localI
     return std::nullopt;
 }
 
-void PullSession::apply(const std::vector<Pending> &pending, bool lastChance)
+void PullSession::apply(const std::vector<Pending> &pending, bool lastChance, bool moreAtHand)
 {
-    if (pending.empty())
+    if (pending.empty()) {
+        if (!moreAtHand)
+            commitTaken();
         return;
+    }
     const std::string actor = pullActor(m_url);
-    m_engine.beginBatch();
+    if (!m_engine.inBatch())
+        m_engine.beginBatch();
+    m_uncommitted += pending.size();
     for (const Pending &item : pending) {
         const std::string resourceKey = item.resource->resourceKey();
         ImportCounts &counts = m_report.outcome.byResource[resourceKey];
@@ -240,9 +279,10 @@ void PullSession::apply(const std::vector<Pending> &pending, bool lastChance)
             item.remoteId.empty() ? std::nullopt : m_state.localId(m_target.targetId, item.remoteId);
         // A new one is prepared once: its identity finds one made here, and the same preparation
         // is what gets stored.
-        std::optional<PreparedBody> prepared;
-        if (!known)
-            prepared = m_engine.preparePost(*item.resource, item.body);
+        std::optional<PreparedBody> preparedHere;
+        const PreparedBody *prepared = item.prepared ? &*item.prepared : nullptr;
+        if (!known && !prepared)
+            prepared = &preparedHere.emplace(m_engine.preparePost(*item.resource, item.body));
         if (m_safeguards.mergeOnPull) {
             // One made here with the same identity is the same document: merged, not overwritten.
             if (!known && item.body.is_object()) {
@@ -264,7 +304,7 @@ void PullSession::apply(const std::vector<Pending> &pending, bool lastChance)
                 m_state.forgetRemoteId(m_target.targetId, *known);
                 known.reset();
                 if (!prepared)
-                    prepared = m_engine.preparePost(*item.resource, item.body);
+                    prepared = &preparedHere.emplace(m_engine.preparePost(*item.resource, item.body));
             }
         }
         if (!known)
@@ -293,7 +333,9 @@ void PullSession::apply(const std::vector<Pending> &pending, bool lastChance)
                                response.body, actor);
         }
     }
-    m_engine.commitBatch();
+    // A commit a page cost an eighth of a first pull; a few pages in one keep the transaction short.
+    if (!moreAtHand || m_uncommitted >= kCommitEvery)
+        commitTaken();
 }
 
 } // namespace steward

@@ -49,8 +49,29 @@ public:
     const std::string &window() const { return m_window; }
     bool incremental() const { return m_report.incremental; }
 
-    // A page of a resource as the target served it, stored; origin: where it came from (for drafts),
-    // offset: the position of its first document.
+    // A document of a page, as pulled: the target's id and etag, the body without the API's fields,
+    // and (prepared ahead) its validation, identity and stored text as a POST would store it.
+    struct Pending
+    {
+        const ResourceSchema *resource = nullptr;
+        std::string remoteId;
+        std::string etag; // the target's, of this version
+        Json body;
+        std::string origin;
+        std::int64_t position = 0;
+        std::optional<PreparedBody> prepared;
+    };
+    using PreparedPage = std::vector<Pending>;
+
+    // A page of a resource as the target served it, made ready to store: const and reading only the
+    // model, so it runs on another thread while the page before is written. origin: where it came
+    // from (for drafts), offset: the position of its first document.
+    PreparedPage preparePage(const ResourceSchema &resource, const Json &items, const std::string &origin,
+                             std::int64_t offset) const;
+    // A prepared page, stored. moreAtHand: the next page is here already, so its writes may go in the
+    // same transaction (one commit for a few pages; none is held open waiting for the network).
+    void takePage(const PreparedPage &page, bool moreAtHand = false);
+    // The same on this thread: prepared, then stored.
     void takePage(const ResourceSchema &resource, const Json &items, const std::string &origin, std::int64_t offset);
     // References to documents of the same resource that came on a later page, stored now.
     void retryUnresolved();
@@ -73,17 +94,8 @@ public:
     static std::optional<std::int64_t> newestChangeVersion(const Json &body);
 
 private:
-    struct Pending
-    {
-        const ResourceSchema *resource = nullptr;
-        std::string remoteId;
-        std::string etag; // the target's, of this version
-        Json body;
-        std::string origin;
-        std::int64_t position = 0;
-    };
-
-    void apply(const std::vector<Pending> &pending, bool lastChance);
+    void apply(const std::vector<Pending> &pending, bool lastChance, bool moreAtHand = false);
+    void commitTaken();
     Pending pendingFrom(const ResourceSchema &resource, const Json &item, const std::string &origin,
                         std::int64_t position) const;
     std::optional<std::string> localDocumentFor(const ResourceSchema &resource, const Json &entry, const char *keys);
@@ -101,6 +113,7 @@ private:
     std::optional<std::int64_t> m_newest;
     std::string m_window;
     std::vector<Pending> m_unresolved;
+    std::size_t m_uncommitted = 0; // documents taken in the open transaction
 };
 
 } // namespace steward
