@@ -89,7 +89,7 @@ void PageFetcher::arrived(const Key &key, const RemoteResponse &answer)
     }
     slot->second.answered = true;
     Page page{key.first, key.second, slot->second.path, answer, nullptr};
-    if (!m_prepare) {
+    if (!m_prepare || m_stopped) {
         slot->second.ready = std::move(page);
         drain();
         return;
