@@ -111,7 +111,7 @@ if [ "$only_run" -eq 0 ]; then
   }
   end="$(now)"
   after="$(reference)"
-  figure ".ci/run, the cache of an earlier clone" "$(echo "$end - $start" | bc)" "$before" "$after" 15
+  figure ".ci/run, the cache of an earlier clone" "$(echo "$end - $start" | bc)" "$before" "$after" 25
   rm -rf "$clone"
 fi
 
