@@ -443,7 +443,11 @@ void MainWindow::connectDocumentsTable()
             m_documentView->resizeColumnsToContents();
         }
     });
-    connect(m_documents, &QAbstractItemModel::modelReset, this, [this] { m_columnsFitted = false; });
+    connect(m_documents, &QAbstractItemModel::modelReset, this, [this] {
+        m_columnsFitted = false;
+        // Until rows come (and for a resource without any), the columns fit their titles.
+        m_documentView->resizeColumnsToContents();
+    });
     connect(m_documents, &DocumentTableModel::totalCountChanged, this, [this](qint64 count) {
         m_documentCount->setText(count < 0 ? tr("counting…") : tr("%n document(s)", nullptr, static_cast<int>(count)));
     });
