@@ -83,10 +83,23 @@ void PullSession::takePage(const ResourceSchema &resource, const Json &items, co
     takePage(preparePage(resource, items, origin, offset));
 }
 
+// Where no caller catches (a stop, the end of the pull): a commit that fails is reported as the
+// pull's failure, its pages rolled back.
+bool PullSession::commitTakenOrFail()
+{
+    try {
+        commitTaken();
+        return true;
+    } catch (const std::exception &e) {
+        failed(e.what());
+        return false;
+    }
+}
+
 void PullSession::stopAt(const std::string &path, const std::string &why)
 {
-    commitTaken();
-    m_report.outcome.error = "the pull stopped at " + path + ": " + why;
+    if (commitTakenOrFail())
+        m_report.outcome.error = "the pull stopped at " + path + ": " + why;
 }
 
 void PullSession::failed(const std::string &why)
@@ -101,7 +114,7 @@ void PullSession::failed(const std::string &why)
 PullReport PullSession::finish()
 {
     if (m_report.outcome.error.empty())
-        commitTaken();
+        commitTakenOrFail();
     if (m_report.outcome.error.empty() && !m_report.outcome.cancelled) {
         m_report.changeVersion = m_newest;
         m_report.outcome.completed = true;

@@ -96,6 +96,7 @@ public:
 private:
     void apply(const std::vector<Pending> &pending, bool lastChance, bool moreAtHand = false);
     void commitTaken();
+    bool commitTakenOrFail();
     Pending pendingFrom(const ResourceSchema &resource, const Json &item, const std::string &origin,
                         std::int64_t position) const;
     std::optional<std::string> localDocumentFor(const ResourceSchema &resource, const Json &entry, const char *keys);
