@@ -1030,6 +1030,8 @@ private Q_SLOTS:
         {
             PullSession session(f.engine(), f.database(), kTarget, "district");
             QVERIFY(session.setNewestChangeVersion(20));
+            // Pulled from before: mostly documents it has, a PUT each, so nothing is prepared ahead.
+            QVERIFY(!session.preparePage(schools, page({1}), "page 1", 0).front().prepared);
             session.takePage(session.preparePage(schools, page({5}), "page 1", 0), true);
             session.failed("a write failed");
             const PullReport report = session.finish();

@@ -89,40 +89,8 @@ private:
             return resources[source]->requestPath() + "?offset=" + std::to_string(offset) + "&limit=" +
                    std::to_string(kPageSize) + (withTotalCount ? "&totalCount=true" : "") + m_session.window();
         };
-        bool stopped = false;
-        auto take = [&](const PageFetcher::Page &page) -> int {
-            const ResourceSchema &resource = *resources[page.source];
-            status.resource = resource.resourceKey();
-            if (progress && !progress(status)) {
-                report.outcome.cancelled = true;
-                return -1;
-            }
-            if (page.answer.status == 404)
-                return 0; // the target's model does not have this resource
-            std::shared_ptr<PullSession::PreparedPage> prepared =
-                std::static_pointer_cast<PullSession::PreparedPage>(page.prepared);
-            if (!prepared) {
-                const Json items = page.answer.json();
-                if (page.answer.status != 200 || !items.is_array()) {
-                    m_session.stopAt(page.path, page.answer.describeWithRequest());
-                    stopped = true;
-                    return -1;
-                }
-                prepared = std::make_shared<PullSession::PreparedPage>(
-                    m_session.preparePage(resource, items, m_remote.url() + page.path, page.offset));
-            }
-            try {
-                m_session.takePage(*prepared, page.nextAtHand);
-            } catch (const std::exception &e) {
-                m_session.failed(e.what());
-                stopped = true;
-                return -1;
-            }
-            status.done += static_cast<std::int64_t>(prepared->size());
-            return static_cast<int>(prepared->size());
-        };
         // A page is parsed and its documents validated on a worker thread while the one before is
-        // written here: a first pull spent a third of its time on that.
+        // written here: a first pull spent a third of its time on that. None: not a page of items.
         const std::string url = m_remote.url();
         auto prepare = [&, url](const PageFetcher::Page &page) -> std::shared_ptr<void> {
             if (page.answer.status != 200)
@@ -132,6 +100,34 @@ private:
                 return nullptr;
             return std::make_shared<PullSession::PreparedPage>(
                 m_session.preparePage(*resources[page.source], items, url + page.path, page.offset));
+        };
+        bool stopped = false;
+        auto take = [&](const PageFetcher::Page &page) -> int {
+            status.resource = resources[page.source]->resourceKey();
+            if (progress && !progress(status)) {
+                report.outcome.cancelled = true;
+                return -1;
+            }
+            if (page.answer.status == 404)
+                return 0; // the target's model does not have this resource
+            try {
+                // Not prepared on the worker (no page of items, or preparing failed there): again here,
+                // where what is wrong is said.
+                const std::shared_ptr<void> made = page.prepared ? page.prepared : prepare(page);
+                if (!made) {
+                    m_session.stopAt(page.path, page.answer.describeWithRequest());
+                    stopped = true;
+                    return -1;
+                }
+                const PullSession::PreparedPage &prepared = *std::static_pointer_cast<PullSession::PreparedPage>(made);
+                m_session.takePage(prepared, page.nextAtHand);
+                status.done += static_cast<std::int64_t>(prepared.size());
+                return static_cast<int>(prepared.size());
+            } catch (const std::exception &e) {
+                m_session.failed(e.what());
+                stopped = true;
+                return -1;
+            }
         };
         FlowControl flow(m_parallel, m_pace.rate);
         PageFetcher fetcher(m_remote, flow, resources.size(), kPageSize, pathOf, take, prepare);

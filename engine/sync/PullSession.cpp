@@ -21,6 +21,10 @@ PullSession::PullSession(Engine &engine, Database &database, const std::string &
 {
     if (!safeguards.itemsByKey)
         m_reconciler.setItemPairing(DocumentMerger::Pairing::ByResemblance);
+    // From a target nothing was pulled from or pushed to, every document is new here and its POST
+    // needs it prepared. From one known before, most are documents pulled before, stored by a PUT
+    // that would not use it: they are prepared where they are taken, and only when new.
+    m_prepareAhead = !m_state.knowsRemoteIds(m_target.targetId);
 }
 
 // Change Queries' newest change version, read case-insensitively (older ODS/APIs capitalized it).
@@ -57,8 +61,8 @@ PullSession::PreparedPage PullSession::preparePage(const ResourceSchema &resourc
     page.reserve(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
         page.push_back(pendingFrom(resource, items[i], origin, offset + static_cast<std::int64_t>(i) + 1));
-        // Most of a first pull is new documents; one pulled before is a PUT and ignores this.
-        page.back().prepared = m_engine.preparePost(resource, page.back().body);
+        if (m_prepareAhead)
+            page.back().prepared = m_engine.preparePost(resource, page.back().body);
     }
     return page;
 }

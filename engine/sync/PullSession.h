@@ -64,7 +64,8 @@ public:
     using PreparedPage = std::vector<Pending>;
 
     // A page of a resource as the target served it, made ready to store: const and reading only the
-    // model, so it runs on another thread while the page before is written. origin: where it came
+    // model, so it runs on another thread while the page before is written. Documents are prepared
+    // for their POST only on a first pull from the target (see the constructor). origin: where it came
     // from (for drafts), offset: the position of its first document.
     PreparedPage preparePage(const ResourceSchema &resource, const Json &items, const std::string &origin,
                              std::int64_t offset) const;
@@ -115,6 +116,7 @@ private:
     std::string m_window;
     std::vector<Pending> m_unresolved;
     std::size_t m_uncommitted = 0; // documents taken in the open transaction
+    bool m_prepareAhead = true;    // preparePage prepares each document's POST (a first pull from the target)
 };
 
 } // namespace steward

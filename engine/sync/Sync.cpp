@@ -210,6 +210,15 @@ std::optional<std::string> SyncState::localId(std::int64_t targetId, const std::
     return found;
 }
 
+bool SyncState::knowsRemoteIds(std::int64_t targetId)
+{
+    SQLite::Statement &query = statement("SELECT 1 FROM sync_remote_ids WHERE target_id = ? AND remote_id > '' LIMIT 1");
+    query.bind(1, targetId);
+    const bool known = query.executeStep();
+    query.reset();
+    return known;
+}
+
 std::optional<std::string> SyncState::remoteId(std::int64_t targetId, const std::string &localId)
 {
     SQLite::Statement &query = statement("SELECT remote_id FROM sync_remote_ids WHERE target_id = ? AND id = ?");

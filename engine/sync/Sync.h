@@ -106,6 +106,8 @@ public:
     void markPulled(std::int64_t targetId, std::optional<std::int64_t> changeVersion = std::nullopt);
     // The local document the target knows by remoteId.
     std::optional<std::string> localId(std::int64_t targetId, const std::string &remoteId);
+    // Whether any local document is known to the target by its id (anything pulled or pushed).
+    bool knowsRemoteIds(std::int64_t targetId);
 
     std::optional<std::string> remoteId(std::int64_t targetId, const std::string &localId);
     void setRemoteId(std::int64_t targetId, const std::string &localId, const std::string &remoteId);
