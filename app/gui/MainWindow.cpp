@@ -443,13 +443,12 @@ void MainWindow::connectDocumentsTable()
             m_documentView->resizeColumnsToContents();
         }
     });
-    connect(m_documents, &QAbstractItemModel::modelReset, this, [this] {
-        m_columnsFitted = false;
-        // Until rows come (and for a resource without any), the columns fit their titles.
-        m_documentView->resizeColumnsToContents();
-    });
+    connect(m_documents, &QAbstractItemModel::modelReset, this, [this] { m_columnsFitted = false; });
     connect(m_documents, &DocumentTableModel::totalCountChanged, this, [this](qint64 count) {
         m_documentCount->setText(count < 0 ? tr("counting…") : tr("%n document(s)", nullptr, static_cast<int>(count)));
+        // No rows will come to fit the columns to: they fit their titles.
+        if (count == 0)
+            m_documentView->resizeColumnsToContents();
     });
     connect(m_documentView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
