@@ -96,6 +96,11 @@ private Q_SLOTS:
             const JsonParseResult read = parseJson("{\"a\":" + nested(depth) + "}");
             QVERIFY2(read.value && *read.value == Json::parse("{\"a\":" + nested(depth) + "}"), read.error.c_str());
         }
+        // Past 64 KB too (read by a parser of its own): the same limit, the same words.
+        const std::string padding(70 * 1024, ' ');
+        QVERIFY(parseJson(nested(128) + padding).value.has_value());
+        JsonParseResult tooDeepAndLarge = parseJson(nested(129) + padding);
+        QVERIFY2(tooDeepAndLarge.error.find("deeper than 128") != std::string::npos, tooDeepAndLarge.error.c_str());
         QVERIFY(parseJson(nested(10), JsonParseLimits{1024, 10}).value);
         JsonParseResult overLimit = parseJson(nested(11), JsonParseLimits{1024, 10});
         QVERIFY2(overLimit.error.find("deeper than 10") != std::string::npos, overLimit.error.c_str());
@@ -114,6 +119,9 @@ private Q_SLOTS:
         QVERIFY(r.error.find("UTF-8") != std::string::npos || r.error.find("utf") != std::string::npos
                 || r.error.find("invalid") != std::string::npos);
         QVERIFY(parseJson("{\"a\":\"caf\xc3\xa9\"}").value);
+        const std::string large = "[\"" + std::string(70 * 1024, 'x') + "\",\"\xff\"]";
+        QVERIFY(!parseJson(large).value);
+        QVERIFY(!parseJson(large).error.empty());
     }
     void numberOverflowAndLoneSurrogates()
     {
@@ -153,7 +161,11 @@ private Q_SLOTS:
                         return false;
             return true;
         };
-        for (const std::string &text : texts) {
+        // Each again past 64 KB (trailing spaces), which simdjson reads with a parser of its own.
+        std::vector<std::string> all = texts;
+        for (const std::string &text : texts)
+            all.push_back(text + std::string(70 * 1024, ' '));
+        for (const std::string &text : all) {
             const JsonParseResult ours = parseJson(text);
             std::optional<Json> theirs;
             try {

@@ -95,11 +95,11 @@ private:
         auto prepare = [&, url](const PageFetcher::Page &page) -> std::shared_ptr<void> {
             if (page.answer.status != 200)
                 return nullptr;
-            const Json items = page.answer.json();
+            Json items = page.answer.json();
             if (!items.is_array())
                 return nullptr;
             return std::make_shared<PullSession::PreparedPage>(
-                m_session.preparePage(*resources[page.source], items, url + page.path, page.offset));
+                m_session.preparePage(*resources[page.source], std::move(items), url + page.path, page.offset));
         };
         bool stopped = false;
         auto take = [&](const PageFetcher::Page &page) -> int {

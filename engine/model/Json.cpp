@@ -45,8 +45,12 @@ bool nestsAtMost(std::string_view text, int maxDepth)
     return true;
 }
 
-// Texts up to this size are read with simdjson; a parser keeps buffers for the largest it read.
+// Texts up to this size are read by a parser each thread keeps (it keeps buffers for the largest it
+// read); a larger one (a page a pull fetched, an ApiSchema file) gets a parser of its own, freed with
+// it. That parser holds about nine bytes a byte of text, so larger texts (a 200 MB import) go
+// nlohmann's way.
 constexpr std::size_t kLargestQuickRead = 64 * 1024;
+constexpr std::size_t kLargestOwnParserRead = 16 * 1024 * 1024;
 // simdjson refuses what nests deeper than this, so that what it reads needs no depth check of its
 // own (a pass over the text that cost 2% of an import); deeper text goes the checked way. Ed-Fi
 // documents nest a few levels.
@@ -111,7 +115,16 @@ bool quickParse(std::string_view text, simdjson::dom::element &root)
 std::optional<Json> quickRead(std::string_view text)
 {
     simdjson::dom::element root;
-    if (!quickParse(text, root))
+    if (text.size() <= kLargestQuickRead) {
+        if (!quickParse(text, root))
+            return std::nullopt;
+        return jsonOf(root);
+    }
+    simdjson::dom::parser parser;
+    if (parser.allocate(text.size(), kDeepestQuickRead) != simdjson::SUCCESS)
+        return std::nullopt;
+    const simdjson::padded_string padded(text);
+    if (parser.parse(padded).get(root) != simdjson::SUCCESS)
         return std::nullopt;
     return jsonOf(root);
 }
@@ -137,7 +150,7 @@ JsonParseResult parseJson(std::string_view text, const JsonParseLimits &limits)
     try {
         // The guard's callback costs about a fifth of a parse; text that cannot reach the limit
         // (nearly all) is parsed without it.
-        if (text.size() <= kLargestQuickRead && maxDepth >= kDeepestQuickRead)
+        if (text.size() <= kLargestOwnParserRead && maxDepth >= kDeepestQuickRead)
             result.value = quickRead(text);
         if (result.value)
             ; // nests within kDeepestQuickRead: no depth to check

@@ -54,13 +54,13 @@ bool PullSession::setNewestChangeVersion(std::optional<std::int64_t> newest)
     return !m_report.incremental || *newest > m_target.pullChangeVersion;
 }
 
-PullSession::PreparedPage PullSession::preparePage(const ResourceSchema &resource, const Json &items,
+PullSession::PreparedPage PullSession::preparePage(const ResourceSchema &resource, Json items,
                                                   const std::string &origin, std::int64_t offset) const
 {
     PreparedPage page;
     page.reserve(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
-        page.push_back(pendingFrom(resource, items[i], origin, offset + static_cast<std::int64_t>(i) + 1));
+        page.push_back(pendingFrom(resource, std::move(items[i]), origin, offset + static_cast<std::int64_t>(i) + 1));
         if (m_prepareAhead)
             page.back().prepared = m_engine.preparePost(resource, page.back().body);
     }
@@ -81,10 +81,10 @@ void PullSession::commitTaken()
     m_uncommitted = 0;
 }
 
-void PullSession::takePage(const ResourceSchema &resource, const Json &items, const std::string &origin,
+void PullSession::takePage(const ResourceSchema &resource, Json items, const std::string &origin,
                            std::int64_t offset)
 {
-    takePage(preparePage(resource, items, origin, offset));
+    takePage(preparePage(resource, std::move(items), origin, offset));
 }
 
 // Where no caller catches (a stop, the end of the pull): a commit that fails is reported as the
@@ -249,7 +249,7 @@ bool PullSession::takesTheirs(const ResourceSchema &resource, const std::string 
     return false;
 }
 
-PullSession::Pending PullSession::pendingFrom(const ResourceSchema &resource, const Json &item, const std::string &origin,
+PullSession::Pending PullSession::pendingFrom(const ResourceSchema &resource, Json item, const std::string &origin,
                     std::int64_t position) const
 {
     Pending pending;
@@ -260,7 +260,7 @@ PullSession::Pending PullSession::pendingFrom(const ResourceSchema &resource, co
         pending.remoteId = item["id"].get<std::string>();
     pending.etag = etagOf(item);
     // Server fields of the target's copy, not part of the document.
-    pending.body = withoutApiFields(resource, item);
+    pending.body = withoutApiFields(resource, std::move(item));
     return pending;
 }
 

@@ -67,13 +67,14 @@ public:
     // model, so it runs on another thread while the page before is written. Documents are prepared
     // for their POST only on a first pull from the target (see the constructor). origin: where it came
     // from (for drafts), offset: the position of its first document.
-    PreparedPage preparePage(const ResourceSchema &resource, const Json &items, const std::string &origin,
+    // items is taken, not copied: its documents move into the page.
+    PreparedPage preparePage(const ResourceSchema &resource, Json items, const std::string &origin,
                              std::int64_t offset) const;
     // A prepared page, stored. moreAtHand: the next page is here already, so its writes may go in the
     // same transaction (one commit for a few pages; none is held open waiting for the network).
     void takePage(const PreparedPage &page, bool moreAtHand = false);
     // The same on this thread: prepared, then stored.
-    void takePage(const ResourceSchema &resource, const Json &items, const std::string &origin, std::int64_t offset);
+    void takePage(const ResourceSchema &resource, Json items, const std::string &origin, std::int64_t offset);
     // References to documents of the same resource that came on a later page, stored now.
     void retryUnresolved();
     // A resource's key changes (Change Queries' keyChanges feed): the target's id of each is recorded
@@ -98,7 +99,7 @@ private:
     void apply(const std::vector<Pending> &pending, bool lastChance, bool moreAtHand = false);
     void commitTaken();
     bool commitTakenOrFail();
-    Pending pendingFrom(const ResourceSchema &resource, const Json &item, const std::string &origin,
+    Pending pendingFrom(const ResourceSchema &resource, Json item, const std::string &origin,
                         std::int64_t position) const;
     std::optional<std::string> localDocumentFor(const ResourceSchema &resource, const Json &entry, const char *keys);
     std::optional<std::int64_t> storedVersion(const std::string &localId);

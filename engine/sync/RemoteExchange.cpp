@@ -34,10 +34,14 @@ Json RemoteResponse::json() const
 {
     if (body.isEmpty())
         return nullptr;
-    Json parsed = Json::parse(body.toStdString(), nullptr, false);
-    if (parsed.is_discarded())
+    // A target's answer is read with the limits of any untrusted text, but a page of documents may
+    // be larger than a request's body.
+    JsonParseLimits limits;
+    limits.maxBytes = 256u * 1024 * 1024;
+    JsonParseResult parsed = parseJson(std::string_view(body.constData(), static_cast<std::size_t>(body.size())), limits);
+    if (!parsed.value)
         return Json{{"detail", body.left(2000).toStdString()}};
-    return parsed;
+    return std::move(*parsed.value);
 }
 
 std::string RemoteResponse::describe() const
