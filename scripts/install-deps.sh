@@ -26,6 +26,9 @@ packages=(
   # Stored document text: zstd with a dictionary trained per resource makes a document about a sixth
   # of its size (zstd alone does not halve one of a few hundred bytes).
   libzstd-dev
+  # A sync's HTTP requests: libcurl's multi interface carries many at once for a few system calls
+  # each; QNetworkAccessManager spent more CPU a request than the rest of a pushed document.
+  libcurl4-openssl-dev
   # The programs allocate with mimalloc (an import frees on one thread what another allocated).
   libmimalloc-dev
   # Packaging: dpkg-shlibdeps for the .deb's Depends, PNG icons rendered from the SVG, and the

@@ -1,6 +1,7 @@
 // sync against a server that behaves like an Ed-Fi ODS/API 7.x, not like a second Steward
 // (tests/OdsApiStandIn). Pull, push, incremental pulls and year-specific routes run against it.
 #include "Engine.h"
+#include "HttpCarrier.h"
 #include "Identity.h"
 #include "LoadOrder.h"
 #include "OdsApiStandIn.h"
@@ -9,8 +10,12 @@
 #include "SyncJobs.h"
 #include "TestSupport.h"
 
+#include <QElapsedTimer>
 #include <QProcess>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTest>
+#include <QTimer>
 
 #include <csignal>
 
@@ -336,6 +341,49 @@ private Q_SLOTS:
         qInfo("%d data requests, %d expiries, %d tokens", server.dataRequests(), expiries, server.tokensIssued());
         QVERIFY2(server.tokensIssued() <= 1 + expiries + 1,
                  (std::to_string(server.tokensIssued()) + " tokens for " + std::to_string(expiries) + " expiries").c_str());
+    }
+
+    // The carrier gives a request up when nothing has moved for its idle timeout, not when the whole
+    // answer takes longer: a target that trickles a large page is waited for, a silent one is not.
+    void aSilentTargetIsGivenUpAfterItsIdleTimeout()
+    {
+        QTcpServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        std::vector<std::unique_ptr<QTimer>> tricklers;
+        QObject::connect(&server, &QTcpServer::newConnection, &server, [&server, &tricklers] {
+            QTcpSocket *socket = server.nextPendingConnection();
+            QObject::connect(socket, &QTcpSocket::readyRead, socket, [socket, &tricklers] {
+                const QByteArray request = socket->readAll();
+                if (!request.contains("/trickle"))
+                    return; // silent
+                socket->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n");
+                auto timer = std::make_unique<QTimer>();
+                auto sent = std::make_shared<int>(0);
+                QObject::connect(timer.get(), &QTimer::timeout, socket, [socket, sent, raw = timer.get()] {
+                    socket->write(QByteArray(1, "[1,2,3,4,5 ]"[*sent]));
+                    if (++*sent == 12)
+                        raw->stop();
+                });
+                timer->start(100); // 1.2 s in all, 0.1 s between bytes
+                tricklers.push_back(std::move(timer));
+            });
+        });
+        const std::string base = "http://127.0.0.1:" + std::to_string(server.serverPort());
+        HttpCarrier carrier;
+        HttpCall silent{"GET", base + "/silent", "GET /silent", {"Accept: application/json"}, {}, 500};
+        QElapsedTimer waited;
+        waited.start();
+        const RemoteResponse given = carrier.exchange(silent);
+        QCOMPARE(given.status, 0);
+        QVERIFY2(given.networkError.find("no answer within") == 0, given.networkError.c_str());
+        QCOMPARE(given.request, std::string("GET /silent"));
+        QVERIFY2(waited.elapsed() >= 500, std::to_string(waited.elapsed()).c_str());
+
+        HttpCall trickle{"GET", base + "/trickle", "GET /trickle", {}, {}, 500};
+        const RemoteResponse slow = carrier.exchange(trickle);
+        QVERIFY2(slow.status == 200, slow.describeWithRequest().c_str());
+        QCOMPARE(slow.body, QByteArray("[1,2,3,4,5 ]"));
+        QCOMPARE(slow.header("content-type"), std::string("application/json"));
     }
 };
 

@@ -1,8 +1,5 @@
 #include "RemoteApi.h"
 
-#include <QEventLoop>
-#include <QNetworkReply>
-#include <QNetworkRequest>
 #include <QThread>
 #include <QUrlQuery>
 
@@ -222,52 +219,34 @@ RemoteResponse RemoteApi::sendAuthorized(const std::string &method, const QUrl &
     }
 }
 
-QNetworkRequest RemoteApi::prepare(const QUrl &url, const QByteArray &contentType, bool withToken,
-                                  const QByteArray &authorization, const std::string &ifMatch) const
+HttpCall RemoteApi::prepare(const std::string &method, const QUrl &url, const QByteArray &body,
+                            const QByteArray &contentType, bool withToken, const QByteArray &authorization,
+                            const std::string &ifMatch) const
 {
-    QNetworkRequest request(url);
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::NoLessSafeRedirectPolicy);
-    request.setRawHeader("Accept", "application/json");
+    HttpCall call;
+    call.method = method;
+    call.url = url.toEncoded().toStdString();
+    call.label = method + " " + url.toString(QUrl::RemoveUserInfo).toStdString();
+    call.headers.emplace_back("Accept: application/json");
     if (!contentType.isEmpty())
-        request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+        call.headers.push_back("Content-Type: " + contentType.toStdString());
     if (withToken)
-        request.setRawHeader("Authorization", "Bearer " + m_token);
+        call.headers.push_back("Authorization: Bearer " + m_token.toStdString());
     else if (!authorization.isEmpty())
-        request.setRawHeader("Authorization", authorization);
+        call.headers.push_back("Authorization: " + authorization.toStdString());
     if (!ifMatch.empty())
-        request.setRawHeader("If-Match", "\"" + QByteArray::fromStdString(ifMatch) + "\"");
-    // A reply that moves no data for this long is aborted (then answered "no answer within").
-    request.setTransferTimeout(m_options.timeoutMs);
-    return request;
+        call.headers.push_back("If-Match: \"" + ifMatch + "\"");
+    call.body = body;
+    call.idleTimeoutMs = m_options.timeoutMs;
+    return call;
 }
 
-RemoteResponse RemoteApi::read(QNetworkReply *reply, const std::string &method, const QUrl &url) const
-{
-    RemoteResponse response;
-    response.request = method + " " + url.toString(QUrl::RemoveUserInfo).toStdString();
-    response.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (response.status == 0)
-        response.networkError = reply->error() == QNetworkReply::OperationCanceledError ||
-                                        reply->error() == QNetworkReply::TimeoutError
-                                    ? "no answer within " + std::to_string(m_options.timeoutMs / 1000) + " s"
-                                    : reply->errorString().toStdString();
-    response.body = reply->readAll();
-    for (const QNetworkReply::RawHeaderPair &pair : reply->rawHeaderPairs())
-        response.headers.emplace_back(pair.first.toLower().toStdString(), pair.second.toStdString());
-    return response;
-}
-
-QNetworkReply *RemoteApi::start(QNetworkAccessManager &network, const RemoteRequest &request)
+void RemoteApi::start(HttpCarrier &carrier, const RemoteRequest &request, HttpCarrier::Answered answered) const
 {
     const QUrl url(m_dataBase.toString() + QString::fromStdString(request.path));
     const QByteArray contentType = request.body.isEmpty() ? QByteArray() : QByteArray("application/json");
-    return network.sendCustomRequest(prepare(url, contentType, true, {}, request.ifMatch),
-                                     QByteArray::fromStdString(request.method), request.body);
-}
-
-RemoteResponse RemoteApi::answerOf(QNetworkReply *reply, const RemoteRequest &request) const
-{
-    return read(reply, request.method, reply->request().url());
+    carrier.send(prepare(request.method, url, request.body, contentType, true, {}, request.ifMatch),
+                 std::move(answered));
 }
 
 bool RemoteApi::renewToken()
@@ -280,15 +259,7 @@ RemoteResponse RemoteApi::sendOnce(const std::string &method, const QUrl &url, c
                                    const QByteArray &contentType, bool withToken, const QByteArray &authorization,
                                    const std::string &ifMatch)
 {
-    QNetworkReply *reply = m_network.sendCustomRequest(prepare(url, contentType, withToken, authorization, ifMatch),
-                                                       QByteArray::fromStdString(method), body);
-    QEventLoop wait;
-    QObject::connect(reply, &QNetworkReply::finished, &wait, &QEventLoop::quit);
-    if (!reply->isFinished())
-        wait.exec();
-    RemoteResponse response = read(reply, method, url);
-    delete reply; // finished already; nothing of it runs after this
-    return response;
+    return m_carrier.exchange(prepare(method, url, body, contentType, withToken, authorization, ifMatch));
 }
 
 } // namespace steward

@@ -1,11 +1,10 @@
 #pragma once
 
+#include "HttpCarrier.h"
 #include "Json.h"
 #include "RemoteExchange.h"
 
 #include <QByteArray>
-#include <QNetworkAccessManager>
-#include <QNetworkRequest>
 #include <QUrl>
 
 #include <functional>
@@ -25,9 +24,9 @@ struct RemoteOptions
     int firstBackoffMs = 500; // doubled each retry
 };
 
-// An Ed-Fi API reached over HTTP with OAuth2 client credentials. Calls are synchronous on the
-// thread that owns the object (a local event loop waits for each reply), so it belongs on a
-// worker thread in the app and on the main thread of steward-cli.
+// An Ed-Fi API reached over HTTP with OAuth2 client credentials. send() and the rest wait for their
+// answer on the calling thread, so they belong on a worker thread in the app and on the main thread
+// of steward-cli; start() is for many requests at once (RequestPool).
 class RemoteApi
 {
 public:
@@ -44,11 +43,9 @@ public:
     // ("/availableChangeVersions"), with the data address's year or instance route applied.
     bool hasChangeQueries() const { return !m_changeQueries.isEmpty(); }
     RemoteResponse sendChangeQueries(const std::string &pathAndQuery);
-    // For many requests at once (RequestPool): a data-API request started on `network` (the caller's, one of
-    // several: a manager opens at most six connections to a host), and the answer read from its finished
-    // reply. No retries here; a 401 asks for renewToken().
-    QNetworkReply *start(QNetworkAccessManager &network, const RemoteRequest &request);
-    RemoteResponse answerOf(QNetworkReply *reply, const RemoteRequest &request) const;
+    // For many requests at once (RequestPool): a data-API request carried by `carrier` (the caller's),
+    // its answer handed to `answered` on the carrier's thread. No retries here; a 401 asks for renewToken().
+    void start(HttpCarrier &carrier, const RemoteRequest &request, HttpCarrier::Answered answered) const;
     // A new token (after a 401); false when the token endpoint gave none.
     bool renewToken();
     // Counts the tokens got: a request started with an older one than the current needs no renewal.
@@ -76,9 +73,9 @@ private:
                                    const QByteArray &contentType, bool withToken,
                                    const QByteArray &authorization = {});
     bool fetchToken(std::string *error);
-    QNetworkRequest prepare(const QUrl &url, const QByteArray &contentType, bool withToken,
-                            const QByteArray &authorization, const std::string &ifMatch) const;
-    RemoteResponse read(QNetworkReply *reply, const std::string &method, const QUrl &url) const;
+    HttpCall prepare(const std::string &method, const QUrl &url, const QByteArray &body,
+                     const QByteArray &contentType, bool withToken, const QByteArray &authorization,
+                     const std::string &ifMatch) const;
     // A data-API call: the token, one renewal on 401, waits on 429, retries while transient.
     RemoteResponse sendAuthorized(const std::string &method, const QUrl &url, const QByteArray &body,
                                   const std::string &ifMatch = {});
@@ -86,7 +83,7 @@ private:
     RemoteResponse discover(const QUrl &address, QUrl *root);
 
     RemoteOptions m_options;
-    QNetworkAccessManager m_network;
+    HttpCarrier m_carrier; // for the calls that wait for their answer
     QUrl m_root;     // where the discovery document is
     QUrl m_dataBase; // where data paths start
     QString m_route; // "/2026" or "/instance/2026" when the address named a year-specific data route

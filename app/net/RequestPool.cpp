@@ -1,15 +1,11 @@
 #include "RequestPool.h"
 
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
-
 #include <algorithm>
 
 namespace steward {
 
 namespace {
 
-constexpr int kConnectionsPerManager = 6; // QNetworkAccessManager's limit per host over HTTP/1.1
 constexpr int kMostPushBacks = 30;        // 429/503 answers one request waits out before it is reported
 
 } // namespace
@@ -18,10 +14,6 @@ RequestPool::RequestPool(RemoteApi &remote, FlowControl &flow)
     : m_remote(remote)
     , m_flow(flow)
 {
-    const int managers = (std::max(1, flow.window()) + kConnectionsPerManager - 1) / kConnectionsPerManager;
-    for (int i = 0; i < managers; ++i)
-        m_networks.push_back(std::make_unique<QNetworkAccessManager>());
-    m_inFlightOn.assign(m_networks.size(), 0);
     m_wake.setSingleShot(true);
     QObject::connect(&m_wake, &QTimer::timeout, this, [this] { pump(); });
 }
@@ -66,26 +58,25 @@ void RequestPool::pump()
 
 void RequestPool::start(std::unique_ptr<Call> call)
 {
-    const auto least = std::min_element(m_inFlightOn.begin(), m_inFlightOn.end());
-    const std::size_t manager = static_cast<std::size_t>(least - m_inFlightOn.begin());
-    ++m_inFlightOn[manager];
     ++m_inFlight;
     ++m_sent;
     call->startedAt = FlowControl::Clock::now();
     call->tokenGeneration = m_remote.tokenGeneration();
-    QNetworkReply *reply = m_remote.start(*m_networks[manager], call->request);
-    Call *raw = call.release();
-    QObject::connect(reply, &QNetworkReply::finished, this, [this, reply, raw, manager] {
-        --m_inFlightOn[manager];
-        --m_inFlight;
-        finished(reply, std::unique_ptr<Call>(raw));
+    // The call travels with its answer back to this thread; one given up with the carrier goes with it.
+    auto pending = std::make_shared<std::unique_ptr<Call>>(std::move(call));
+    m_remote.start(m_carrier, (*pending)->request, [this, pending](RemoteResponse answer) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, pending, answer = std::move(answer)]() mutable {
+                --m_inFlight;
+                finished(std::move(answer), std::move(*pending));
+            },
+            Qt::QueuedConnection);
     });
 }
 
-void RequestPool::finished(QNetworkReply *reply, std::unique_ptr<Call> call)
+void RequestPool::finished(RemoteResponse answer, std::unique_ptr<Call> call)
 {
-    RemoteResponse answer = m_remote.answerOf(reply, call->request);
-    reply->deleteLater();
     const FlowControl::Clock::time_point now = FlowControl::Clock::now();
     m_flow.answered(answer.pushedBack(), answer.retryAfterMs(), call->startedAt, now);
     const RemoteOptions &options = m_remote.options();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "FlowControl.h"
+#include "HttpCarrier.h"
 #include "RemoteApi.h"
 #include "RemoteExchange.h"
 
@@ -12,13 +13,10 @@
 #include <memory>
 #include <vector>
 
-class QNetworkAccessManager;
-class QNetworkReply;
-
 namespace steward {
 
 // Carries many requests to an Ed-Fi API at once, as the FlowControl allows: up to its window in flight,
-// spread over enough network managers for that many connections (one opens at most six to a host). A
+// each on a connection of its own (kept alive by the HttpCarrier for the next). A
 // request is sent again with backoff while its answer is transient, and after the target's Retry-After
 // when it pushed back (429, 503), which also holds every other request back (FlowControl). A 401 gets
 // one new token. Answers are handed to the caller on this thread, in the order they come.
@@ -51,19 +49,20 @@ private:
     };
     void pump();
     void start(std::unique_ptr<Call> call);
-    void finished(QNetworkReply *reply, std::unique_ptr<Call> call);
+    void finished(RemoteResponse answer, std::unique_ptr<Call> call);
     void retryLater(std::unique_ptr<Call> call, int delayMs);
 
     RemoteApi &m_remote;
     FlowControl &m_flow;
-    std::vector<std::unique_ptr<QNetworkAccessManager>> m_networks;
-    std::vector<int> m_inFlightOn; // per manager
     std::deque<std::unique_ptr<Call>> m_waiting;
     int m_inFlight = 0;
     int m_delayed = 0; // retries waiting for their backoff
     int m_sent = 0;
     bool m_renewing = false; // a new token is being fetched: nothing starts with the old one
     QTimer m_wake;
+    // Last: destroyed first, so no answer arrives for a pool that is going (those posted and not yet
+    // taken go with the pool's QObject).
+    HttpCarrier m_carrier;
 };
 
 } // namespace steward

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "RemoteExchange.h"
+
+#include <QByteArray>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace steward {
+
+// One HTTP request as it goes on the wire.
+struct HttpCall
+{
+    std::string method;
+    std::string url;                  // absolute and percent-encoded
+    std::string label;                // how answers name it: "GET http://host/ed-fi/schools"
+    std::vector<std::string> headers; // "Name: value"
+    QByteArray body;
+    int idleTimeoutMs = 30000; // given up when nothing moves for this long (no answer within ...)
+};
+
+// Carries HTTP requests for a sync: many at once over kept-alive connections, on a thread of its own
+// (libcurl's multi interface). A request costs a few system calls there; QNetworkAccessManager spent
+// about 200 µs of CPU on each, more than the rest of a pushed document's work together.
+// Answers are handed to `answered` on the carrier's thread: the caller moves them where it needs them.
+// Destroying the carrier gives up what is in flight; those answers are never handed over.
+class HttpCarrier
+{
+public:
+    using Answered = std::function<void(RemoteResponse)>;
+
+    HttpCarrier();
+    ~HttpCarrier();
+    HttpCarrier(const HttpCarrier &) = delete;
+    HttpCarrier &operator=(const HttpCarrier &) = delete;
+
+    void send(HttpCall call, Answered answered);
+    // send(), waiting on this thread for the answer; the thread's events run meanwhile.
+    RemoteResponse exchange(HttpCall call);
+
+private:
+    class Loop;
+    std::unique_ptr<Loop> m_loop;
+};
+
+} // namespace steward
