@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -85,12 +86,34 @@ size_t onHeaderLine(char *data, size_t size, size_t count, void *user)
     return line.size();
 }
 
+// Loopback never goes through a proxy (a target on this machine, `steward-cli serve`); other hosts
+// follow the environment's http_proxy/https_proxy and no_proxy, as curl and most tools do.
+const char *hostsWithoutProxy()
+{
+    static const std::string hosts = [] {
+        std::string list = "localhost,127.0.0.1,::1";
+        for (const char *name : {"no_proxy", "NO_PROXY"}) {
+            const char *value = std::getenv(name);
+            if (value == nullptr || *value == '\0')
+                continue;
+            if (std::string_view(value) == "*")
+                return std::string("*");
+            list += ",";
+            list += value;
+            break;
+        }
+        return list;
+    }();
+    return hosts.c_str();
+}
+
 void configure(CURL *easy, Transfer &transfer)
 {
     const HttpCall &call = transfer.call;
     curl_easy_setopt(easy, CURLOPT_URL, call.url.c_str());
     curl_easy_setopt(easy, CURLOPT_PRIVATE, &transfer);
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_NOPROXY, hostsWithoutProxy());
     if (call.method == "GET") {
         curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
     } else {
