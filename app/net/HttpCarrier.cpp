@@ -1,5 +1,7 @@
 #include "HttpCarrier.h"
 
+#include "ApiSchema.h"
+
 #include <QEventLoop>
 #include <QObject>
 
@@ -43,9 +45,11 @@ struct Transfer
 
 } // namespace carrierparts
 
+// Seen from HttpCarrier::Loop below too, through the unnamed namespace, without naming them in steward.
 namespace {
 
 using carrierparts::Clock;
+using carrierparts::kIdleSweep;
 using carrierparts::Transfer;
 
 std::string_view trimmed(std::string_view text)
@@ -79,10 +83,8 @@ size_t onHeaderLine(char *data, size_t size, size_t count, void *user)
     const std::size_t colon = line.find(':');
     if (colon == std::string_view::npos)
         return line.size();
-    std::string name(trimmed(line.substr(0, colon)));
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    transfer->response.headers.emplace_back(std::move(name), std::string(trimmed(line.substr(colon + 1))));
+    transfer->response.headers.emplace_back(toLower(std::string(trimmed(line.substr(0, colon)))),
+                                            std::string(trimmed(line.substr(colon + 1))));
     return line.size();
 }
 
@@ -147,10 +149,6 @@ void configure(CURL *easy, Transfer &transfer)
 }
 
 } // namespace
-
-using carrierparts::Clock;
-using carrierparts::kIdleSweep;
-using carrierparts::Transfer;
 
 // The thread that runs libcurl: takes new requests from a queue, drives every transfer, hands answers on.
 class HttpCarrier::Loop
@@ -325,8 +323,7 @@ RemoteResponse HttpCarrier::exchange(HttpCall call)
             },
             Qt::QueuedConnection);
     });
-    if (!answer)
-        wait.exec();
+    wait.exec(); // the answer is taken on this thread, by this loop: it cannot be here before
     return std::move(*answer);
 }
 

@@ -1,12 +1,10 @@
 #include "RequestPool.h"
 
-#include <algorithm>
-
 namespace steward {
 
 namespace {
 
-constexpr int kMostPushBacks = 30;        // 429/503 answers one request waits out before it is reported
+constexpr int kMostPushBacks = 30; // 429/503 answers one request waits out before it is reported
 
 } // namespace
 
