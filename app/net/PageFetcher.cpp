@@ -176,6 +176,9 @@ void PageFetcher::drain()
         // A full last page: the source may have grown since it was counted, or gave no count.
         if (items >= m_pageSize && key.second == m_lastOffset[key.first])
             schedule(key.first, key.second + m_pageSize);
+        // Asked again after each page, not once the pages at hand are all taken: taking them is the
+        // long part, and the target sat idle through it.
+        pump();
     }
     m_draining = false;
     pump();
