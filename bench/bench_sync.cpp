@@ -300,17 +300,28 @@ double pageCapacity(const Api &api)
     return documents / std::max(secondsSince(start), 1e-9);
 }
 
-void printInFlight(const char *what, const Figure &one, const Figure &many, int parallel, double limit,
-                   const char *limitName)
+// The rate with N in flight beside the limits it is measured against: the (first), and for a
+// pull, a second one that fits pages (a request carries up to 500 documents).
+struct Limit
+{
+    double perSecond = 0;
+    const char *name = nullptr;
+};
+
+void printInFlight(const char *what, const Figure &one, const Figure &many, int parallel, Limit limit, Limit also = {})
 {
     const double oneRate = one.documents / std::max(one.seconds, 1e-9);
     const double manyRate = many.documents / std::max(many.seconds, 1e-9);
     const double perDocument = 1e6 / std::max<double>(static_cast<double>(many.documents), 1);
     std::printf("%-26s 1 in flight %7.0f docs/s (%5.1f s) | %2d in flight %7.0f docs/s (%5.1f s, %4.0f µs CPU a "
-                "document: %3.0f the sync's thread, %3.0f the others) | %s %7.0f/s: %3.0f%%%s\n",
+                "document: %3.0f the sync's thread, %3.0f the others)",
                 what, oneRate, one.seconds, parallel, manyRate, many.seconds, many.cpuSeconds * perDocument,
-                many.mainCpuSeconds * perDocument, (many.cpuSeconds - many.mainCpuSeconds) * perDocument, limitName, limit,
-                100 * manyRate / std::max(limit, 1e-9), one.completed && many.completed ? "" : "  (INCOMPLETE)");
+                many.mainCpuSeconds * perDocument, (many.cpuSeconds - many.mainCpuSeconds) * perDocument);
+    for (const Limit &beside : {limit, also})
+        if (beside.name != nullptr)
+            std::printf(" | %s %7.0f/s: %3.0f%%", beside.name, beside.perSecond,
+                        100 * manyRate / std::max(beside.perSecond, 1e-9));
+    std::printf("%s\n", one.completed && many.completed ? "" : "  (INCOMPLETE)");
 }
 
 void print(const char *what, const Figure &safe, const Figure &unsafe)
@@ -406,10 +417,10 @@ int main(int argc, char **argv)
                 capacity = postCapacity(path("district.db"), api);
             }
         }
-        printInFlight("push, serve on loopback", pushed[0], pushed[1], kMany, capacity,
-                      "serve's POST capacity (8 connections)");
-        printInFlight("pull, serve on loopback", pulled[0], pulled[1], kMany, pages,
-                      "serve's page capacity (8 connections)");
+        const Limit postCapacity{capacity, "serve's POST capacity (8 connections)"};
+        printInFlight("push, serve on loopback", pushed[0], pushed[1], kMany, postCapacity);
+        printInFlight("pull, serve on loopback", pulled[0], pulled[1], kMany, postCapacity,
+                      {pages, "serve's page capacity (8 connections)"});
     }
     // Through a network that holds each request delayMs: a smaller district (one request at a time
     // takes a request's delay per document).
@@ -428,10 +439,10 @@ int main(int argc, char **argv)
         }
         std::printf("\n%lld documents (%lld students) through a network that holds each request %d ms:\n",
                     static_cast<long long>(delayedDocuments), static_cast<long long>(delayedStudents), delayMs);
-        printInFlight("push, delayed target", pushed[0], pushed[1], kMany, kMany * 1000.0 / delayMs,
-                      "latency limit (16 / delay)");
+        const Limit latencyLimit{kMany * 1000.0 / delayMs, "latency limit (16 / delay)"};
+        printInFlight("push, delayed target", pushed[0], pushed[1], kMany, latencyLimit);
         // A page carries up to 500 documents, so a pull's limit is how fast it stores them, not the
-        // latency: it is set beside the same pull with no delay.
+        // latency: it is set beside the same pull with no delay too.
         Figure local;
         {
             Api api(path("delay0-api.db"));
@@ -439,8 +450,8 @@ int main(int argc, char **argv)
             push(path("delay0-push.db"), api, {}, kMany);
             local = pull(path("delay0-pull.db"), api, {}, nullptr, kMany);
         }
-        printInFlight("pull, delayed target", pulled[0], pulled[1], kMany,
-                      local.documents / std::max(local.seconds, 1e-9), "the same pull without the delay");
+        printInFlight("pull, delayed target", pulled[0], pulled[1], kMany, latencyLimit,
+                      {local.documents / std::max(local.seconds, 1e-9), "the same pull without the delay"});
         std::printf("\n");
     }
     std::printf("Safeguards (%d in flight, the default), medians of %d runs; 'without' is the same run without "
