@@ -299,11 +299,18 @@ HttpCarrier::HttpCarrier() : m_loop(std::make_unique<Loop>()) {}
 
 HttpCarrier::~HttpCarrier() = default;
 
-void HttpCarrier::send(HttpCall call, Answered answered)
+void HttpCarrier::send(HttpCall call, QObject *receiver, Answered answered)
 {
     auto transfer = std::make_unique<Transfer>();
     transfer->call = std::move(call);
-    transfer->answered = std::move(answered);
+    transfer->answered = [receiver, answered = std::move(answered)](RemoteResponse response) mutable {
+        QMetaObject::invokeMethod(
+            receiver,
+            [answered = std::move(answered), response = std::move(response)]() mutable {
+                answered(std::move(response));
+            },
+            Qt::QueuedConnection);
+    };
     m_loop->add(std::move(transfer));
 }
 
@@ -312,16 +319,10 @@ RemoteResponse HttpCarrier::exchange(HttpCall call)
     // Events run while it waits, as in Qt's own blocking calls: a server on this same thread (a test's
     // stand-in) still answers, and so do timers and queued calls of the caller's.
     QEventLoop wait;
-    QObject receiver;
     std::optional<RemoteResponse> answer;
-    send(std::move(call), [&wait, &receiver, &answer](RemoteResponse response) {
-        QMetaObject::invokeMethod(
-            &receiver,
-            [&wait, &answer, response = std::move(response)]() mutable {
-                answer = std::move(response);
-                wait.quit();
-            },
-            Qt::QueuedConnection);
+    send(std::move(call), &wait, [&wait, &answer](RemoteResponse response) {
+        answer = std::move(response);
+        wait.quit();
     });
     wait.exec(); // the answer is taken on this thread, by this loop: it cannot be here before
     return std::move(*answer);

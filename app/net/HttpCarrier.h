@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+class QObject;
+
 namespace steward {
 
 // One HTTP request as it goes on the wire.
@@ -25,8 +27,10 @@ struct HttpCall
 // Carries HTTP requests for a sync: many at once over kept-alive connections, on a thread of its own
 // (libcurl's multi interface). A request costs a few system calls there; QNetworkAccessManager spent
 // about 200 µs of CPU on each, more than the rest of a pushed document's work together.
-// Answers are handed to `answered` on the carrier's thread: the caller moves them where it needs them.
-// Destroying the carrier gives up what is in flight; those answers are never handed over.
+// Answers are handed to `answered` on `receiver`'s thread, by its event loop, so the caller's state is
+// touched on its own thread only. The receiver must outlive the carrier or the answer (RequestPool
+// keeps its carrier as its last member; exchange() waits). Destroying the carrier gives up what is in
+// flight; those answers are never handed over.
 class HttpCarrier
 {
 public:
@@ -37,7 +41,7 @@ public:
     HttpCarrier(const HttpCarrier &) = delete;
     HttpCarrier &operator=(const HttpCarrier &) = delete;
 
-    void send(HttpCall call, Answered answered);
+    void send(HttpCall call, QObject *receiver, Answered answered);
     // send(), waiting on this thread for the answer; the thread's events run meanwhile.
     RemoteResponse exchange(HttpCall call);
 

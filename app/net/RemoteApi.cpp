@@ -241,11 +241,12 @@ HttpCall RemoteApi::prepare(const std::string &method, const QUrl &url, const QB
     return call;
 }
 
-void RemoteApi::start(HttpCarrier &carrier, const RemoteRequest &request, HttpCarrier::Answered answered) const
+void RemoteApi::start(HttpCarrier &carrier, const RemoteRequest &request, QObject *receiver,
+                      HttpCarrier::Answered answered) const
 {
     const QUrl url(m_dataBase.toString() + QString::fromStdString(request.path));
     const QByteArray contentType = request.body.isEmpty() ? QByteArray() : QByteArray("application/json");
-    carrier.send(prepare(request.method, url, request.body, contentType, true, {}, request.ifMatch),
+    carrier.send(prepare(request.method, url, request.body, contentType, true, {}, request.ifMatch), receiver,
                  std::move(answered));
 }
 

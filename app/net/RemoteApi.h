@@ -44,8 +44,9 @@ public:
     bool hasChangeQueries() const { return !m_changeQueries.isEmpty(); }
     RemoteResponse sendChangeQueries(const std::string &pathAndQuery);
     // For many requests at once (RequestPool): a data-API request carried by `carrier` (the caller's),
-    // its answer handed to `answered` on the carrier's thread. No retries here; a 401 asks for renewToken().
-    void start(HttpCarrier &carrier, const RemoteRequest &request, HttpCarrier::Answered answered) const;
+    // its answer handed to `answered` on `receiver`'s thread. No retries here; a 401 asks for renewToken().
+    void start(HttpCarrier &carrier, const RemoteRequest &request, QObject *receiver,
+               HttpCarrier::Answered answered) const;
     // A new token (after a 401); false when the token endpoint gave none.
     bool renewToken();
     // Counts the tokens got: a request started with an older one than the current needs no renewal.

@@ -62,14 +62,9 @@ void RequestPool::start(std::unique_ptr<Call> call)
     call->tokenGeneration = m_remote.tokenGeneration();
     // The call travels with its answer back to this thread; one given up with the carrier goes with it.
     auto pending = std::make_shared<std::unique_ptr<Call>>(std::move(call));
-    m_remote.start(m_carrier, (*pending)->request, [this, pending](RemoteResponse answer) {
-        QMetaObject::invokeMethod(
-            this,
-            [this, pending, answer = std::move(answer)]() mutable {
-                --m_inFlight;
-                finished(std::move(answer), std::move(*pending));
-            },
-            Qt::QueuedConnection);
+    m_remote.start(m_carrier, (*pending)->request, this, [this, pending](RemoteResponse answer) {
+        --m_inFlight;
+        finished(std::move(answer), std::move(*pending));
     });
 }
 
