@@ -324,6 +324,15 @@ void printInFlight(const char *what, const Figure &one, const Figure &many, int 
     std::printf("%s\n", one.completed && many.completed ? "" : "  (INCOMPLETE)");
 }
 
+// One sync run alone (BENCH_SYNC_ONLY), 16 in flight.
+void printAlone(const char *what, const Figure &run)
+{
+    const double perDocument = 1e6 / std::max<double>(static_cast<double>(run.documents), 1);
+    std::printf("%s, 16 in flight: %.0f docs/s, %.0f µs CPU a document (%.0f the sync's thread)\n", what,
+                run.documents / std::max(run.seconds, 1e-9), run.cpuSeconds * perDocument,
+                run.mainCpuSeconds * perDocument);
+}
+
 void print(const char *what, const Figure &safe, const Figure &unsafe)
 {
     std::printf("%-28s %7.1f s %7.0f docs/s %6.1f s CPU %7d requests | without: %7.1f s %7.0f docs/s %6.1f s CPU "
@@ -386,17 +395,11 @@ int main(int argc, char **argv)
         Api api(path("only-api.db"));
         std::fprintf(stderr, "pushing (pid %lld)\n", static_cast<long long>(QCoreApplication::applicationPid()));
         const Figure pushed = push(path("only-push.db"), api, {}, kMany);
-        std::printf("push, 16 in flight: %.0f docs/s, %.0f µs CPU a document (%.0f the sync's thread)\n",
-                    pushed.documents / std::max(pushed.seconds, 1e-9),
-                    1e6 * pushed.cpuSeconds / std::max<double>(static_cast<double>(pushed.documents), 1),
-                    1e6 * pushed.mainCpuSeconds / std::max<double>(static_cast<double>(pushed.documents), 1));
+        printAlone("push", pushed);
         if (pullToo) {
             std::fprintf(stderr, "pulling\n");
             const Figure pulled = pull(path("only-pull.db"), api, {}, nullptr, kMany);
-            std::printf("pull, 16 in flight: %.0f docs/s, %.0f µs CPU a document (%.0f the sync's thread)\n",
-                        pulled.documents / std::max(pulled.seconds, 1e-9),
-                        1e6 * pulled.cpuSeconds / std::max<double>(static_cast<double>(pulled.documents), 1),
-                        1e6 * pulled.mainCpuSeconds / std::max<double>(static_cast<double>(pulled.documents), 1));
+            printAlone("pull", pulled);
         }
         return 0;
     }
