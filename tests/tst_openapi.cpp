@@ -462,9 +462,17 @@ private Q_SLOTS:
         if (!shared.isEmpty())
             models.push_back(Model::loadFiles({(shared + "/ds-5.1/ApiSchema.json").toStdString(),
                                                (shared + "/ds-5.1/ApiSchema-TPDM.json").toStdString()}));
+        // DS 5.1's Descriptors document is 227 descriptors of one shape, the shape the starter model's
+        // Descriptors document has: half the validator's minute for nothing new. The soak target
+        // (STEWARD_OPENAPI_EVERY_DOCUMENT=1) validates it too.
+        const bool everyDocument = qEnvironmentVariableIntValue("STEWARD_OPENAPI_EVERY_DOCUMENT") == 1;
         QStringList files;
         for (std::size_t m = 0; m < models.size(); ++m) {
             for (const OpenApiDocumentInfo &info : openApiDocuments(*models[m])) {
+                if (m > 0 && info.section == "descriptors" && !everyDocument) {
+                    qInfo("DS 5.1's Descriptors document is left to the soak target (one shape, validated in the starter's)");
+                    continue;
+                }
                 const QString file = dir.filePath(QStringLiteral("%1-%2.json").arg(m).arg(QString::fromStdString(info.section)));
                 QFile out(file);
                 QVERIFY(out.open(QIODevice::WriteOnly));
