@@ -1,6 +1,9 @@
 // Rule packs: loading, the rule views, the starter pack's rules (each failing and passing), the
 // safety of the rule connection, incremental re-runs, and `steward-cli rules`.
+#include "ChangeWatch.h"
 #include "CliSupport.h"
+#include "ExternalResults.h"
+#include "RecordFacts.h"
 #include "Rules.h"
 #include "TestSupport.h"
 
@@ -179,6 +182,8 @@ private Q_SLOTS:
     void changedPackReRunsEverything();
     void cancelWritesNothing();
     void cliRulesRunJson();
+    void recordFactsGatherEverything();
+    void changeSummaryNamesResources();
 };
 
 void TestRules::starterPackLoads()
@@ -668,6 +673,19 @@ void TestRules::cliRulesRunJson()
     QCOMPARE(results.responses.size(), std::size_t(1));
     QCOMPARE(results.responses[0]["rule"].get<std::string>(), std::string("STF-001"));
 
+    // The record's facts, as the app's editor shows them: the rule's title, its advice, its source.
+    CliRun show = runCli({"--db", dbPath, "show", QString::fromStdString(staffId)}, {});
+    QCOMPARE(show.exitCode, 0);
+    QVERIFY2(show.stdoutText.contains("info\tStaff without a section (STF-001)")
+                 && show.stdoutText.contains("what to do: ") && show.stdoutText.contains("pack steward-starter"),
+             qPrintable(show.stdoutText));
+    CliRun showJson = runCli({"--db", dbPath, "show", QString::fromStdString(staffId), "--json"}, {});
+    QCOMPARE(parseJson(showJson.stdoutText.toStdString()).value.value()["worstSeverity"].get<std::string>(),
+             std::string("info"));
+    CliRun missing = runCli({"--db", dbPath, "show", "00000000000000000000000000000000"}, {});
+    QCOMPARE(missing.exitCode, 1);
+    QVERIFY2(missing.stderrText.contains("no stored document"), qPrintable(missing.stderrText));
+
     CliRun human = runCli({"--db", dbPath, "rules", "run", "--full"}, {});
     QCOMPARE(human.exitCode, 0);
     QVERIFY2(human.stdoutText.contains("STF-001"), qPrintable(human.stdoutText));
@@ -683,6 +701,106 @@ void TestRules::cliRulesRunJson()
     CliRun list = runCli({"rules", "list"}, {});
     QCOMPARE(list.exitCode, 0);
     QVERIFY(list.stdoutText.contains("ENR-001") && list.stdoutText.contains("fatal"));
+}
+
+// Everything about one record in one call: a fatal rule result by its title, a state's result with its
+// file and row, an acknowledgement with who and why, a draft that would replace it; nothing for a
+// record without facts; the table's worst severity per record.
+void TestRules::recordFactsGatherEverything()
+{
+    World world;
+    Engine &engine = world.fixture.engine();
+    const RecordFacts clean = readRecordFacts(engine, world.studentId);
+    QVERIFY(clean.stored);
+    QVERIFY2(clean.facts.empty(), clean.toJson().dump().c_str());
+    QCOMPARE(clean.worstSeverity(), std::string());
+
+    world.change("students", world.studentId, {{"birthDate", "2999-01-01"}});
+    world.run(loadStarterRulePack(world.fixture.model()));
+    QTemporaryDir dir;
+    QFile lines(dir.filePath("fall.jsonl"));
+    QVERIFY(lines.open(QIODevice::WriteOnly));
+    lines.write(QByteArray::fromStdString(
+        Json{{"rule", "10010-0033"}, {"severity", "warning"}, {"message", "Missing home language"},
+             {"id", world.studentId}}.dump() + "\n"));
+    lines.close();
+    ResultsImportOptions options;
+    options.actor = "tester";
+    options.runAt = "2999-01-02";
+    importExternalResults(world.fixture.database(), world.fixture.model(), lines.fileName().toStdString(), nullptr,
+                          options);
+    acknowledgeResult(world.fixture.database(), "state", "10010-0033", world.studentId, "the family declined",
+                      "ana");
+    const ResourceSchema *students = world.fixture.model().findByName("Ed-Fi", "Student");
+    QVERIFY(students != nullptr);
+    const std::int64_t draftId =
+        engine.saveDraft(*students, R"({"studentUniqueId":"604822","firstName":"Ada"})", world.studentId);
+
+    const RecordFacts facts = readRecordFacts(engine, world.studentId);
+    QCOMPARE(facts.worstSeverity(), std::string("fatal"));
+    QCOMPARE(facts.naturalKey, std::string("604822"));
+    const RecordFact *rule = nullptr;
+    const RecordFact *state = nullptr;
+    const RecordFact *draft = nullptr;
+    for (const RecordFact &fact : facts.facts) {
+        if (fact.kind == RecordFact::Kind::Rule && fact.code == "STU-002")
+            rule = &fact;
+        if (fact.kind == RecordFact::Kind::Imported)
+            state = &fact;
+        if (fact.kind == RecordFact::Kind::Draft)
+            draft = &fact;
+    }
+    QVERIFY2(rule && state && draft, facts.toJson().dump(2).c_str());
+    QCOMPARE(rule->severity, std::string("fatal"));
+    QCOMPARE(rule->title, std::string("Birth date not in the future"));
+    QCOMPARE(rule->fix, std::string("Correct the student's birth date."));
+    QVERIFY2(rule->message.find("2999-01-01") != std::string::npos, rule->message.c_str());
+    QVERIFY2(state->source.find("fall.jsonl") != std::string::npos && state->source.find("row 1") != std::string::npos,
+             state->source.c_str());
+    QVERIFY(state->acknowledged);
+    QCOMPARE(state->ackActor, std::string("ana"));
+    QCOMPARE(state->ackReason, std::string("the family declined"));
+    QCOMPARE(draft->draftId, draftId);
+    QCOMPARE(facts.facts.back().kind, RecordFact::Kind::Imported); // acknowledged last
+    QCOMPARE(facts.facts.front().severity, std::string("fatal"));
+
+    const auto worst = worstSeverityByRecord(world.fixture.database().connection(), "Ed-Fi", "Student");
+    QCOMPARE(worst.size(), std::size_t(1));
+    QCOMPARE(worst.at(world.studentId), std::string("fatal"));
+
+    const RecordFacts unknown = readRecordFacts(engine, "00000000-0000-0000-0000-000000000000");
+    QVERIFY(!unknown.stored);
+    QVERIFY(unknown.facts.empty());
+}
+
+// What changed after a change-log position, per resource, without reading the entries' bodies.
+void TestRules::changeSummaryNamesResources()
+{
+    World world;
+    SQLite::Database &db = world.fixture.database().connection();
+    const std::int64_t before = newestChangeSeq(db);
+    QVERIFY(before > 0);
+    QCOMPARE(summarizeChangesSince(db, before).changes, std::int64_t(0));
+    QCOMPARE(summarizeChangesSince(db, before).newest, before);
+    world.fixture.create("/ed-fi/staffs", World::staff("T-9"));
+    world.change("students", world.studentId, {{"firstName", "Augusta"}});
+    const ChangeSummary summary = summarizeChangesSince(db, before);
+    QCOMPARE(summary.changes, std::int64_t(2));
+    QCOMPARE(summary.newest, newestChangeSeq(db));
+    QCOMPARE(summary.resources.size(), std::size_t(2));
+    QCOMPARE(summary.resources[0].resource, std::string("Staff"));
+    QCOMPARE(summary.resources[1].resource, std::string("Student"));
+
+    // Another connection's commit moves data_version; this connection's own does not.
+    const std::int64_t version = dataVersion(db);
+    world.fixture.create("/ed-fi/staffs", World::staff("T-10"));
+    QCOMPARE(dataVersion(db), version);
+    {
+        SQLite::Database other(world.fixture.databasePath(), SQLite::OPEN_READWRITE);
+        other.exec("PRAGMA busy_timeout = 2000");
+        other.exec("CREATE TABLE IF NOT EXISTS scratch (x)");
+    }
+    QVERIFY(dataVersion(db) != version);
 }
 
 QTEST_GUILESS_MAIN(TestRules)

@@ -84,6 +84,7 @@ int reportIdentityResult(const std::string &command, const steward::IdentityChan
 int commandDelete(const CliContext &context, const std::vector<std::string> &args);
 int commandRepoint(const CliContext &context, const std::vector<std::string> &args);
 int commandFind(const CliContext &context, const std::vector<std::string> &args);
+int commandShow(const CliContext &context, const std::vector<std::string> &args);
 int commandMapping(const CliContext &context, const std::vector<std::string> &args);
 int commandCauses(const CliContext &context, const std::vector<std::string> &args);
 int commandFix(const CliContext &context, const std::vector<std::string> &args);

@@ -1,5 +1,6 @@
 #include "Cli.h"
 #include "CommandLine.h"
+#include "ChangeWatch.h"
 #include "Sync.h"
 
 #include <QThread>
@@ -8,14 +9,10 @@
 
 using namespace steward;
 
-namespace {
-
-} // namespace
-
 int commandChanges(const CliContext &context, const std::vector<std::string> &args)
 {
     if (wantsHelp(args)) {
-        std::cout << "Usage: steward-cli [--db PATH] changes [--since SEQ] [--follow]\n"
+        std::cout << "Usage: steward-cli [--db PATH] changes [--since SEQ] [--follow | --summary]\n"
                      "\n"
                      "Prints the change log as NDJSON, one line per change, oldest first:\n"
                      "  {\"seq\":..,\"op\":\"insert|update|key-change|delete\",\"project\":..,\"resource\":..,\"id\":..,\n"
@@ -23,14 +20,19 @@ int commandChanges(const CliContext &context, const std::vector<std::string> &ar
                      "   delete; source, what made the change, when it was recorded: \"import FILE\", \"pull URL\"...)\n"
                      "--since SEQ   only changes after SEQ (the last seq you saw).\n"
                      "--follow      keep running and print new changes as they are committed (Ctrl-C stops).\n"
+                     "--summary     print only what changed after SEQ, per resource, as one JSON object:\n"
+                     "              {\"since\":..,\"newest\":..,\"changes\":..,\"resources\":[{\"project\",\"resource\",\"changes\"}]}\n"
                      "\n"
                      "Example: steward-cli changes --since 1200 --follow | my-downstream-tool\n";
         return kExitOk;
     }
     std::int64_t since = 0;
     bool follow = false;
-    if (!CommandLine("changes").flag("--follow", follow).wholeNumber("--since", since).parse(args))
+    bool summary = false;
+    if (!CommandLine("changes").flag("--follow", follow).flag("--summary", summary).wholeNumber("--since", since).parse(args))
         return kExitUsage;
+    if (follow && summary)
+        return usageError("changes", "--follow and --summary do not go together");
     std::unique_ptr<Database> database;
     try {
         database = Database::open(context.resolvedDatabasePath(), Database::Access::ReadOnly);
@@ -38,8 +40,12 @@ int commandChanges(const CliContext &context, const std::vector<std::string> &ar
         std::cerr << "steward-cli: database error: " << e.what() << "\n";
         return kExitUsage;
     }
-    const InterruptGuard interrupt;
     SQLite::Database &db = database->connection();
+    if (summary) {
+        std::cout << summarizeChangesSince(db, since).toJson().dump() << "\n";
+        return kExitOk;
+    }
+    const InterruptGuard interrupt;
     std::int64_t dataVersion = -1;
     while (!interrupt.interrupted()) {
         // PRAGMA data_version changes when another connection commits: poll it, not the table.

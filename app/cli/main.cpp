@@ -54,6 +54,7 @@ const char *const kUsage =
     "  merge --keep ID --drop ID   merge two documents: referrers move to the kept one\n"
     "  change-identity ID --set FIELD=VALUE   change identifying values; referrers follow\n"
     "  find WORD...        find documents of any resource by ids, codes and names\n"
+    "  show ID             everything known about a record: problems, results, acknowledgements, conflicts\n"
     "  delete ID [--cascade]   delete a document; with --cascade, everything that depends on it too\n"
     "  repoint ID --to ID  move every reference to a document over to another one\n"
     "  causes [--json]     group drafts by root cause (missing document, unknown descriptor value)\n"
@@ -236,7 +237,7 @@ int main(int argc, char *argv[])
         {"rules", commandRules},
         {"status", commandStatus},     {"submission", commandSubmission}, {"report", commandReport},
         {"duplicates", commandDuplicates}, {"merge", commandMerge}, {"change-identity", commandChangeIdentity},
-        {"causes", commandCauses},     {"delete", commandDelete},    {"find", commandFind},        {"mapping", commandMapping},           {"repoint", commandRepoint},
+        {"causes", commandCauses},     {"delete", commandDelete},    {"find", commandFind}, {"show", commandShow},        {"mapping", commandMapping},           {"repoint", commandRepoint},
         {"fix", commandFix},
     };
     auto it = commands.find(command);

@@ -114,6 +114,21 @@ const char *conflictKindName(SyncConflict::Kind kind)
     return "edited-both";
 }
 
+const char *conflictKindTitle(SyncConflict::Kind kind)
+{
+    switch (kind) {
+    case SyncConflict::Kind::EditedBoth:
+        return "Changed here and on the target";
+    case SyncConflict::Kind::DeletedThere:
+        return "Deleted on the target, edited here";
+    case SyncConflict::Kind::DeletedHere:
+        return "Deleted here, edited on the target";
+    case SyncConflict::Kind::Refused:
+        return "Both sides' changes together would be refused";
+    }
+    return "Changed here and on the target";
+}
+
 std::string pullActor(const std::string &url)
 {
     return "pull:" + url;

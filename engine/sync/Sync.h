@@ -88,6 +88,7 @@ struct SyncConflict
 };
 
 const char *conflictKindName(SyncConflict::Kind kind); // "edited-both", "deleted-there", ...
+const char *conflictKindTitle(SyncConflict::Kind kind); // as a sentence: "Changed here and on the target"
 
 // The actor that pulled changes are recorded under; push leaves them out (the target has them).
 std::string pullActor(const std::string &url);
