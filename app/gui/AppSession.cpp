@@ -1,5 +1,7 @@
 #include "AppSession.h"
 
+#include "DatabaseWatcher.h"
+
 
 QString describeDocument(const steward::StoredDocument &document)
 {
@@ -51,11 +53,37 @@ std::unique_ptr<AppSession> AppSession::open(const QString &databasePath, const 
     AppSession *raw = session.get();
     QObject::connect(raw, &AppSession::documentsChanged, raw, [raw] { raw->m_descriptorLabels->forget(); });
     session->m_database->startBackgroundCheckpoints();
+    session->startWatching();
     return session;
+}
+
+void AppSession::startWatching()
+{
+    try {
+        m_watcher = std::make_unique<DatabaseWatcher>(m_databasePath);
+    } catch (const std::exception &) {
+        return; // the app still works; it only will not see other programs' writes
+    }
+    connect(m_watcher.get(), &DatabaseWatcher::changedElsewhere, this,
+            [this](qint64 since, qint64 newest, const QStringList &resources) {
+                m_ruleCatalog.reset();
+                if (!resources.isEmpty())
+                    Q_EMIT documentsChanged(QString(), QString());
+                // Drafts, results and conflicts keep no change log: any commit may have changed them.
+                Q_EMIT draftsChanged(QString(), QString());
+                Q_EMIT qualityChanged();
+                Q_EMIT changedElsewhere(since, newest, resources);
+            });
+    // This window's own writes are announced where they are made.
+    const auto ownWrite = [this] { m_watcher->catchUp(); };
+    connect(this, &AppSession::documentsChanged, m_watcher.get(), ownWrite);
+    connect(this, &AppSession::draftsChanged, m_watcher.get(), ownWrite);
+    connect(this, &AppSession::qualityChanged, m_watcher.get(), ownWrite);
 }
 
 AppSession::~AppSession()
 {
+    m_watcher.reset();
     m_descriptorLabels.reset();
     m_engine.reset();
     m_database.reset();
@@ -120,6 +148,29 @@ steward::RevalidateReport AppSession::revalidateDrafts(const std::function<bool(
 
 void AppSession::announceEverythingChanged()
 {
+    m_ruleCatalog.reset();
     Q_EMIT documentsChanged(QString(), QString());
     Q_EMIT draftsChanged(QString(), QString());
+    Q_EMIT qualityChanged();
+}
+
+void AppSession::announceQualityChanged()
+{
+    m_ruleCatalog.reset();
+    Q_EMIT qualityChanged();
+}
+
+const steward::RuleCatalog &AppSession::ruleCatalog()
+{
+    if (!m_ruleCatalog)
+        m_ruleCatalog = steward::RuleCatalog::read(m_database->connection(), *m_model);
+    return *m_ruleCatalog;
+}
+
+steward::RecordFacts AppSession::recordFacts(const QString &id, bool validateStored)
+{
+    steward::RecordFactsOptions options;
+    options.validateStored = validateStored;
+    options.rules = &ruleCatalog();
+    return steward::readRecordFacts(*m_engine, id.toStdString(), options);
 }

@@ -2,12 +2,16 @@
 
 #include "DescriptorLabels.h"
 #include "Engine.h"
+#include "RecordFacts.h"
 
 #include <QObject>
 #include <QString>
 #include <QStringList>
 
 #include <memory>
+#include <optional>
+
+class DatabaseWatcher;
 
 // One open database with its model and the engine that owns its writer connection. Lives on the
 // GUI thread; short engine calls are made here, long jobs borrow the engine while the UI waits
@@ -43,6 +47,15 @@ public:
 
     // After a long job changed things behind the views' backs (revalidation, imports).
     void announceEverythingChanged();
+    // After rules ran or results, acknowledgements or conflicts changed here.
+    void announceQualityChanged();
+
+    // Everything the engine knows about a stored record (validation of the stored text optional).
+    steward::RecordFacts recordFacts(const QString &id, bool validateStored = false);
+    // Rule titles and advice, read once and again after quality changes.
+    const steward::RuleCatalog &ruleCatalog();
+    // Other programs' writes: null when the database could not be opened a second time.
+    DatabaseWatcher *watcher() const { return m_watcher.get(); }
 
     const steward::ResourceSchema *resourceByName(const std::string &project, const std::string &resource) const;
     // How descriptor values read on screen; forgotten at every documentsChanged.
@@ -51,9 +64,15 @@ public:
 Q_SIGNALS:
     void documentsChanged(const QString &project, const QString &resource);
     void draftsChanged(const QString &project, const QString &resource);
+    // Rule results, state results, acknowledgements or sync conflicts changed.
+    void qualityChanged();
+    // Another program committed: what the change log gained (resources as "Project/Resource"). The
+    // session has announced documentsChanged, draftsChanged and qualityChanged for it already.
+    void changedElsewhere(qint64 since, qint64 newest, const QStringList &resources);
 
 private:
     AppSession() = default;
+    void startWatching();
 
     QString m_databasePath;
     QStringList m_schemaFiles;
@@ -61,4 +80,6 @@ private:
     std::unique_ptr<steward::Database> m_database;
     std::unique_ptr<steward::Engine> m_engine;
     std::unique_ptr<DescriptorLabels> m_descriptorLabels;
+    std::unique_ptr<DatabaseWatcher> m_watcher;
+    std::optional<steward::RuleCatalog> m_ruleCatalog;
 };

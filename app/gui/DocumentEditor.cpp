@@ -153,6 +153,7 @@ void DocumentEditor::Private::showParseProblem()
     form->setProblems({});
     const QString message = tr("Line %1, column %2: %3").arg(parseProblem.line).arg(parseProblem.column).arg(parseProblem.message);
     addProblem(message, QString(), QStyle::SP_MessageBoxCritical, parseProblem.line, parseProblem.column);
+    appendFacts();
     setSummary(tr("The JSON text does not parse; nothing can be validated until it does."), "error");
 }
 
@@ -190,11 +191,18 @@ void DocumentEditor::Private::showResponse(const steward::Response &response, co
     form->setProblems(pristineNew ? steward::ValidationErrors{} : errors);
 
     const QString name = QString::fromStdString(resource->resourceName);
+    const int validationItems = problems->count();
+    appendFacts();
     if (accepted) {
         if (documentId.isEmpty() && response.status == 200)
             addProblem(tr("A %1 with this identity is already stored; saving will update it.").arg(name), QString(),
                        QStyle::SP_MessageBoxInformation);
-        if (!dirty() && draftId == 0)
+        // "No problems." only when nothing at all is known against the record.
+        const QString onRecord = factsSummary();
+        const bool blocking = facts.worstSeverity() == "fatal" || facts.worstSeverity() == "error";
+        if (!onRecord.isEmpty())
+            setSummary(prefix + tr("Valid; on record: %1").arg(onRecord), blocking ? "error" : "info");
+        else if (!dirty() && draftId == 0)
             setSummary(prefix + tr("No problems."), "ok");
         else
             setSummary(prefix + tr("No problems: ready to save."), "ok");
@@ -208,8 +216,10 @@ void DocumentEditor::Private::showResponse(const steward::Response &response, co
     const QString detail = body.is_object() ? jsonText(body.value("detail", Json(""))) : QString();
     if (!errors.empty() && !detail.isEmpty() && !detail.startsWith(QLatin1String("Data validation failed")))
         title += QStringLiteral(" — ") + detail;
-    const int count = problems->count();
-    const QString counted = count == 1 ? tr("1 problem") : tr("%1 problems").arg(count);
+    const int count = validationItems;
+    QString counted = count == 1 ? tr("1 problem") : tr("%1 problems").arg(count);
+    if (openFactCount() > 0)
+        counted += tr(" (and on record: %1)").arg(factsSummary());
     setSummary(prefix + counted + (title.isEmpty() ? QString() : QStringLiteral(": ") + title), "error");
 }
 
@@ -263,7 +273,7 @@ void DocumentEditor::Private::goToTextPosition(int line, int column)
 
 void DocumentEditor::Private::goToProblem(QListWidgetItem *item)
 {
-    if (item == nullptr)
+    if (item == nullptr || goToFact(item))
         return;
     const int line = item->data(kLineRole).toInt();
     if (line > 0) {
@@ -303,6 +313,8 @@ bool DocumentEditor::Private::loadStored(bool replaceText)
     }
     if (replaceText || !parsed || *parsed != body)
         applyText(pretty, Origin::None);
+    changedNotice->hide();
+    reloadFacts();
     loadHistory();
     return true;
 }
@@ -386,6 +398,8 @@ void DocumentEditor::Private::resetForLoad()
     history.clear();
     draftProblem = Json();
     draftSavedAt.clear();
+    facts = {};
+    changedNotice->hide();
     etag.clear();
     naturalKey.clear();
     valid = false;
@@ -521,6 +535,14 @@ DocumentEditor::DocumentEditor(AppSession *session, QWidget *parent)
         d->form->invalidateLookups();
         d->scheduleValidation();
     });
+    // The record's facts follow every change of results, drafts and conflicts, here or elsewhere.
+    const auto refreshFacts = [this] {
+        d->reloadFacts();
+        d->scheduleValidation();
+    };
+    connect(session, &AppSession::draftsChanged, this, refreshFacts);
+    connect(session, &AppSession::qualityChanged, this, refreshFacts);
+    connect(session, &AppSession::changedElsewhere, this, [this] { d->checkChangedElsewhere(); });
 
     clear();
 }
@@ -708,11 +730,17 @@ bool DocumentEditor::save()
         d->valid = false;
         d->validated = true;
         d->showResponse(response, tr("Not saved. "));
-        if (response.status == 412)
+        if (response.status == 412) {
             d->setSummary(tr("Not saved: this %1 was changed elsewhere since it was opened. Your text is kept: save it "
                              "as a draft, or Revert to load the stored version (Undo brings your text back).")
                               .arg(QString::fromStdString(d->resource->resourceName)),
                           "error");
+            d->showChangedNotice(tr("Not saved: another program changed this %1 since you opened it. "
+                                    "<a href=\"#compare\">Compare</a> your text with it, "
+                                    "<a href=\"#reload\">Reload</a> it (Undo brings your text back) or "
+                                    "<a href=\"#draft\">save yours as a draft</a>.")
+                                     .arg(QString::fromStdString(d->resource->resourceName)));
+        }
         d->updateState();
         return false;
     }

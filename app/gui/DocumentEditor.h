@@ -51,6 +51,9 @@ Q_SIGNALS:
     void navigateTo(const QString &id); // a reference in the form was followed
     void validityChanged(bool canSave);
     void dirtyChanged(bool dirty);
+    // A fact of the record was clicked: its sync conflict (with that target), a draft waiting on it.
+    void conflictRequested(const QString &id, const QString &targetUrl);
+    void draftRequested(qint64 draftId);
 
 private:
     struct Private;

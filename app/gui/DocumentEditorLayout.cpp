@@ -75,6 +75,7 @@ void DocumentEditor::Private::buildUi()
     q->setStyleSheet(QStringLiteral(
         "QLabel#subtitleLabel { color: #666666; }"
         "QLabel#formBanner { background: #fff4e5; border: 1px solid #f0c36d; border-radius: 4px; padding: 6px; }"
+        "QLabel#changedNotice { background: #fdecea; border: 1px solid #e6a19a; border-radius: 4px; padding: 6px; }"
         "QLabel#draftNote { background: #eef3fb; border: 1px solid #b9cbe8; border-radius: 4px; padding: 6px; }"
         "QLabel#problemsSummary[state=\"ok\"] { color: #2e7d32; }"
         "QLabel#problemsSummary[state=\"error\"] { color: #b71c1c; font-weight: 600; }"
@@ -106,6 +107,13 @@ QVBoxLayout *DocumentEditor::Private::buildTitles()
     titles->setSpacing(2);
     titles->addLayout(headerRow);
     titles->addWidget(subtitle);
+    changedNotice = new QLabel;
+    changedNotice->setObjectName(QStringLiteral("changedNotice"));
+    changedNotice->setWordWrap(true);
+    changedNotice->setTextFormat(Qt::RichText);
+    changedNotice->hide();
+    QObject::connect(changedNotice, &QLabel::linkActivated, q, [this](const QString &link) { followChangedNotice(link); });
+    titles->addWidget(changedNotice);
     return titles;
 }
 

@@ -61,6 +61,7 @@ constexpr int kValidationDelayMs = 300;
 constexpr int kPathRole = Qt::UserRole + 1;
 constexpr int kLineRole = Qt::UserRole + 2;
 constexpr int kColumnRole = Qt::UserRole + 3;
+constexpr int kFactRole = Qt::UserRole + 4; // the position among the record's facts shown
 
 struct ParseProblem
 {
@@ -145,12 +146,14 @@ struct DocumentEditor::Private
     bool applying = false;
     int burst = 0;
     std::vector<steward::HistoryEntry> history;
+    steward::RecordFacts facts; // what the engine knows about the stored record beyond validation
 
     QUndoStack *undo = nullptr;
     QTimer *validateTimer = nullptr;
 
     QLabel *header = nullptr;
     QLabel *subtitle = nullptr;
+    QLabel *changedNotice = nullptr; // another program changed or deleted the record
     QTabWidget *tabs = nullptr;
     QScrollArea *scroll = nullptr;
     SchemaForm *form = nullptr;
@@ -207,6 +210,17 @@ struct DocumentEditor::Private
     void resetForLoad();
     void revert();
 
+    // The record's facts and other programs' changes (DocumentEditorFacts.cpp)
+    void reloadFacts();
+    void appendFacts();
+    int openFactCount() const;
+    QString factsSummary() const; // "1 fatal, 1 acknowledged"
+    // True when the item was a fact that needs no field shown (a conflict, a draft: signalled).
+    bool goToFact(QListWidgetItem *item);
+    void checkChangedElsewhere();
+    void showChangedNotice(const QString &html);
+    void followChangedNotice(const QString &link);
+    void compareWithStored();
     // History (DocumentEditorHistory.cpp)
     QWidget *buildHistoryPage();
     void loadHistory();

@@ -21,6 +21,7 @@
 #include "ResourceTreeModel.h"
 #include "Rules.h"
 #include "SampleDistrict.h"
+#include "AttentionBar.h"
 #include "ConflictDialog.h"
 #include "SyncDialog.h"
 #include "SpreadsheetImportDialog.h"
@@ -278,6 +279,8 @@ void MainWindow::buildPanes()
 
     connectEditorPane();
     connectSessionSignals();
+    buildAttention(central);
+    outer->insertWidget(1, m_attention);
 
     setCentralWidget(central);
 }
@@ -416,12 +419,7 @@ void MainWindow::buildDataQualityTab()
     m_resultsGrid->setObjectName(QStringLiteral("resultsGrid"));
     m_centerTabs->addTab(m_resultsGrid, tr("Data quality"));
     connect(m_resultsGrid, &ResultsGrid::openDocument, this, [this](const QString &id) { navigateTo(id); });
-    connect(m_resultsGrid, &ResultsGrid::openConflict, this, [this](const QString &id) {
-        if (openConflictDialog(*m_session, id.toStdString(), {}, this))
-            statusBar()->showMessage(tr("Decided. The next push sends it; Edit > Undo last operation opens the "
-                                        "conflict again."),
-                                     8000);
-    });
+    connect(m_resultsGrid, &ResultsGrid::openConflict, this, [this](const QString &id) { decideConflict(id, {}); });
     connect(m_resultsGrid, &ResultsGrid::openDraft, this, [this](qint64 draftId) {
         if (!confirmDiscardEdits())
             return;
@@ -503,7 +501,8 @@ void MainWindow::connectSessionSignals()
     });
     connect(m_session.get(), &AppSession::documentsChanged, m_resultsGrid, &ResultsGrid::reload);
     connect(m_session.get(), &AppSession::draftsChanged, m_resultsGrid, &ResultsGrid::reload);
-    connect(this, &MainWindow::ruleResultsChanged, m_resultsGrid, &ResultsGrid::reload);
+    connect(m_session.get(), &AppSession::qualityChanged, m_resultsGrid, &ResultsGrid::reload);
+    connect(this, &MainWindow::ruleResultsChanged, m_session.get(), &AppSession::announceQualityChanged);
     m_resultsGrid->reload();
 }
 

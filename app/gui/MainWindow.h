@@ -11,6 +11,7 @@
 #include <memory>
 
 class AppSession;
+class AttentionBar;
 class DocumentEditor;
 class DocumentTableModel;
 class FindDialog;
@@ -56,6 +57,7 @@ public:
     ReferencesPane *referencesPane() const { return m_references; }
     ReadinessPanel *readinessPanel() const { return m_readiness; }
     ResultsGrid *resultsGrid() const { return m_resultsGrid; }
+    AttentionBar *attentionBar() const { return m_attention; }
     // What the Tools menu's rule pack, state results and sign-off actions do once their files and
     // names are chosen; each returns what to tell the steward.
     QString importRulePackFile(const QString &path);
@@ -118,6 +120,9 @@ private:
     void showBlockedDelete(const QString &id);
     void buildPanes();
     void buildSampleBanner(QWidget *central);
+    // Open conflicts and readiness in sight: the banner, the status line, the tree's markers.
+    void buildAttention(QWidget *central);
+    void decideConflict(const QString &id, const QString &targetUrl);
     QWidget *buildResourcePane(QWidget *splitter);
     void buildDocumentsTab();
     void buildDraftsTab();
@@ -153,6 +158,7 @@ private:
     DocumentEditor *m_editor = nullptr;
     ReferencesPane *m_references = nullptr;
     QFrame *m_sampleBanner = nullptr;
+    AttentionBar *m_attention = nullptr;
     QLabel *m_statusLabel = nullptr;
     QMenu *m_recentMenu = nullptr;
     QAction *m_saveAction = nullptr;

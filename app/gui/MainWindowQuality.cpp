@@ -21,7 +21,10 @@
 #include "ResourceTreeModel.h"
 #include "Rules.h"
 #include "SampleDistrict.h"
+#include "AttentionBar.h"
 #include "ConflictDialog.h"
+#include "DocumentEditor.h"
+#include "ResourceTreeModel.h"
 #include "SyncDialog.h"
 #include "SpreadsheetImportDialog.h"
 #include "ReadinessPanel.h"
@@ -213,4 +216,33 @@ void MainWindow::showRootCauses()
     m_causesDock->show();
     m_causesDock->raise();
     m_causesPanel->refresh();
+}
+
+void MainWindow::buildAttention(QWidget *central)
+{
+    m_attention = new AttentionBar(*m_session, central);
+    statusBar()->insertPermanentWidget(0, m_attention->statusLabel());
+    connect(m_attention, &AttentionBar::conflictCountsChanged, this,
+            [this](const QHash<QString, qint64> &byResource) {
+                if (m_resourceModel != nullptr)
+                    m_resourceModel->setConflictCounts(byResource);
+            });
+    connect(m_attention, &AttentionBar::decideRequested, this, &MainWindow::decideConflict);
+    // The editor's verdict lists the record's conflict and drafts; a click opens them.
+    connect(m_editor, &DocumentEditor::conflictRequested, this, &MainWindow::decideConflict);
+    connect(m_editor, &DocumentEditor::draftRequested, this, [this](qint64 draftId) {
+        if (!confirmDiscardEdits())
+            return;
+        m_editor->openDraft(draftId);
+        updateActions();
+    });
+}
+
+void MainWindow::decideConflict(const QString &id, const QString &targetUrl)
+{
+    if (id.isEmpty() || !openConflictDialog(*m_session, id.toStdString(), targetUrl.toStdString(), this))
+        return;
+    m_session->announceEverythingChanged();
+    statusBar()->showMessage(tr("Decided. The next push sends it; Edit > Undo last operation opens the conflict again."),
+                             8000);
 }

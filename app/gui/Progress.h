@@ -1,5 +1,7 @@
 #pragma once
 
+#include "DatabaseWatcher.h"
+
 #include <QEventLoop>
 #include <QFutureWatcher>
 #include <QObject>
@@ -16,6 +18,8 @@ template<typename Result>
 Result runWithProgress(QWidget *parent, const QString &label,
                        const std::function<Result(const std::function<bool(int, int)> &)> &work)
 {
+    // The work borrows the writer connection; what it wrote is announced when it ends.
+    const DatabaseWatcher::Pause pauseWatching;
     QProgressDialog dialog(label, QObject::tr("Cancel"), 0, 0, parent);
     dialog.setWindowModality(Qt::WindowModal);
     dialog.setMinimumDuration(300);

@@ -1,5 +1,8 @@
 #include "ResourceTreeModel.h"
 
+#include <QApplication>
+#include <QStyle>
+
 #include <QColor>
 #include <QFont>
 #include <QLocale>
@@ -85,6 +88,22 @@ void ResourceTreeModel::setCounts(const std::vector<steward::ResourceCount> &cou
     }
 }
 
+void ResourceTreeModel::setConflictCounts(const QHash<QString, qint64> &conflicts)
+{
+    for (int g = 0; g < static_cast<int>(m_groups.size()); ++g) {
+        for (int row = 0; row < static_cast<int>(m_groups[g].entries.size()); ++row) {
+            Entry &entry = m_groups[g].entries[row];
+            const qint64 count = conflicts.value(
+                QString::fromStdString(entry.resource->projectName() + "/" + entry.resource->resourceName), 0);
+            if (count != entry.conflicts) {
+                entry.conflicts = count;
+                const QModelIndex changed = index(row, 0, index(g, 0));
+                Q_EMIT dataChanged(changed, changed);
+            }
+        }
+    }
+}
+
 QModelIndex ResourceTreeModel::indexOf(const steward::ResourceSchema *resource) const
 {
     for (int g = 0; g < static_cast<int>(m_groups.size()); ++g)
@@ -157,14 +176,22 @@ QVariant ResourceTreeModel::data(const QModelIndex &index, int role) const
             text += QStringLiteral("  ·  %1").arg(QLocale().toString(entry.documents));
         if (entry.drafts > 0)
             text += tr("  ·  ✎ %n draft(s)", nullptr, static_cast<int>(entry.drafts));
+        if (entry.conflicts > 0)
+            text += tr("  ·  ⚠ %n conflict(s)", nullptr, static_cast<int>(entry.conflicts));
         return text;
     }
+    case Qt::DecorationRole:
+        if (entry.conflicts > 0)
+            return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
+        return {};
     case Qt::ToolTipRole:
         return tr("%1 (/%2/%3): %4 documents, %5 drafts")
             .arg(name, QString::fromStdString(entry.resource->project->projectEndpointName),
                  QString::fromStdString(entry.resource->endpointName))
             .arg(entry.documents < 0 ? QStringLiteral("?") : QString::number(entry.documents))
-            .arg(entry.drafts);
+            .arg(entry.drafts)
+            + (entry.conflicts > 0 ? tr("; %n open sync conflict(s) to decide", nullptr, static_cast<int>(entry.conflicts))
+                                   : QString());
     case Qt::ForegroundRole:
         if (entry.documents == 0 && entry.drafts == 0)
             return QVariant::fromValue(QColor(Qt::gray));
@@ -175,6 +202,8 @@ QVariant ResourceTreeModel::data(const QModelIndex &index, int role) const
         return entry.documents;
     case DraftCountRole:
         return entry.drafts;
+    case ConflictCountRole:
+        return entry.conflicts;
     default:
         return {};
     }

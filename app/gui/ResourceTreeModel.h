@@ -4,6 +4,7 @@
 #include "Engine.h"
 
 #include <QAbstractItemModel>
+#include <QHash>
 
 #include <vector>
 
@@ -19,11 +20,14 @@ public:
         ResourceRole = Qt::UserRole + 1, // quintptr of the const steward::ResourceSchema*
         DocumentCountRole,               // qint64, -1 while unknown
         DraftCountRole,                  // qint64
+        ConflictCountRole,               // qint64: open sync conflicts of the resource
     };
 
     explicit ResourceTreeModel(const steward::Model &model, QObject *parent = nullptr);
 
     void setCounts(const std::vector<steward::ResourceCount> &counts);
+    // Open sync conflicts per "Project/Resource": a marker on each resource that has some.
+    void setConflictCounts(const QHash<QString, qint64> &conflicts);
     QModelIndex indexOf(const steward::ResourceSchema *resource) const;
     static const steward::ResourceSchema *resourceAt(const QModelIndex &index);
 
@@ -39,6 +43,7 @@ private:
         const steward::ResourceSchema *resource = nullptr;
         qint64 documents = -1;
         qint64 drafts = 0;
+        qint64 conflicts = 0;
     };
     struct Group
     {
