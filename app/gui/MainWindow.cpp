@@ -420,6 +420,7 @@ void MainWindow::buildDataQualityTab()
     m_centerTabs->addTab(m_resultsGrid, tr("Data quality"));
     connect(m_resultsGrid, &ResultsGrid::openDocument, this, [this](const QString &id) { navigateTo(id); });
     connect(m_resultsGrid, &ResultsGrid::openConflict, this, [this](const QString &id) { decideConflict(id, {}); });
+    connect(m_resultsGrid, &ResultsGrid::recordSelected, this, &MainWindow::previewRecord);
     connect(m_resultsGrid, &ResultsGrid::openDraft, this, [this](qint64 draftId) {
         if (!confirmDiscardEdits())
             return;
@@ -527,8 +528,12 @@ bool MainWindow::selectResource(const steward::ResourceSchema *resource)
     }
     const QModelIndex index = m_resourceProxy->mapFromSource(m_resourceModel->indexOf(resource));
     if (index.isValid() && m_resourceView->currentIndex() != index) {
-        const QSignalBlocker blocker(m_resourceView->selectionModel());
-        m_resourceView->setCurrentIndex(index);
+        {
+            const QSignalBlocker blocker(m_resourceView->selectionModel());
+            m_resourceView->setCurrentIndex(index);
+        }
+        // The selection changed with the model's signals held back: the view paints it again itself.
+        m_resourceView->viewport()->update();
         m_resourceView->scrollTo(index);
     }
     updateActions();

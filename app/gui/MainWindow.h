@@ -123,6 +123,9 @@ private:
     // Open conflicts and readiness in sight: the banner, the status line, the tree's markers.
     void buildAttention(QWidget *central);
     void decideConflict(const QString &id, const QString &targetUrl);
+    // A Data quality row's record in the editor and the tree, the grid staying in front; not over
+    // unsaved edits (the status bar says why).
+    void previewRecord(const QString &id);
     QWidget *buildResourcePane(QWidget *splitter);
     void buildDocumentsTab();
     void buildDraftsTab();

@@ -246,3 +246,16 @@ void MainWindow::decideConflict(const QString &id, const QString &targetUrl)
     statusBar()->showMessage(tr("Decided. The next push sends it; Edit > Undo last operation opens the conflict again."),
                              8000);
 }
+
+void MainWindow::previewRecord(const QString &id)
+{
+    if (id == m_editor->documentId())
+        return;
+    if (m_editor->hasUnsavedChanges()) {
+        statusBar()->showMessage(tr("The editor has unsaved changes: save or revert them to see the selected record."), 6000);
+        return;
+    }
+    const int tab = m_centerTabs->currentIndex();
+    if (navigateTo(id))
+        m_centerTabs->setCurrentIndex(tab);
+}

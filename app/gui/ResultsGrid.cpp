@@ -102,9 +102,31 @@ void ResultsGrid::setupView()
     m_view->verticalHeader()->setVisible(false);
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     m_view->horizontalHeader()->setStretchLastSection(true);
-    // Long problem types and paths are cut (the tooltip has them) so the message stays in sight.
-    m_view->horizontalHeader()->setMaximumSectionSize(230);
     m_view->setWordWrap(false);
+    m_view->setTextElideMode(Qt::ElideMiddle);
+}
+
+void ResultsGrid::fitColumns()
+{
+    // Long keys, paths and sources are cut (the tooltip has them); the title and the message share
+    // what the view shows without scrolling.
+    m_view->resizeColumnsToContents();
+    QHeaderView *header = m_view->horizontalHeader();
+    for (int column = 0; column < ResultsGridModel::ColumnCount; ++column)
+        if (header->sectionSize(column) > 230)
+            header->resizeSection(column, 230);
+    const int available = m_view->viewport()->width();
+    const int severity = header->sectionSize(ResultsGridModel::SeverityColumn);
+    const int title = std::min(header->sectionSize(ResultsGridModel::CauseColumn),
+                               std::max(110, (available - severity) * 2 / 5));
+    header->resizeSection(ResultsGridModel::CauseColumn, title);
+    header->resizeSection(ResultsGridModel::MessageColumn, std::max(140, available - severity - title));
+}
+
+void ResultsGrid::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitColumns();
 }
 
 // The fixes (bulk edit, map a descriptor value, undo), export and refresh, with their connections.
@@ -179,7 +201,14 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
     });
     connect(m_model, &ResultsGridModel::loaded, this, [this] {
         refreshFacets();
-        m_view->resizeColumnsToContents();
+        fitColumns();
+    });
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
+        if (!current.isValid())
+            return;
+        const steward::QualityRow &row = m_model->rowAt(current.row());
+        if (!row.docId.empty() && row.kind != steward::QualityRow::Kind::Draft)
+            Q_EMIT recordSelected(QString::fromStdString(row.docId));
     });
     connect(m_model, &ResultsGridModel::loadFailed, this, [this](const QString &message) {
         m_countLabel->setText(tr("Could not read the results: %1").arg(message));
@@ -189,6 +218,7 @@ ResultsGrid::ResultsGrid(AppSession *session, QWidget *parent)
 
 void ResultsGrid::reload()
 {
+    m_model->setRuleCatalog(m_session->ruleCatalog());
     m_model->reload();
 }
 

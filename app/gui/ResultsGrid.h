@@ -56,11 +56,18 @@ Q_SIGNALS:
     void openDocument(const QString &id);
     void openDraft(qint64 draftId);
     void openConflict(const QString &id);
+    // The current row changed to one about a stored record: show it beside the grid.
+    void recordSelected(const QString &id);
     void fixApplied(const QString &summary);
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     QGridLayout *setupFacets();
     void setupView();
+    // Severity, title and message in the width the view has; the other columns after them.
+    void fitColumns();
     QHBoxLayout *setupFixButtons();
     void refreshFacets();
     void activateRow(const QModelIndex &index);

@@ -74,7 +74,12 @@ QString ResultsGridModel::facetValue(const steward::QualityRow &row, Facet facet
     case Facet::Resource:
         return QString::fromStdString(row.resource);
     case Facet::Cause:
-        return QString::fromStdString(row.cause);
+        // The title a steward reads, with the code beside it to look up or tell the state.
+        if (row.title.empty() || row.title == row.cause)
+            return QString::fromStdString(row.cause);
+        if (row.cause.rfind("urn:", 0) == 0 || row.cause.rfind("sync conflict", 0) == 0)
+            return QString::fromStdString(row.title);
+        return QStringLiteral("%1 (%2)").arg(QString::fromStdString(row.title), QString::fromStdString(row.cause));
     case Facet::Field:
         return QString::fromStdString(row.field);
     case Facet::Source:
@@ -139,7 +144,7 @@ QVariant ResultsGridModel::headerData(int section, Qt::Orientation orientation, 
     case KeyColumn:
         return tr("Natural key / draft");
     case CauseColumn:
-        return tr("Rule or problem type");
+        return tr("Rule or problem");
     case FieldColumn:
         return tr("Field");
     case StatusColumn:
@@ -151,6 +156,11 @@ QVariant ResultsGridModel::headerData(int section, Qt::Orientation orientation, 
     default:
         return {};
     }
+}
+
+void ResultsGridModel::setRuleCatalog(const steward::RuleCatalog &rules)
+{
+    m_rules = rules;
 }
 
 void ResultsGridModel::reload()
@@ -172,12 +182,12 @@ void ResultsGridModel::reload()
         Q_EMIT loaded();
     });
     const std::string path = m_databasePath.toStdString();
-    watcher->setFuture(QtConcurrent::run([path]() {
+    watcher->setFuture(QtConcurrent::run([path, rules = m_rules]() {
         LoadResult result;
         try {
             std::unique_ptr<steward::Database> reader =
                 steward::Database::open(path, steward::Database::Access::ReadOnly);
-            result.rows = steward::readQualityRows(reader->connection());
+            result.rows = steward::readQualityRows(reader->connection(), &rules);
         } catch (const std::exception &e) {
             result.error = QString::fromUtf8(e.what());
         }

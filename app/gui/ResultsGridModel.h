@@ -1,6 +1,7 @@
 #pragma once
 
 #include "QualityRows.h"
+#include "RecordFacts.h"
 #include "TableExport.h"
 
 #include <QAbstractTableModel>
@@ -22,15 +23,16 @@ class ResultsGridModel : public QAbstractTableModel
 public:
     enum Column
     {
-        KindColumn,
+        // What a steward reads first comes first: at 1280 pixels severity, title and message fit.
         SeverityColumn,
+        CauseColumn,
+        MessageColumn,
         ResourceColumn,
         KeyColumn,
-        CauseColumn,
         FieldColumn,
         StatusColumn,
         SourceColumn,
-        MessageColumn,
+        KindColumn,
         ColumnCount,
     };
     // The facets a steward filters by; each is one column's values.
@@ -56,6 +58,8 @@ public:
 
     // Starts a load on a worker thread; loaded() follows.
     void reload();
+    // Rule titles for the rows of the next load (read by the session on its connection).
+    void setRuleCatalog(const steward::RuleCatalog &rules);
     // For tests and callers that already hold rows.
     void setRows(std::vector<steward::QualityRow> rows);
     bool isLoading() const { return m_loading; }
@@ -92,5 +96,6 @@ private:
     int m_sortColumn = -1;
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
     quint64 m_generation = 0;
+    steward::RuleCatalog m_rules;
     bool m_loading = false;
 };

@@ -3,6 +3,8 @@
 #include "Database.h"
 #include "ExternalResults.h"
 #include "Json.h"
+#include "RecordFacts.h"
+#include "ResponseText.h"
 #include "Sync.h"
 
 #include <SQLiteCpp/Statement.h>
@@ -29,7 +31,7 @@ std::string genericPath(const std::string &concretePath)
     return out;
 }
 
-std::vector<QualityRow> readQualityRows(SQLite::Database &db)
+std::vector<QualityRow> readQualityRows(SQLite::Database &db, const RuleCatalog *rules)
 {
     DeferredTransaction read(db);
     std::vector<QualityRow> rows;
@@ -49,6 +51,7 @@ std::vector<QualityRow> readQualityRows(SQLite::Database &db)
         base.cause = body.is_object() ? body.value("type", std::string()) : std::string();
         if (base.cause.empty())
             base.cause = body.is_null() ? "would pass now" : "unknown";
+        base.title = body.is_null() ? "It would pass now: save it" : problemTypeTitle(base.cause);
         base.message = body.is_object() ? body.value("detail", std::string()) : std::string();
         bool perField = false;
         if (body.is_object())
@@ -84,6 +87,8 @@ std::vector<QualityRow> readQualityRows(SQLite::Database &db)
         row.key = result.docId.empty() ? "row " + std::to_string(result.row) : result.naturalKey;
         row.docId = result.docId;
         row.cause = result.ruleId;
+        const RuleText *text = rules != nullptr && result.originKind == "rules" ? rules->find(result.origin, result.ruleId) : nullptr;
+        row.title = text != nullptr ? text->title : result.ruleId;
         row.message = result.message;
         row.source = result.originLabel;
         row.origin = result.origin;
@@ -109,6 +114,7 @@ std::vector<QualityRow> readQualityRows(SQLite::Database &db)
         row.project = conflict.project;
         row.resource = conflict.resource;
         row.cause = std::string("sync conflict: ") + conflictKindName(conflict.kind);
+        row.title = conflictKindTitle(conflict.kind);
         const std::string &url = urls[conflict.targetId];
         row.message = conflict.reason + " (with " + url + ")";
         naturalKey.reset();

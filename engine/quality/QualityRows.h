@@ -27,6 +27,7 @@ struct QualityRow
     std::string docId;   // the document a rule flagged (or a draft's target); empty for a new draft
     std::int64_t draftId = 0;
     std::string cause;   // the rule id, or the problem's type ("urn:ed-fi:api:bad-request")
+    std::string title;   // the cause as a steward reads it: the rule's title, the problem type as a sentence
     std::string field;   // the JSON path with array positions as [*]; empty when the problem names none
     std::string message;
     std::string source; // where the row comes from: "Steward", "Steward rules, pack …", "state, file …, run …"
@@ -37,7 +38,9 @@ struct QualityRow
 
 // Every draft (one row per field its problem names, or one row without a field), every result
 // (Steward's rules' and imported ones, acknowledged or not) and every open sync conflict (fatal: it holds its document back from the push). Takes any connection: the app reads on a worker thread with a read-only one.
-std::vector<QualityRow> readQualityRows(SQLite::Database &db);
+// rules: titles for Steward's rule results (without one, a rule reads by its id).
+class RuleCatalog;
+std::vector<QualityRow> readQualityRows(SQLite::Database &db, const RuleCatalog *rules = nullptr);
 
 // "$.gradeLevels[0].gradeLevelDescriptor" -> "$.gradeLevels[*].gradeLevelDescriptor", so the same
 // field of different array items counts as one value of the field facet.
