@@ -1,6 +1,7 @@
 #include "SubmissionReport.h"
 
 #include "Database.h"
+#include "ReportWriter.h"
 #include "Readiness.h"
 #include "Submissions.h"
 
@@ -8,8 +9,6 @@
 
 #include <QColor>
 #include <QDateTime>
-#include <QFont>
-#include <QFontMetrics>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
@@ -30,19 +29,6 @@ const char *const kSchoolOfBody =
     " json_extract(b, '$.courseOfferingReference.schoolId'), json_extract(b, '$.sectionReference.schoolId'),"
     " json_extract(b, '$.sessionReference.schoolId'))";
 
-const char *const kSeverities[] = {"fatal", "error", "warning", "info"};
-
-QColor severityColor(const std::string &severity)
-{
-    if (severity == "fatal")
-        return QColor(0xb0, 0x1c, 0x2e);
-    if (severity == "error")
-        return QColor(0xd9, 0x6c, 0x06);
-    if (severity == "warning")
-        return QColor(0xc9, 0xa2, 0x27);
-    return QColor(0x4a, 0x78, 0xa8);
-}
-
 std::int64_t totalOf(const std::map<std::string, std::int64_t> &counts)
 {
     std::int64_t total = 0;
@@ -50,260 +36,6 @@ std::int64_t totalOf(const std::map<std::string, std::int64_t> &counts)
         total += count;
     return total;
 }
-
-// Draws top-down through as many pages as it takes: whatever would run past the bottom margin goes to a
-// new page (with a table's header drawn again there); every page gets the footer.
-class ReportWriter
-{
-public:
-    ReportWriter(QPdfWriter &writer, QPainter &painter, const QRect &area, const QString &footer)
-        : m_writer(writer)
-        , m_painter(painter)
-        , m_area(area)
-        , m_footer(footer)
-        , m_y(area.top())
-    {
-        body();
-    }
-
-    int pages() const { return m_pages; }
-
-    // Ends the page (its footer) and starts the next.
-    void newPage()
-    {
-        drawFooter();
-        m_writer.newPage();
-        ++m_pages;
-        m_y = m_area.top();
-    }
-
-    void finish() { drawFooter(); }
-
-    void heading(const QString &text, int pointSize)
-    {
-        QFont font = m_painter.font();
-        font.setPointSize(pointSize);
-        font.setBold(true);
-        m_painter.setFont(font);
-        const int height = textHeight(text, m_area.width());
-        // A heading never stands alone at the bottom of a page: room for it and two lines under it.
-        room(height + 3 * QFontMetrics(font).height());
-        draw(QRect(m_area.left(), m_y, m_area.width(), height), Qt::AlignLeft | Qt::TextWordWrap, text, Qt::black);
-        m_y += height + QFontMetrics(font).height() / 3;
-        body();
-    }
-
-    void line(const QString &text, const QColor &color = Qt::black)
-    {
-        const int height = text.isEmpty() ? QFontMetrics(m_painter.font()).height() / 2 : textHeight(text, m_area.width());
-        room(height);
-        draw(QRect(m_area.left(), m_y, m_area.width(), height), Qt::AlignLeft | Qt::TextWordWrap, text, color);
-        m_y += height + 2;
-    }
-
-    // A table: column widths by weight, cells wrapped; numbers (right-aligned columns) never wrap. A row
-    // that does not fit goes to the next page, under the header again.
-    void table(const QStringList &header, const std::vector<QStringList> &rows, const std::vector<int> &weights,
-               const std::vector<bool> &rightAligned)
-    {
-        int total = 0;
-        for (int weight : weights)
-            total += weight;
-        std::vector<int> width;
-        for (int weight : weights)
-            width.push_back(m_area.width() * weight / total);
-        // A column is as wide as the longest word of its header, a column of numbers as its widest number
-        // too; the widest column gives up the room.
-        QFont bold = m_painter.font();
-        bold.setBold(true);
-        for (std::size_t c = 0; c < width.size(); ++c) {
-            int least = 0;
-            for (const QString &word : header[static_cast<int>(c)].split(QLatin1Char(' ')))
-                least = std::max(least, QFontMetrics(bold).horizontalAdvance(word) + 10);
-            for (const QStringList &row : rows) {
-                if (static_cast<int>(c) >= row.size())
-                    continue;
-                const QFontMetrics metrics(m_painter.font());
-                if (rightAligned[c]) {
-                    least = std::max(least, metrics.horizontalAdvance(row[static_cast<int>(c)]) + 10);
-                    continue;
-                }
-                // An id or a rule number reads whole; longer words may break (up to a quarter of the page).
-                for (const QString &word : row[static_cast<int>(c)].split(QLatin1Char(' ')))
-                    least = std::max(least, std::min(metrics.horizontalAdvance(word) + 10, m_area.width() / 4));
-            }
-            if (width[c] < least) {
-                auto widest = std::max_element(width.begin(), width.end());
-                *widest -= least - width[c];
-                width[c] = least;
-            }
-        }
-        std::vector<int> left;
-        int x = m_area.left();
-        for (std::size_t c = 0; c < width.size(); ++c) {
-            if (c + 1 == width.size())
-                width[c] = m_area.right() - x;
-            left.push_back(x);
-            x += width[c];
-        }
-        auto cell = [&](std::size_t column, int top, int height) {
-            return QRect(left[column] + 3, top + 3, width[column] - 6, height - 6);
-        };
-        auto rowHeight = [&](const QStringList &row) {
-            int height = QFontMetrics(m_painter.font()).height();
-            for (int c = 0; c < row.size() && c < static_cast<int>(width.size()); ++c)
-                height = std::max(height, textHeight(row[c], width[static_cast<std::size_t>(c)] - 6));
-            return height + 6;
-        };
-        auto drawHeader = [&] {
-            QFont bold = m_painter.font();
-            bold.setBold(true);
-            const QFont plain = m_painter.font();
-            m_painter.setFont(bold);
-            const int height = rowHeight(header);
-            for (int c = 0; c < header.size(); ++c)
-                draw(cell(static_cast<std::size_t>(c), m_y, height),
-                     (rightAligned[static_cast<std::size_t>(c)] ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom |
-                         Qt::TextWordWrap,
-                     header[c], Qt::black);
-            m_painter.setFont(plain);
-            m_y += height;
-            m_painter.setPen(Qt::black);
-            m_painter.drawLine(m_area.left(), m_y, m_area.right(), m_y);
-            m_y += 2;
-        };
-        room(rowHeight(header) + (rows.empty() ? 0 : rowHeight(rows.front())) + 2);
-        drawHeader();
-        bool shade = false;
-        for (const QStringList &row : rows) {
-            const int height = rowHeight(row);
-            if (m_y + height > limit()) {
-                newPage();
-                drawHeader();
-            }
-            if (shade)
-                m_painter.fillRect(QRect(m_area.left(), m_y, m_area.width(), height), QColor(0xf2, 0xf4, 0xf7));
-            shade = !shade;
-            for (int c = 0; c < row.size() && c < header.size(); ++c)
-                draw(cell(static_cast<std::size_t>(c), m_y, height),
-                     (rightAligned[static_cast<std::size_t>(c)] ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop |
-                         Qt::TextWordWrap,
-                     row[c], Qt::black);
-            m_y += height;
-        }
-        m_y += QFontMetrics(m_painter.font()).height() / 2;
-    }
-
-    // Horizontal bars, one per rule, colored by severity, scaled to the largest; rule ids wrap.
-    void bars(const std::vector<ReportPage::RuleLine> &rules, int most)
-    {
-        const int label = m_area.width() / 3;
-        const int number = QFontMetrics(m_painter.font()).horizontalAdvance(QStringLiteral("0000000")) + 6;
-        std::int64_t largest = 1;
-        for (const ReportPage::RuleLine &rule : rules)
-            largest = std::max(largest, rule.count);
-        int shown = 0;
-        for (const ReportPage::RuleLine &rule : rules) {
-            if (shown++ == most)
-                break;
-            const QString id = QString::fromStdString(rule.ruleId);
-            const int height = std::max(textHeight(id, label - 8), QFontMetrics(m_painter.font()).height()) + 6;
-            room(height);
-            draw(QRect(m_area.left(), m_y + 3, label - 8, height - 6), Qt::AlignLeft | Qt::TextWordWrap, id, Qt::black);
-            const int barRoom = m_area.width() - label - number;
-            const int w = std::max(2, static_cast<int>(barRoom * rule.count / largest));
-            m_painter.fillRect(QRect(m_area.left() + label, m_y + 3, w, height - 6), severityColor(rule.severity));
-            draw(QRect(m_area.left() + label + w + 4, m_y + 3, number - 4, height - 6), Qt::AlignLeft | Qt::AlignVCenter,
-                 QString::number(rule.count), Qt::black);
-            m_y += height;
-        }
-        if (static_cast<int>(rules.size()) > most)
-            line(QStringLiteral("... and %1 more rule(s): see the fix list.").arg(rules.size() - static_cast<std::size_t>(most)));
-        m_y += QFontMetrics(m_painter.font()).height() / 2;
-    }
-
-    void legend()
-    {
-        const int height = QFontMetrics(m_painter.font()).height();
-        room(height + 6);
-        int x = m_area.left();
-        for (const char *severity : kSeverities) {
-            m_painter.fillRect(QRect(x, m_y + 3, height - 6, height - 6), severityColor(severity));
-            draw(QRect(x + height, m_y, 90, height), Qt::AlignLeft | Qt::AlignVCenter, QString::fromLatin1(severity),
-                 Qt::black);
-            x += 100;
-        }
-        m_y += height + 6;
-    }
-
-private:
-    int footerHeight() const { return 30; }
-    int limit() const { return m_area.bottom() - footerHeight() - 6; }
-
-    // Starts a new page when what comes next would not fit above the footer.
-    void room(int height)
-    {
-        if (m_y + height > limit() && m_y > m_area.top())
-            newPage();
-    }
-
-    // Words wrap at spaces; a word wider than the room (an id, a resource name) breaks where it must
-    // rather than run into the next column.
-    int wrapping(const QString &text, int width) const
-    {
-        const QFontMetrics metrics(m_painter.font());
-        for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts))
-            if (metrics.horizontalAdvance(word) > width)
-                return Qt::TextWrapAnywhere;
-        return Qt::TextWordWrap;
-    }
-
-    int textHeight(const QString &text, int width) const
-    {
-        width = std::max(width, 1);
-        return m_painter.boundingRect(QRect(0, 0, width, 100000), wrapping(text, width) | Qt::AlignLeft, text).height();
-    }
-
-    void draw(const QRect &rect, int flags, const QString &text, const QColor &color)
-    {
-        m_painter.setPen(color);
-        if ((flags & Qt::TextWordWrap) != 0)
-            flags = (flags & ~Qt::TextWordWrap) | wrapping(text, rect.width());
-        m_painter.drawText(rect, flags, text);
-    }
-
-    void drawFooter()
-    {
-        const QFont before = m_painter.font();
-        QFont font = before;
-        font.setPointSize(8);
-        font.setBold(false);
-        m_painter.setFont(font);
-        const QString text = m_footer + QStringLiteral(" · page %1").arg(m_pages);
-        draw(QRect(m_area.left(), m_area.bottom() - footerHeight(), m_area.width(), footerHeight()),
-             Qt::AlignLeft | Qt::AlignBottom | Qt::TextWordWrap, text, Qt::darkGray);
-        m_painter.setFont(before);
-    }
-
-    void body()
-    {
-        QFont font = m_painter.font();
-        font.setPointSize(10);
-        font.setBold(false);
-        m_painter.setFont(font);
-    }
-
-    QPdfWriter &m_writer;
-    QPainter &m_painter;
-    QRect m_area;
-    QString m_footer;
-    int m_y;
-    int m_pages = 1;
-};
-
-} // namespace
-
-namespace {
 
 // Reference data: shown as one summary line per page, not a row per type.
 bool isReferenceData(const std::string &resource)
@@ -762,6 +494,23 @@ void writeSchool(ReportWriter &out, const SubmissionReportData &data, const Repo
 
 } // namespace
 
+namespace {
+
+// The whole report through one writer: the summary, then each school and the district-wide records.
+int layOutReport(ReportWriter &out, const SubmissionReportData &data)
+{
+    out.section(QStringLiteral("Submission report"));
+    writeSummary(out, data);
+    for (const ReportPage &p : data.pages) {
+        out.section(QString::fromStdString(p.title));
+        writeSchool(out, data, p);
+    }
+    out.finish();
+    return out.pages();
+}
+
+} // namespace
+
 bool writeSubmissionReportPdf(const SubmissionReportData &data, const QString &path, QString *error, int *pages)
 {
     QPdfWriter writer(path);
@@ -780,15 +529,13 @@ bool writeSubmissionReportPdf(const SubmissionReportData &data, const QString &p
     QString footer = QStringLiteral("Steward · generated %1").arg(QString::fromStdString(data.generatedAt));
     if (!data.lastSubmission.empty())
         footer += QStringLiteral(" · last submission: %1").arg(QString::fromStdString(data.lastSubmission));
-    ReportWriter out(writer, painter, area, footer);
-    writeSummary(out, data);
-    for (const ReportPage &p : data.pages) {
-        out.newPage();
-        writeSchool(out, data, p);
-    }
-    out.finish();
+    // Laid out twice: the first pass only counts the pages, so every footer can say "page N of M".
+    ReportWriter counting(writer, painter, area, footer, 0);
+    const int total = layOutReport(counting, data);
+    ReportWriter out(writer, painter, area, footer, total);
+    const int written = layOutReport(out, data);
     if (pages != nullptr)
-        *pages = out.pages();
+        *pages = written;
     if (!painter.end()) {
         if (error)
             *error = QStringLiteral("%1 could not be finished").arg(path);
