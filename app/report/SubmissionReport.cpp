@@ -1,6 +1,7 @@
 #include "SubmissionReport.h"
 
 #include "Database.h"
+#include "ReportRecords.h"
 #include "ReportWriter.h"
 #include "Readiness.h"
 #include "Submissions.h"
@@ -216,9 +217,10 @@ std::vector<ReportResult> readResults(SQLite::Database &db, std::set<std::string
             "                  natural_key, school_id, row_number, file, changed_since FROM imported_results)"
             " SELECT x.kind, x.origin, x.rule_id, x.severity, x.message, coalesce(x.doc_id, ''), x.resource,"
             "        x.natural_key, x.school_id, x.row_number, x.file, x.changed_since,"
-            "        a.reason, a.actor, a.at"
+            "        a.reason, a.actor, a.at, steward_text(d.identity)"
             " FROM x LEFT JOIN acknowledgements a"
-            "   ON a.origin = x.origin AND a.rule_id = x.rule_id AND a.doc_id = x.doc_id");
+            "   ON a.origin = x.origin AND a.rule_id = x.rule_id AND a.doc_id = x.doc_id"
+            " LEFT JOIN document_rows d ON x.doc_id IS NOT NULL AND d.id = steward_id_key(x.doc_id)");
     while (rows.executeStep()) {
         ReportResult result;
         ReportPage::FixLine &line = result.line;
@@ -229,6 +231,10 @@ std::vector<ReportResult> readResults(SQLite::Database &db, std::set<std::string
         result.docId = rows.getColumn(5).getString();
         line.resource = rows.getColumn(6).getString();
         line.naturalKey = rows.getColumn(7).getString();
+        // The stored record's identity, labelled and short; a row that matched nothing keeps its key text.
+        if (!rows.getColumn(15).isNull())
+            if (const JsonParseResult identity = parseJson(rows.getColumn(15).getString()); identity.value)
+                line.naturalKey = compactKey(*identity.value);
         result.stateSchool = state ? rows.getColumn(8).getString() : std::string();
         // The file's name: where the steward kept it says nothing to a principal.
         const std::string file = std::filesystem::path(rows.getColumn(10).getString()).filename().string();
@@ -293,6 +299,20 @@ void placeResults(std::vector<ReportResult> &results, const DocumentPass &docume
 
 }
 
+// Each draft on the page of the school it names (district-wide when none), listed first to fix.
+void placeDrafts(SQLite::Database &db, std::map<std::string, ReportPage> &pages)
+{
+    std::set<std::string> knownSchools;
+    for (const auto &[school, p] : pages)
+        if (!school.empty())
+            knownSchools.insert(school);
+    for (ReportDraft &draft : readReportDrafts(db, knownSchools)) {
+        ReportPage &p = pageOf(pages, draft.school);
+        ++p.drafts;
+        p.fixes.push_back(std::move(draft.line));
+    }
+}
+
 // A page's title, and its rules, resources and fixes in the order a principal reads them.
 void finishPage(const std::string &school, ReportPage &p)
 {
@@ -305,6 +325,8 @@ void finishPage(const std::string &school, ReportPage &p)
               [](const ReportPage::ResourceLine &a, const ReportPage::ResourceLine &b) { return a.resource < b.resource; });
     std::stable_sort(p.fixes.begin(), p.fixes.end(),
                      [](const ReportPage::FixLine &a, const ReportPage::FixLine &b) {
+                         if (a.draft != b.draft)
+                             return a.draft;
                          if (severityRank(a.severity) != severityRank(b.severity))
                              return severityRank(a.severity) < severityRank(b.severity);
                          return a.name != b.name ? a.name < b.name : a.ruleId < b.ruleId;
@@ -354,6 +376,7 @@ SubmissionReportData gatherSubmissionReport(SQLite::Database &db)
     }
 
     placeResults(results, documents, pages);
+    placeDrafts(db, pages);
 
     for (auto &[school, p] : pages)
         finishPage(school, p);
@@ -389,10 +412,13 @@ QString countsText(const ReportPage &p)
         auto it = p.bySeverity.find(severity);
         counts << QStringLiteral("%1 %2").arg(it == p.bySeverity.end() ? 0 : it->second).arg(QLatin1String(severity));
     }
-    return QStringLiteral("Results: %1 (%2); %3 warning(s) acknowledged.")
-        .arg(totalOf(p.bySeverity))
-        .arg(counts.join(QStringLiteral(", ")))
-        .arg(p.acknowledged);
+    QString text = QStringLiteral("Results: %1 (%2); %3 warning(s) acknowledged.")
+                       .arg(totalOf(p.bySeverity))
+                       .arg(counts.join(QStringLiteral(", ")))
+                       .arg(p.acknowledged);
+    if (p.drafts > 0)
+        text += QStringLiteral(" Drafts: %1, input that could not be stored yet (first in the fix list).").arg(p.drafts);
+    return text;
 }
 
 void writeSummary(ReportWriter &out, const SubmissionReportData &data)
@@ -415,7 +441,7 @@ void writeSummary(ReportWriter &out, const SubmissionReportData &data)
             documents += r.documents;
             changed += r.changedSince;
         }
-        QStringList row{QString::fromStdString(p.title), QString::number(documents)};
+        QStringList row{QString::fromStdString(p.title), QString::number(documents), QString::number(p.drafts)};
         for (const char *severity : kSeverities) {
             auto it = p.bySeverity.find(severity);
             row << QString::number(it == p.bySeverity.end() ? 0 : it->second);
@@ -423,10 +449,25 @@ void writeSummary(ReportWriter &out, const SubmissionReportData &data)
         row << (data.lastSubmission.empty() ? QStringLiteral("–") : QString::number(changed));
         rows.push_back(row);
     }
-    out.table({QStringLiteral("School"), QStringLiteral("Documents"), QStringLiteral("Fatal"), QStringLiteral("Error"),
-               QStringLiteral("Warning"), QStringLiteral("Info"), QStringLiteral("Changed since")},
-              rows, {34, 11, 9, 9, 10, 9, 18}, {false, true, true, true, true, true, true});
+    out.table({QStringLiteral("School"), QStringLiteral("Documents"), QStringLiteral("Drafts"), QStringLiteral("Fatal"),
+               QStringLiteral("Error"), QStringLiteral("Warning"), QStringLiteral("Info"), QStringLiteral("Changed since")},
+              rows, {30, 11, 8, 8, 8, 9, 8, 18}, {false, true, true, true, true, true, true, true});
 }
+
+// "StudentSchoolAssociation" -> "Student School Association": a name that wraps at its words.
+QString inWords(const std::string &resource)
+{
+    QString words;
+    for (const char c : resource) {
+        if (!words.isEmpty() && c >= 'A' && c <= 'Z')
+            words += QLatin1Char(' ');
+        words += QLatin1Char(c);
+    }
+    return words;
+}
+
+// An id reads at a glance: two lines at most in the fix list (the spreadsheet has every one whole).
+const std::vector<int> kIdLines{0, 2};
 
 void writeFixList(ReportWriter &out, const ReportPage &p)
 {
@@ -438,7 +479,7 @@ void writeFixList(ReportWriter &out, const ReportPage &p)
             message += QStringLiteral(" (changed since the state's run: awaiting its next run)");
         if (!fix.note.empty())
             message += QStringLiteral(" — ") + QString::fromStdString(fix.note);
-        QStringList row{QString::fromStdString(fix.name.empty() ? "(" + fix.resource + ")" : fix.name),
+        QStringList row{fix.name.empty() ? QStringLiteral("(%1)").arg(inWords(fix.resource)) : QString::fromStdString(fix.name),
                         QString::fromStdString(fix.naturalKey), QString::fromStdString(fix.ruleId),
                         QString::fromStdString(fix.severity), message, QString::fromStdString(fix.source)};
         if (fix.acknowledged) {
@@ -454,12 +495,13 @@ void writeFixList(ReportWriter &out, const ReportPage &p)
     else
         out.table({QStringLiteral("Name"), QStringLiteral("ID"), QStringLiteral("Rule"), QStringLiteral("Severity"),
                    QStringLiteral("Message"), QStringLiteral("Source")},
-                  open, {17, 17, 12, 9, 29, 16}, {false, false, false, false, false, false});
+                  open, {15, 26, 14, 9, 24, 12}, {false, false, false, false, false, false}, kIdLines);
     if (!acknowledged.empty()) {
         out.heading(QStringLiteral("Acknowledged warnings (%1)").arg(acknowledged.size()), 12);
         out.table({QStringLiteral("Name"), QStringLiteral("ID"), QStringLiteral("Rule"), QStringLiteral("Severity"),
                    QStringLiteral("Message"), QStringLiteral("Source"), QStringLiteral("Acknowledged because")},
-                  acknowledged, {14, 13, 11, 8, 21, 14, 19}, {false, false, false, false, false, false, false});
+                  acknowledged, {11, 26, 14, 9, 14, 12, 14}, {false, false, false, false, false, false, false},
+                  kIdLines);
     }
 }
 
@@ -476,6 +518,8 @@ void writeSchool(ReportWriter &out, const SubmissionReportData &data, const Repo
     if (!rows.empty())
         out.table({QStringLiteral("Resource"), QStringLiteral("Documents"), QStringLiteral("Changed since last submission")},
                   rows, {50, 20, 30}, {false, true, true});
+    else if (p.referenceTypes == 0)
+        out.line(QStringLiteral("No documents stored here yet."));
     if (p.referenceTypes > 0)
         out.line(QStringLiteral("Reference data: %1 value(s) of %2 descriptor and school-year type(s).")
                      .arg(p.referenceValues)
@@ -483,8 +527,12 @@ void writeSchool(ReportWriter &out, const SubmissionReportData &data, const Repo
     out.line(QString());
     out.heading(QStringLiteral("Results by rule"), 12);
     if (p.byRule.empty()) {
-        out.line(p.fixes.empty() ? QStringLiteral("No results: every rule passes here.")
-                                 : QStringLiteral("No results standing: see the fix list."));
+        // Results awaiting the state's next run or matching no record are listed, not counted; drafts are no results.
+        const bool listed = std::any_of(p.fixes.begin(), p.fixes.end(),
+                                        [](const ReportPage::FixLine &fix) { return !fix.draft; });
+        out.line(listed ? QStringLiteral("No results standing: see the fix list.")
+                        : QStringLiteral("No results: every rule passes here."));
+        out.line(QString());
     } else {
         out.legend();
         out.bars(p.byRule, 18);
