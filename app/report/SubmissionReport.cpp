@@ -483,6 +483,8 @@ void writeFixList(ReportWriter &out, const ReportPage &p)
                         QString::fromStdString(fix.naturalKey), QString::fromStdString(fix.ruleId),
                         QString::fromStdString(fix.severity), message, QString::fromStdString(fix.source)};
         if (fix.acknowledged) {
+            // Only a warning can be acknowledged: no severity column there, room for the reason.
+            row.removeAt(3);
             row << QString::fromStdString(fix.acknowledgedBecause);
             acknowledged.push_back(row);
         } else {
@@ -498,10 +500,9 @@ void writeFixList(ReportWriter &out, const ReportPage &p)
                   open, {15, 26, 14, 9, 24, 12}, {false, false, false, false, false, false}, kIdLines);
     if (!acknowledged.empty()) {
         out.heading(QStringLiteral("Acknowledged warnings (%1)").arg(acknowledged.size()), 12);
-        out.table({QStringLiteral("Name"), QStringLiteral("ID"), QStringLiteral("Rule"), QStringLiteral("Severity"),
-                   QStringLiteral("Message"), QStringLiteral("Source"), QStringLiteral("Acknowledged because")},
-                  acknowledged, {11, 26, 14, 9, 14, 12, 14}, {false, false, false, false, false, false, false},
-                  kIdLines);
+        out.table({QStringLiteral("Name"), QStringLiteral("ID"), QStringLiteral("Rule"), QStringLiteral("Message"),
+                   QStringLiteral("Source"), QStringLiteral("Acknowledged because")},
+                  acknowledged, {12, 26, 14, 18, 12, 18}, {false, false, false, false, false, false}, kIdLines);
     }
 }
 
