@@ -190,6 +190,8 @@ std::vector<ReportDraft> readReportDrafts(SQLite::Database &db, const std::set<s
         const Json &parsed = body.value ? *body.value : noBody;
         ReportDraft draft;
         draft.school = schoolOfDraft(parsed, knownSchools);
+        if (rows.getColumn(1).getString() == "School" && parsed.is_object())
+            draft.schoolName = textOf(parsed.value("nameOfInstitution", Json()));
         ReportPage::FixLine &line = draft.line;
         line.draft = true;
         line.name = draftName(parsed);

@@ -20,6 +20,7 @@ std::string compactKey(const Json &identity);
 struct ReportDraft
 {
     std::string school;
+    std::string schoolName; // a School draft's nameOfInstitution: the title of a page no stored school has
     ReportPage::FixLine line;
 };
 

@@ -308,6 +308,8 @@ void placeDrafts(SQLite::Database &db, std::map<std::string, ReportPage> &pages)
             knownSchools.insert(school);
     for (ReportDraft &draft : readReportDrafts(db, knownSchools)) {
         ReportPage &p = pageOf(pages, draft.school);
+        if (p.title.empty() && !draft.schoolName.empty())
+            p.title = draft.schoolName + " (" + draft.school + ", a draft)";
         ++p.drafts;
         p.fixes.push_back(std::move(draft.line));
     }
