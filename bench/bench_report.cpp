@@ -119,7 +119,7 @@ int main(int argc, char **argv)
         fixes += page.fixes.size();
     std::printf("report: read (one transaction)          %8.3f s  (%.1f x the baseline)\n", gathered,
                 baseline > 0 ? gathered / baseline : 0.0);
-    std::printf("report: drawn as PDF                    %8.3f s  (%d pages, %zu school pages, %zu lines to fix)\n",
+    std::printf("report: drawn as PDF                    %8.3f s  (%d pages, %zu sections, %zu lines to fix)\n",
                 drawn, pages, data.pages.size(), fixes);
     std::printf("report: in all                          %8.3f s; peak resident set %.0f MB\n", gathered + drawn,
                 procStatusMb("VmHWM:"));

@@ -16,10 +16,13 @@ const char *const kReportHelp =
     "submission, every school's documents and results), then each school and the district-wide records\n"
     "(what belongs to no school), each from a new page: documents per resource and how many changed since\n"
     "the last submission, reference data in one line, results by severity and by rule, and the fix list:\n"
-    "every failing record, most severe first, with its name, id, rule, message and source (Steward's rule\n"
-    "or the state's file and row), acknowledged warnings apart. A student or staff member is on the page\n"
-    "of every school they are enrolled or assigned at; a state's result on the page of the school its row\n"
-    "names (and the report says so where the enrollments disagree). Tables continue on the next page.\n"
+    "every draft (input that could not be stored) and failing record, drafts first, then most severe\n"
+    "first, with its name, id, rule, message and source (Steward's rule or the state's file and row),\n"
+    "acknowledged warnings apart. An id is short: an enrollment as \"student 604822 · school 255901001 ·\n"
+    "2024-08-23\". A draft is on the page of the school it names (district-wide when none); a student or\n"
+    "staff member on the page of every school they are enrolled or assigned at; a state's result on the\n"
+    "page of the school its row names (and the report says so where the enrollments disagree). Tables\n"
+    "continue on the next page, named \"SCHOOL (continued)\"; every page says \"page N of M\".\n"
     "--fix-list writes every school's fix list as one table too (.xlsx, else CSV).\n"
     "\n"
     "Exit status: 0 written, 1 the file or database cannot be used, 2 bad arguments.\n"
@@ -51,10 +54,19 @@ int commandReport(const CliContext &context, const std::vector<std::string> &arg
         return kExitFailed;
     }
     std::size_t fixes = 0;
-    for (const ReportPage &page : data.pages)
+    std::size_t schools = 0;
+    bool districtWide = false;
+    for (const ReportPage &page : data.pages) {
         fixes += page.fixes.size();
-    std::cout << "Wrote " << out << ": " << pages << " page(s), " << data.pages.size() << " school page(s), " << fixes
-              << " line(s) to fix; " << data.verdict << "\n";
+        // Schools, not sections: the district-wide records are a section of their own.
+        if (page.schoolId.empty())
+            districtWide = true;
+        else
+            ++schools;
+    }
+    std::cout << "Wrote " << out << ": " << pages << " page(s), " << schools << " school(s)"
+              << (districtWide ? " and the district-wide records" : "") << ", " << fixes << " line(s) to fix; "
+              << data.verdict << "\n";
     if (!fixList.empty()) {
         const FixListTable list = fixListTable(data);
         try {

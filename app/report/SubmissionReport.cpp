@@ -1,6 +1,8 @@
 #include "SubmissionReport.h"
 
 #include "Database.h"
+#include "ReportRecords.h"
+#include "ReportWriter.h"
 #include "Readiness.h"
 #include "Submissions.h"
 
@@ -8,8 +10,6 @@
 
 #include <QColor>
 #include <QDateTime>
-#include <QFont>
-#include <QFontMetrics>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
@@ -30,19 +30,6 @@ const char *const kSchoolOfBody =
     " json_extract(b, '$.courseOfferingReference.schoolId'), json_extract(b, '$.sectionReference.schoolId'),"
     " json_extract(b, '$.sessionReference.schoolId'))";
 
-const char *const kSeverities[] = {"fatal", "error", "warning", "info"};
-
-QColor severityColor(const std::string &severity)
-{
-    if (severity == "fatal")
-        return QColor(0xb0, 0x1c, 0x2e);
-    if (severity == "error")
-        return QColor(0xd9, 0x6c, 0x06);
-    if (severity == "warning")
-        return QColor(0xc9, 0xa2, 0x27);
-    return QColor(0x4a, 0x78, 0xa8);
-}
-
 std::int64_t totalOf(const std::map<std::string, std::int64_t> &counts)
 {
     std::int64_t total = 0;
@@ -50,260 +37,6 @@ std::int64_t totalOf(const std::map<std::string, std::int64_t> &counts)
         total += count;
     return total;
 }
-
-// Draws top-down through as many pages as it takes: whatever would run past the bottom margin goes to a
-// new page (with a table's header drawn again there); every page gets the footer.
-class ReportWriter
-{
-public:
-    ReportWriter(QPdfWriter &writer, QPainter &painter, const QRect &area, const QString &footer)
-        : m_writer(writer)
-        , m_painter(painter)
-        , m_area(area)
-        , m_footer(footer)
-        , m_y(area.top())
-    {
-        body();
-    }
-
-    int pages() const { return m_pages; }
-
-    // Ends the page (its footer) and starts the next.
-    void newPage()
-    {
-        drawFooter();
-        m_writer.newPage();
-        ++m_pages;
-        m_y = m_area.top();
-    }
-
-    void finish() { drawFooter(); }
-
-    void heading(const QString &text, int pointSize)
-    {
-        QFont font = m_painter.font();
-        font.setPointSize(pointSize);
-        font.setBold(true);
-        m_painter.setFont(font);
-        const int height = textHeight(text, m_area.width());
-        // A heading never stands alone at the bottom of a page: room for it and two lines under it.
-        room(height + 3 * QFontMetrics(font).height());
-        draw(QRect(m_area.left(), m_y, m_area.width(), height), Qt::AlignLeft | Qt::TextWordWrap, text, Qt::black);
-        m_y += height + QFontMetrics(font).height() / 3;
-        body();
-    }
-
-    void line(const QString &text, const QColor &color = Qt::black)
-    {
-        const int height = text.isEmpty() ? QFontMetrics(m_painter.font()).height() / 2 : textHeight(text, m_area.width());
-        room(height);
-        draw(QRect(m_area.left(), m_y, m_area.width(), height), Qt::AlignLeft | Qt::TextWordWrap, text, color);
-        m_y += height + 2;
-    }
-
-    // A table: column widths by weight, cells wrapped; numbers (right-aligned columns) never wrap. A row
-    // that does not fit goes to the next page, under the header again.
-    void table(const QStringList &header, const std::vector<QStringList> &rows, const std::vector<int> &weights,
-               const std::vector<bool> &rightAligned)
-    {
-        int total = 0;
-        for (int weight : weights)
-            total += weight;
-        std::vector<int> width;
-        for (int weight : weights)
-            width.push_back(m_area.width() * weight / total);
-        // A column is as wide as the longest word of its header, a column of numbers as its widest number
-        // too; the widest column gives up the room.
-        QFont bold = m_painter.font();
-        bold.setBold(true);
-        for (std::size_t c = 0; c < width.size(); ++c) {
-            int least = 0;
-            for (const QString &word : header[static_cast<int>(c)].split(QLatin1Char(' ')))
-                least = std::max(least, QFontMetrics(bold).horizontalAdvance(word) + 10);
-            for (const QStringList &row : rows) {
-                if (static_cast<int>(c) >= row.size())
-                    continue;
-                const QFontMetrics metrics(m_painter.font());
-                if (rightAligned[c]) {
-                    least = std::max(least, metrics.horizontalAdvance(row[static_cast<int>(c)]) + 10);
-                    continue;
-                }
-                // An id or a rule number reads whole; longer words may break (up to a quarter of the page).
-                for (const QString &word : row[static_cast<int>(c)].split(QLatin1Char(' ')))
-                    least = std::max(least, std::min(metrics.horizontalAdvance(word) + 10, m_area.width() / 4));
-            }
-            if (width[c] < least) {
-                auto widest = std::max_element(width.begin(), width.end());
-                *widest -= least - width[c];
-                width[c] = least;
-            }
-        }
-        std::vector<int> left;
-        int x = m_area.left();
-        for (std::size_t c = 0; c < width.size(); ++c) {
-            if (c + 1 == width.size())
-                width[c] = m_area.right() - x;
-            left.push_back(x);
-            x += width[c];
-        }
-        auto cell = [&](std::size_t column, int top, int height) {
-            return QRect(left[column] + 3, top + 3, width[column] - 6, height - 6);
-        };
-        auto rowHeight = [&](const QStringList &row) {
-            int height = QFontMetrics(m_painter.font()).height();
-            for (int c = 0; c < row.size() && c < static_cast<int>(width.size()); ++c)
-                height = std::max(height, textHeight(row[c], width[static_cast<std::size_t>(c)] - 6));
-            return height + 6;
-        };
-        auto drawHeader = [&] {
-            QFont bold = m_painter.font();
-            bold.setBold(true);
-            const QFont plain = m_painter.font();
-            m_painter.setFont(bold);
-            const int height = rowHeight(header);
-            for (int c = 0; c < header.size(); ++c)
-                draw(cell(static_cast<std::size_t>(c), m_y, height),
-                     (rightAligned[static_cast<std::size_t>(c)] ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom |
-                         Qt::TextWordWrap,
-                     header[c], Qt::black);
-            m_painter.setFont(plain);
-            m_y += height;
-            m_painter.setPen(Qt::black);
-            m_painter.drawLine(m_area.left(), m_y, m_area.right(), m_y);
-            m_y += 2;
-        };
-        room(rowHeight(header) + (rows.empty() ? 0 : rowHeight(rows.front())) + 2);
-        drawHeader();
-        bool shade = false;
-        for (const QStringList &row : rows) {
-            const int height = rowHeight(row);
-            if (m_y + height > limit()) {
-                newPage();
-                drawHeader();
-            }
-            if (shade)
-                m_painter.fillRect(QRect(m_area.left(), m_y, m_area.width(), height), QColor(0xf2, 0xf4, 0xf7));
-            shade = !shade;
-            for (int c = 0; c < row.size() && c < header.size(); ++c)
-                draw(cell(static_cast<std::size_t>(c), m_y, height),
-                     (rightAligned[static_cast<std::size_t>(c)] ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop |
-                         Qt::TextWordWrap,
-                     row[c], Qt::black);
-            m_y += height;
-        }
-        m_y += QFontMetrics(m_painter.font()).height() / 2;
-    }
-
-    // Horizontal bars, one per rule, colored by severity, scaled to the largest; rule ids wrap.
-    void bars(const std::vector<ReportPage::RuleLine> &rules, int most)
-    {
-        const int label = m_area.width() / 3;
-        const int number = QFontMetrics(m_painter.font()).horizontalAdvance(QStringLiteral("0000000")) + 6;
-        std::int64_t largest = 1;
-        for (const ReportPage::RuleLine &rule : rules)
-            largest = std::max(largest, rule.count);
-        int shown = 0;
-        for (const ReportPage::RuleLine &rule : rules) {
-            if (shown++ == most)
-                break;
-            const QString id = QString::fromStdString(rule.ruleId);
-            const int height = std::max(textHeight(id, label - 8), QFontMetrics(m_painter.font()).height()) + 6;
-            room(height);
-            draw(QRect(m_area.left(), m_y + 3, label - 8, height - 6), Qt::AlignLeft | Qt::TextWordWrap, id, Qt::black);
-            const int barRoom = m_area.width() - label - number;
-            const int w = std::max(2, static_cast<int>(barRoom * rule.count / largest));
-            m_painter.fillRect(QRect(m_area.left() + label, m_y + 3, w, height - 6), severityColor(rule.severity));
-            draw(QRect(m_area.left() + label + w + 4, m_y + 3, number - 4, height - 6), Qt::AlignLeft | Qt::AlignVCenter,
-                 QString::number(rule.count), Qt::black);
-            m_y += height;
-        }
-        if (static_cast<int>(rules.size()) > most)
-            line(QStringLiteral("... and %1 more rule(s): see the fix list.").arg(rules.size() - static_cast<std::size_t>(most)));
-        m_y += QFontMetrics(m_painter.font()).height() / 2;
-    }
-
-    void legend()
-    {
-        const int height = QFontMetrics(m_painter.font()).height();
-        room(height + 6);
-        int x = m_area.left();
-        for (const char *severity : kSeverities) {
-            m_painter.fillRect(QRect(x, m_y + 3, height - 6, height - 6), severityColor(severity));
-            draw(QRect(x + height, m_y, 90, height), Qt::AlignLeft | Qt::AlignVCenter, QString::fromLatin1(severity),
-                 Qt::black);
-            x += 100;
-        }
-        m_y += height + 6;
-    }
-
-private:
-    int footerHeight() const { return 30; }
-    int limit() const { return m_area.bottom() - footerHeight() - 6; }
-
-    // Starts a new page when what comes next would not fit above the footer.
-    void room(int height)
-    {
-        if (m_y + height > limit() && m_y > m_area.top())
-            newPage();
-    }
-
-    // Words wrap at spaces; a word wider than the room (an id, a resource name) breaks where it must
-    // rather than run into the next column.
-    int wrapping(const QString &text, int width) const
-    {
-        const QFontMetrics metrics(m_painter.font());
-        for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts))
-            if (metrics.horizontalAdvance(word) > width)
-                return Qt::TextWrapAnywhere;
-        return Qt::TextWordWrap;
-    }
-
-    int textHeight(const QString &text, int width) const
-    {
-        width = std::max(width, 1);
-        return m_painter.boundingRect(QRect(0, 0, width, 100000), wrapping(text, width) | Qt::AlignLeft, text).height();
-    }
-
-    void draw(const QRect &rect, int flags, const QString &text, const QColor &color)
-    {
-        m_painter.setPen(color);
-        if ((flags & Qt::TextWordWrap) != 0)
-            flags = (flags & ~Qt::TextWordWrap) | wrapping(text, rect.width());
-        m_painter.drawText(rect, flags, text);
-    }
-
-    void drawFooter()
-    {
-        const QFont before = m_painter.font();
-        QFont font = before;
-        font.setPointSize(8);
-        font.setBold(false);
-        m_painter.setFont(font);
-        const QString text = m_footer + QStringLiteral(" · page %1").arg(m_pages);
-        draw(QRect(m_area.left(), m_area.bottom() - footerHeight(), m_area.width(), footerHeight()),
-             Qt::AlignLeft | Qt::AlignBottom | Qt::TextWordWrap, text, Qt::darkGray);
-        m_painter.setFont(before);
-    }
-
-    void body()
-    {
-        QFont font = m_painter.font();
-        font.setPointSize(10);
-        font.setBold(false);
-        m_painter.setFont(font);
-    }
-
-    QPdfWriter &m_writer;
-    QPainter &m_painter;
-    QRect m_area;
-    QString m_footer;
-    int m_y;
-    int m_pages = 1;
-};
-
-} // namespace
-
-namespace {
 
 // Reference data: shown as one summary line per page, not a row per type.
 bool isReferenceData(const std::string &resource)
@@ -484,9 +217,10 @@ std::vector<ReportResult> readResults(SQLite::Database &db, std::set<std::string
             "                  natural_key, school_id, row_number, file, changed_since FROM imported_results)"
             " SELECT x.kind, x.origin, x.rule_id, x.severity, x.message, coalesce(x.doc_id, ''), x.resource,"
             "        x.natural_key, x.school_id, x.row_number, x.file, x.changed_since,"
-            "        a.reason, a.actor, a.at"
+            "        a.reason, a.actor, a.at, steward_text(d.identity)"
             " FROM x LEFT JOIN acknowledgements a"
-            "   ON a.origin = x.origin AND a.rule_id = x.rule_id AND a.doc_id = x.doc_id");
+            "   ON a.origin = x.origin AND a.rule_id = x.rule_id AND a.doc_id = x.doc_id"
+            " LEFT JOIN document_rows d ON x.doc_id IS NOT NULL AND d.id = steward_id_key(x.doc_id)");
     while (rows.executeStep()) {
         ReportResult result;
         ReportPage::FixLine &line = result.line;
@@ -497,6 +231,10 @@ std::vector<ReportResult> readResults(SQLite::Database &db, std::set<std::string
         result.docId = rows.getColumn(5).getString();
         line.resource = rows.getColumn(6).getString();
         line.naturalKey = rows.getColumn(7).getString();
+        // The stored record's identity, labelled and short; a row that matched nothing keeps its key text.
+        if (!rows.getColumn(15).isNull())
+            if (const JsonParseResult identity = parseJson(rows.getColumn(15).getString()); identity.value)
+                line.naturalKey = compactKey(*identity.value);
         result.stateSchool = state ? rows.getColumn(8).getString() : std::string();
         // The file's name: where the steward kept it says nothing to a principal.
         const std::string file = std::filesystem::path(rows.getColumn(10).getString()).filename().string();
@@ -561,6 +299,22 @@ void placeResults(std::vector<ReportResult> &results, const DocumentPass &docume
 
 }
 
+// Each draft on the page of the school it names (district-wide when none), listed first to fix.
+void placeDrafts(SQLite::Database &db, std::map<std::string, ReportPage> &pages)
+{
+    std::set<std::string> knownSchools;
+    for (const auto &[school, p] : pages)
+        if (!school.empty())
+            knownSchools.insert(school);
+    for (ReportDraft &draft : readReportDrafts(db, knownSchools)) {
+        ReportPage &p = pageOf(pages, draft.school);
+        if (p.title.empty() && !draft.schoolName.empty())
+            p.title = draft.schoolName + " (" + draft.school + ", a draft)";
+        ++p.drafts;
+        p.fixes.push_back(std::move(draft.line));
+    }
+}
+
 // A page's title, and its rules, resources and fixes in the order a principal reads them.
 void finishPage(const std::string &school, ReportPage &p)
 {
@@ -573,6 +327,8 @@ void finishPage(const std::string &school, ReportPage &p)
               [](const ReportPage::ResourceLine &a, const ReportPage::ResourceLine &b) { return a.resource < b.resource; });
     std::stable_sort(p.fixes.begin(), p.fixes.end(),
                      [](const ReportPage::FixLine &a, const ReportPage::FixLine &b) {
+                         if (a.draft != b.draft)
+                             return a.draft;
                          if (severityRank(a.severity) != severityRank(b.severity))
                              return severityRank(a.severity) < severityRank(b.severity);
                          return a.name != b.name ? a.name < b.name : a.ruleId < b.ruleId;
@@ -622,6 +378,7 @@ SubmissionReportData gatherSubmissionReport(SQLite::Database &db)
     }
 
     placeResults(results, documents, pages);
+    placeDrafts(db, pages);
 
     for (auto &[school, p] : pages)
         finishPage(school, p);
@@ -657,10 +414,13 @@ QString countsText(const ReportPage &p)
         auto it = p.bySeverity.find(severity);
         counts << QStringLiteral("%1 %2").arg(it == p.bySeverity.end() ? 0 : it->second).arg(QLatin1String(severity));
     }
-    return QStringLiteral("Results: %1 (%2); %3 warning(s) acknowledged.")
-        .arg(totalOf(p.bySeverity))
-        .arg(counts.join(QStringLiteral(", ")))
-        .arg(p.acknowledged);
+    QString text = QStringLiteral("Results: %1 (%2); %3 warning(s) acknowledged.")
+                       .arg(totalOf(p.bySeverity))
+                       .arg(counts.join(QStringLiteral(", ")))
+                       .arg(p.acknowledged);
+    if (p.drafts > 0)
+        text += QStringLiteral(" Drafts: %1, input that could not be stored yet (first in the fix list).").arg(p.drafts);
+    return text;
 }
 
 void writeSummary(ReportWriter &out, const SubmissionReportData &data)
@@ -683,7 +443,7 @@ void writeSummary(ReportWriter &out, const SubmissionReportData &data)
             documents += r.documents;
             changed += r.changedSince;
         }
-        QStringList row{QString::fromStdString(p.title), QString::number(documents)};
+        QStringList row{QString::fromStdString(p.title), QString::number(documents), QString::number(p.drafts)};
         for (const char *severity : kSeverities) {
             auto it = p.bySeverity.find(severity);
             row << QString::number(it == p.bySeverity.end() ? 0 : it->second);
@@ -691,10 +451,25 @@ void writeSummary(ReportWriter &out, const SubmissionReportData &data)
         row << (data.lastSubmission.empty() ? QStringLiteral("–") : QString::number(changed));
         rows.push_back(row);
     }
-    out.table({QStringLiteral("School"), QStringLiteral("Documents"), QStringLiteral("Fatal"), QStringLiteral("Error"),
-               QStringLiteral("Warning"), QStringLiteral("Info"), QStringLiteral("Changed since")},
-              rows, {34, 11, 9, 9, 10, 9, 18}, {false, true, true, true, true, true, true});
+    out.table({QStringLiteral("School"), QStringLiteral("Documents"), QStringLiteral("Drafts"), QStringLiteral("Fatal"),
+               QStringLiteral("Error"), QStringLiteral("Warning"), QStringLiteral("Info"), QStringLiteral("Changed since")},
+              rows, {30, 11, 8, 8, 8, 9, 8, 18}, {false, true, true, true, true, true, true, true});
 }
+
+// "StudentSchoolAssociation" -> "Student School Association": a name that wraps at its words.
+QString inWords(const std::string &resource)
+{
+    QString words;
+    for (const char c : resource) {
+        if (!words.isEmpty() && c >= 'A' && c <= 'Z')
+            words += QLatin1Char(' ');
+        words += QLatin1Char(c);
+    }
+    return words;
+}
+
+// An id reads at a glance: two lines at most in the fix list (the spreadsheet has every one whole).
+const std::vector<int> kIdLines{0, 2};
 
 void writeFixList(ReportWriter &out, const ReportPage &p)
 {
@@ -706,10 +481,12 @@ void writeFixList(ReportWriter &out, const ReportPage &p)
             message += QStringLiteral(" (changed since the state's run: awaiting its next run)");
         if (!fix.note.empty())
             message += QStringLiteral(" — ") + QString::fromStdString(fix.note);
-        QStringList row{QString::fromStdString(fix.name.empty() ? "(" + fix.resource + ")" : fix.name),
+        QStringList row{fix.name.empty() ? QStringLiteral("(%1)").arg(inWords(fix.resource)) : QString::fromStdString(fix.name),
                         QString::fromStdString(fix.naturalKey), QString::fromStdString(fix.ruleId),
                         QString::fromStdString(fix.severity), message, QString::fromStdString(fix.source)};
         if (fix.acknowledged) {
+            // Only a warning can be acknowledged: no severity column there, room for the reason.
+            row.removeAt(3);
             row << QString::fromStdString(fix.acknowledgedBecause);
             acknowledged.push_back(row);
         } else {
@@ -722,12 +499,12 @@ void writeFixList(ReportWriter &out, const ReportPage &p)
     else
         out.table({QStringLiteral("Name"), QStringLiteral("ID"), QStringLiteral("Rule"), QStringLiteral("Severity"),
                    QStringLiteral("Message"), QStringLiteral("Source")},
-                  open, {17, 17, 12, 9, 29, 16}, {false, false, false, false, false, false});
+                  open, {15, 26, 14, 9, 24, 12}, {false, false, false, false, false, false}, kIdLines);
     if (!acknowledged.empty()) {
         out.heading(QStringLiteral("Acknowledged warnings (%1)").arg(acknowledged.size()), 12);
-        out.table({QStringLiteral("Name"), QStringLiteral("ID"), QStringLiteral("Rule"), QStringLiteral("Severity"),
-                   QStringLiteral("Message"), QStringLiteral("Source"), QStringLiteral("Acknowledged because")},
-                  acknowledged, {14, 13, 11, 8, 21, 14, 19}, {false, false, false, false, false, false, false});
+        out.table({QStringLiteral("Name"), QStringLiteral("ID"), QStringLiteral("Rule"), QStringLiteral("Message"),
+                   QStringLiteral("Source"), QStringLiteral("Acknowledged because")},
+                  acknowledged, {12, 26, 14, 18, 12, 18}, {false, false, false, false, false, false}, kIdLines);
     }
 }
 
@@ -744,6 +521,8 @@ void writeSchool(ReportWriter &out, const SubmissionReportData &data, const Repo
     if (!rows.empty())
         out.table({QStringLiteral("Resource"), QStringLiteral("Documents"), QStringLiteral("Changed since last submission")},
                   rows, {50, 20, 30}, {false, true, true});
+    else if (p.referenceTypes == 0)
+        out.line(QStringLiteral("No documents stored here yet."));
     if (p.referenceTypes > 0)
         out.line(QStringLiteral("Reference data: %1 value(s) of %2 descriptor and school-year type(s).")
                      .arg(p.referenceValues)
@@ -751,13 +530,34 @@ void writeSchool(ReportWriter &out, const SubmissionReportData &data, const Repo
     out.line(QString());
     out.heading(QStringLiteral("Results by rule"), 12);
     if (p.byRule.empty()) {
-        out.line(p.fixes.empty() ? QStringLiteral("No results: every rule passes here.")
-                                 : QStringLiteral("No results standing: see the fix list."));
+        // Results awaiting the state's next run or matching no record are listed, not counted; drafts are no results.
+        const bool listed = std::any_of(p.fixes.begin(), p.fixes.end(),
+                                        [](const ReportPage::FixLine &fix) { return !fix.draft; });
+        out.line(listed ? QStringLiteral("No results standing: see the fix list.")
+                        : QStringLiteral("No results: every rule passes here."));
+        out.line(QString());
     } else {
         out.legend();
         out.bars(p.byRule, 18);
     }
     writeFixList(out, p);
+}
+
+} // namespace
+
+namespace {
+
+// The whole report through one writer: the summary, then each school and the district-wide records.
+int layOutReport(ReportWriter &out, const SubmissionReportData &data)
+{
+    out.section(QStringLiteral("Submission report"));
+    writeSummary(out, data);
+    for (const ReportPage &p : data.pages) {
+        out.section(QString::fromStdString(p.title));
+        writeSchool(out, data, p);
+    }
+    out.finish();
+    return out.pages();
 }
 
 } // namespace
@@ -780,15 +580,13 @@ bool writeSubmissionReportPdf(const SubmissionReportData &data, const QString &p
     QString footer = QStringLiteral("Steward · generated %1").arg(QString::fromStdString(data.generatedAt));
     if (!data.lastSubmission.empty())
         footer += QStringLiteral(" · last submission: %1").arg(QString::fromStdString(data.lastSubmission));
-    ReportWriter out(writer, painter, area, footer);
-    writeSummary(out, data);
-    for (const ReportPage &p : data.pages) {
-        out.newPage();
-        writeSchool(out, data, p);
-    }
-    out.finish();
+    // Laid out twice: the first pass only counts the pages, so every footer can say "page N of M".
+    ReportWriter counting(writer, painter, area, footer, 0);
+    const int total = layOutReport(counting, data);
+    ReportWriter out(writer, painter, area, footer, total);
+    const int written = layOutReport(out, data);
     if (pages != nullptr)
-        *pages = out.pages();
+        *pages = written;
     if (!painter.end()) {
         if (error)
             *error = QStringLiteral("%1 could not be finished").arg(path);

@@ -27,6 +27,7 @@ struct ReportPage
     std::vector<ResourceLine> resources;
     std::map<std::string, std::int64_t> bySeverity; // fatal, error, warning, info
     std::int64_t acknowledged = 0;
+    std::int64_t drafts = 0; // drafts that name this school (district-wide: those naming none)
     struct RuleLine
     {
         std::string ruleId;
@@ -41,7 +42,7 @@ struct ReportPage
     struct FixLine
     {
         std::string name;       // the student's or staff member's name, a course's title, ...
-        std::string naturalKey; // the record's identifying values ("604801")
+        std::string naturalKey; // its identifying values, short: "student 604822 · school 255901001 · 2024-08-23"
         std::string resource;   // "Student"
         std::string ruleId;
         std::string severity;
@@ -51,6 +52,7 @@ struct ReportPage
         std::string note;          // "the state's file names campus 255901044; enrolled at 255901001"
         bool acknowledged = false;
         std::string acknowledgedBecause; // "Retained on purpose — A. Steward, 2026-11-28"
+        bool draft = false; // input that could not be stored (listed first: nothing else about it counts yet)
     };
     std::vector<FixLine> fixes;
 };
