@@ -8,11 +8,18 @@
 #include "ExternalResults.h"
 #include "MainWindow.h"
 #include "ResourceTreeModel.h"
+#include "ResultsGrid.h"
+#include "ResultsGridModel.h"
 #include "Rules.h"
 #include "Sync.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QComboBox>
+#include <QHeaderView>
+#include <QScrollBar>
+#include <QTabWidget>
+#include <QTableView>
 #include <QFile>
 #include <QLabel>
 #include <QListWidget>
@@ -225,6 +232,66 @@ private Q_SLOTS:
         QVERIFY(!window.editor()->save());
         QVERIFY2(notice->text().contains(QLatin1String("Compare")), qPrintable(notice->text()));
         QCOMPARE(raw->request("GET", "/ed-fi/students/" + id).body["firstName"].get<std::string>(), std::string("Augusta"));
+    }
+
+    void dataQualityReadsByTitleAtLaptopSizes_data()
+    {
+        verdictListsRuleAndStateResults_data();
+    }
+
+    // The grid shows the rule's title (its code beside it) and the message without a horizontal
+    // scroll; selecting a row shows its record, the grid staying in front, its resource selected.
+    void dataQualityReadsByTitleAtLaptopSizes()
+    {
+        QFETCH(QSize, size);
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("grid.db"), {}, &error);
+        QVERIFY2(session, qPrintable(error));
+        AppSession *raw = session.get();
+        const std::string future = post(*raw, "/ed-fi/students", student("604822", "2999-01-01"));
+        runRules(loadStarterRulePack(raw->model()), raw->model(), raw->database());
+        MainWindow window(std::move(session));
+        window.resize(size);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *tabs = window.findChild<QTabWidget *>(QStringLiteral("centerTabs"));
+        QVERIFY(tabs);
+        tabs->setCurrentWidget(window.resultsGrid());
+        ResultsGrid *grid = window.resultsGrid();
+        QAbstractItemModelTester tester(grid->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        grid->reload();
+        QTRY_VERIFY(grid->model()->rowCount() >= 2);
+        int row = -1;
+        for (int r = 0; r < grid->model()->rowCount(); ++r)
+            if (grid->model()->rowAt(r).cause == "STU-002")
+                row = r;
+        QVERIFY(row >= 0);
+        QCOMPARE(grid->model()->index(row, ResultsGridModel::CauseColumn).data().toString(),
+                 QStringLiteral("Birth date not in the future (STU-002)"));
+        auto *causeFacet = grid->findChild<QComboBox *>(
+            QStringLiteral("facet%1").arg(static_cast<int>(ResultsGridModel::Facet::Cause)));
+        QVERIFY(causeFacet);
+        QVERIFY(causeFacet->findData(QStringLiteral("Birth date not in the future (STU-002)")) >= 0
+                || causeFacet->findText(QStringLiteral("Birth date not in the future (STU-002)"), Qt::MatchStartsWith) >= 0);
+
+        QTableView *view = grid->view();
+        QHeaderView *header = view->horizontalHeader();
+        QCOMPARE(view->horizontalScrollBar()->value(), 0);
+        for (int column : {int(ResultsGridModel::SeverityColumn), int(ResultsGridModel::CauseColumn),
+                           int(ResultsGridModel::MessageColumn)}) {
+            const int right = header->sectionViewportPosition(column) + header->sectionSize(column);
+            QVERIFY2(header->sectionViewportPosition(column) >= 0 && right <= view->viewport()->width(),
+                     qPrintable(QStringLiteral("column %1 ends at %2 of %3").arg(column).arg(right).arg(view->viewport()->width())));
+        }
+        QVERIFY(header->sectionSize(ResultsGridModel::MessageColumn) >= 140);
+
+        const QRect cell = view->visualRect(grid->model()->index(row, ResultsGridModel::MessageColumn));
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, cell.center());
+        QTRY_COMPARE(window.editor()->documentId(), QString::fromStdString(future));
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(grid));
+        QVERIFY2(window.resourceView()->currentIndex().data().toString().startsWith(QLatin1String("Student")),
+                 qPrintable(window.resourceView()->currentIndex().data().toString()));
     }
 };
 
