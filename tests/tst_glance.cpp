@@ -5,6 +5,7 @@
 #include "AttentionBar.h"
 #include "DatabaseWatcher.h"
 #include "DocumentEditor.h"
+#include "DocumentTableModel.h"
 #include "ExternalResults.h"
 #include "MainWindow.h"
 #include "ResourceTreeModel.h"
@@ -20,6 +21,7 @@
 #include <QScrollBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QListWidget>
@@ -77,6 +79,16 @@ void recordConflict(AppSession &session, const std::string &id)
     conflict.theirsEtag = "6";
     conflict.reason = "changed on both sides: $.firstName";
     state.recordConflict(conflict);
+}
+
+// With STEWARD_SCREENSHOT_DIR set, the window as the steward sees it, to look at.
+void saveScreenshot(QWidget *widget, const QString &name)
+{
+    const QString folder = qEnvironmentVariable("STEWARD_SCREENSHOT_DIR");
+    if (folder.isEmpty())
+        return;
+    QTest::qWait(400); // laid out and painted as a person would see it
+    widget->grab().save(QDir(folder).filePath(name));
 }
 
 qint64 treeCount(MainWindow &window, const char *resource)
@@ -146,7 +158,15 @@ private Q_SLOTS:
         QVERIFY2(verdict.contains(QStringLiteral("Error · 10010-0033: Missing home language")), qPrintable(verdict));
         QVERIFY2(verdict.contains(QLatin1String("fall-state.jsonl")) && verdict.contains(QLatin1String("row 1")),
                  qPrintable(verdict));
-        QVERIFY2(verdict.contains(QLatin1String("on record: 1 fatal, 1 error")), qPrintable(verdict));
+        QVERIFY2(verdict.contains(QLatin1String("On record: 1 fatal, 1 error")), qPrintable(verdict));
+        saveScreenshot(&window, QStringLiteral("editor-fatal-%1x%2.png").arg(size.width()).arg(size.height()));
+        // The documents table marks the record with its worst severity.
+        DocumentTableModel *documents = window.documentModel();
+        QTRY_VERIFY(documents->rowOfDocument(QString::fromStdString(future)) >= 0);
+        const QModelIndex marked = documents->index(documents->rowOfDocument(QString::fromStdString(future)), 0);
+        QTRY_VERIFY(!marked.data(Qt::DecorationRole).isNull());
+        QVERIFY2(marked.data(Qt::ToolTipRole).toString().contains(QLatin1String("On record: fatal")),
+                 qPrintable(marked.data(Qt::ToolTipRole).toString()));
 
         // A record nothing is known against says so.
         QVERIFY(window.navigateTo(QString::fromStdString(clean)));
@@ -187,6 +207,7 @@ private Q_SLOTS:
 
         // The record itself says so, and its item opens the resolver.
         QVERIFY(window.navigateTo(QString::fromStdString(id)));
+        saveScreenshot(&window, QStringLiteral("window-open-conflict.png"));
         QVERIFY2(verdictText(window.editor()).contains(QStringLiteral("Fatal · Changed here and on the target")),
                  qPrintable(verdictText(window.editor())));
     }
@@ -289,6 +310,7 @@ private Q_SLOTS:
         const QRect cell = view->visualRect(grid->model()->index(row, ResultsGridModel::MessageColumn));
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, cell.center());
         QTRY_COMPARE(window.editor()->documentId(), QString::fromStdString(future));
+        saveScreenshot(&window, QStringLiteral("data-quality-%1x%2.png").arg(size.width()).arg(size.height()));
         QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(grid));
         QVERIFY2(window.resourceView()->currentIndex().data().toString().startsWith(QLatin1String("Student")),
                  qPrintable(window.resourceView()->currentIndex().data().toString()));

@@ -127,9 +127,11 @@ void AttentionBar::show(const Reading &reading)
     QStringList status;
     if (reading.openConflicts > 0)
         status << tr("⚠ %n sync conflict(s)", nullptr, reading.openConflicts);
-    status << reading.verdict;
+    // The verdict's first reasons; the whole of it on hover and in Tools > Readiness dashboard.
+    status << m_status->fontMetrics().elidedText(reading.verdict, Qt::ElideRight, 360);
     m_status->setText(status.join(QStringLiteral(" · ")));
     m_status->setToolTip(reading.verdict);
+    m_status->setMinimumWidth(m_status->sizeHint().width());
     m_status->setStyleSheet(reading.ready ? QStringLiteral("color: #2e7d32;") : QStringLiteral("color: #b71c1c;"));
     if (reading.openConflicts > 0) {
         m_message->setText(tr("%n open sync conflict(s): changed here and on the target. The push holds %1 back until "

@@ -201,7 +201,7 @@ void DocumentEditor::Private::showResponse(const steward::Response &response, co
         const QString onRecord = factsSummary();
         const bool blocking = facts.worstSeverity() == "fatal" || facts.worstSeverity() == "error";
         if (!onRecord.isEmpty())
-            setSummary(prefix + tr("Valid; on record: %1").arg(onRecord), blocking ? "error" : "info");
+            setSummary(prefix + tr("On record: %1").arg(onRecord), blocking ? "error" : "info");
         else if (!dirty() && draftId == 0)
             setSummary(prefix + tr("No problems."), "ok");
         else

@@ -3,6 +3,13 @@
 #include "FieldLabels.h"
 
 #include "DocumentLoader.h"
+#include "Database.h"
+#include "RecordFacts.h"
+
+#include <QApplication>
+#include <QFutureWatcher>
+#include <QStyle>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <QThread>
 #include <QTimer>
@@ -170,6 +177,16 @@ struct DocumentTableModel::Private
 
     quint64 generation = 0;
     bool loading = false;
+    // The worst severity of what is known against each record of the resource (results not
+    // acknowledged, drafts waiting on it, open conflicts), read beside the rows.
+    QString databasePath;
+    std::unordered_map<std::string, std::string> worstSeverity;
+    void readWorstSeverities();
+    std::string worstSeverityOf(const QString &id) const
+    {
+        const auto it = worstSeverity.find(id.toStdString());
+        return it == worstSeverity.end() ? std::string() : it->second;
+    }
     qint64 total = -1;
     bool keysKnown = false;
     QList<qint64> keys; // display order, once known
@@ -238,9 +255,37 @@ steward::DocumentQuery DocumentTableModel::Private::query() const
     return out;
 }
 
+void DocumentTableModel::Private::readWorstSeverities()
+{
+    if (q->m_resource == nullptr || databasePath.isEmpty())
+        return;
+    const std::string project = q->m_resource->projectName();
+    const std::string resource = q->m_resource->resourceName;
+    const std::string path = databasePath.toStdString();
+    const quint64 forGeneration = generation;
+    auto *watcher = new QFutureWatcher<std::unordered_map<std::string, std::string>>(q);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, q, [this, watcher, forGeneration] {
+        watcher->deleteLater();
+        if (forGeneration != generation)
+            return;
+        worstSeverity = watcher->result();
+        if (rows > 0)
+            Q_EMIT q->dataChanged(q->index(0, 0), q->index(rows - 1, 0), {Qt::DecorationRole, Qt::ToolTipRole});
+    });
+    watcher->setFuture(QtConcurrent::run([path, project, resource] {
+        try {
+            std::unique_ptr<steward::Database> reader = steward::Database::open(path, steward::Database::Access::ReadOnly);
+            return steward::worstSeverityByRecord(reader->connection(), project, resource);
+        } catch (const std::exception &) {
+            return std::unordered_map<std::string, std::string>();
+        }
+    }));
+}
+
 void DocumentTableModel::Private::reload(bool rebuildColumns)
 {
     ++generation;
+    readWorstSeverities();
     // Whatever the loader is doing now is for an older generation: stop it.
     loader->cancelBefore(generation);
     dispatchTimer.stop();
@@ -460,6 +505,7 @@ DocumentTableModel::DocumentTableModel(const QString &databasePath, const stewar
     d->thread = new QThread;
     d->thread->setObjectName(QStringLiteral("DocumentLoader"));
     d->loader = new DocumentLoader(databasePath);
+    d->databasePath = databasePath;
     d->loader->moveToThread(d->thread);
     // Queued: the loader emits on its own thread, the model lives on the GUI thread.
     connect(d->loader, &DocumentLoader::firstRowsLoaded, this,
@@ -556,6 +602,7 @@ QVariant DocumentTableModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
     case Qt::ToolTipRole:
+    case Qt::DecorationRole:
     case DocumentIdRole:
     case NaturalKeyRole:
     case LoadedRole:
@@ -586,8 +633,20 @@ QVariant DocumentTableModel::data(const QModelIndex &index, int role) const
             return d->descriptorLabel(row.cell(index.column()));
         return row.cell(index.column());
     case Qt::ToolTipRole: {
-        const QString text = row.cell(index.column());
+        QString text = row.cell(index.column());
+        const std::string worst = index.column() == 0 ? d->worstSeverityOf(row.id()) : std::string();
+        if (!worst.empty())
+            text += tr("\nOn record: %1 (the editor lists it)").arg(QString::fromStdString(worst));
         return text.isEmpty() ? QVariant() : QVariant(text);
+    }
+    case Qt::DecorationRole: {
+        const std::string worst = index.column() == 0 ? d->worstSeverityOf(row.id()) : std::string();
+        if (worst.empty())
+            return {};
+        const QStyle::StandardPixmap icon = worst == "fatal" || worst == "error" ? QStyle::SP_MessageBoxCritical
+                                            : worst == "warning"                 ? QStyle::SP_MessageBoxWarning
+                                                                                 : QStyle::SP_MessageBoxInformation;
+        return QApplication::style()->standardIcon(icon);
     }
     case DocumentIdRole:
         return row.id();

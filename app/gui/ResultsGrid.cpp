@@ -103,7 +103,7 @@ void ResultsGrid::setupView()
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setWordWrap(false);
-    m_view->setTextElideMode(Qt::ElideMiddle);
+    m_view->setTextElideMode(Qt::ElideRight);
 }
 
 void ResultsGrid::fitColumns()
@@ -118,7 +118,7 @@ void ResultsGrid::fitColumns()
     const int available = m_view->viewport()->width();
     const int severity = header->sectionSize(ResultsGridModel::SeverityColumn);
     const int title = std::min(header->sectionSize(ResultsGridModel::CauseColumn),
-                               std::max(110, (available - severity) * 2 / 5));
+                               std::max(110, (available - severity) / 2));
     header->resizeSection(ResultsGridModel::CauseColumn, title);
     header->resizeSection(ResultsGridModel::MessageColumn, std::max(140, available - severity - title));
 }
