@@ -33,8 +33,10 @@ namespace {
 
 using Facet = ResultsGridModel::Facet;
 
-constexpr Facet kFacetOrder[] = {Facet::Resource, Facet::Cause, Facet::Severity, Facet::Source, Facet::Field,
-                                 Facet::Kind};
+// Severity and kind (short values) share the first row; each facet whose values are long (titles,
+// resource names, paths, sources) has a row of its own, so its longest value fits at 1280 pixels.
+constexpr Facet kFacetOrder[] = {Facet::Severity, Facet::Kind, Facet::Cause, Facet::Resource, Facet::Field,
+                                 Facet::Source};
 static_assert(std::size(kFacetOrder) == ResultsGridModel::kFacetCount);
 
 QString valueText(const steward::Json &value)
@@ -59,8 +61,6 @@ struct FixOutcome
 
 } // namespace
 
-// One filter per facet, three a row: the tab is a third of a 1280-pixel window, where six in one
-// row were cut to "Resourc". The count goes beside them.
 QGridLayout *ResultsGrid::setupFacets()
 {
     auto *facetRow = new QGridLayout;
@@ -70,11 +70,15 @@ QGridLayout *ResultsGrid::setupFacets()
     for (Facet facet : kFacetOrder) {
         auto *combo = new QComboBox(this);
         combo->setObjectName(QStringLiteral("facet%1").arg(static_cast<int>(facet)));
-        combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-        combo->setMaximumWidth(260);
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(8);
+        combo->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
         combo->setToolTip(ResultsGridModel::facetName(facet));
         m_facets[static_cast<int>(facet)] = combo;
-        facetRow->addWidget(combo, placed / 3, placed % 3);
+        if (placed < 2)
+            facetRow->addWidget(combo, 0, placed);
+        else
+            facetRow->addWidget(combo, placed - 1, 0, 1, 3);
         ++placed;
         connect(combo, &QComboBox::currentIndexChanged, this, [this, facet, combo] {
             if (m_refreshingFacets)
@@ -84,9 +88,8 @@ QGridLayout *ResultsGrid::setupFacets()
             refreshFacets();
         });
     }
-    facetRow->setColumnStretch(3, 1);
-    // Beside the filters it counts, not in the row of buttons (which must fit at 1280 pixels).
-    facetRow->addWidget(m_countLabel, 1, 3, Qt::AlignRight | Qt::AlignVCenter);
+    // Beside the short filters it counts, not in the row of buttons (which must fit at 1280 pixels).
+    facetRow->addWidget(m_countLabel, 0, 2, Qt::AlignRight | Qt::AlignVCenter);
     return facetRow;
 }
 
