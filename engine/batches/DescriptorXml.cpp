@@ -115,33 +115,60 @@ private:
         const QString element = m_xml.name().toString();
         const std::int64_t line = m_xml.lineNumber();
         item.line = line;
-        const bool rightNamespace = m_xml.namespaceUri() == m_rootNamespace;
-        const ResourceSchema *resource = rightNamespace ? findDescriptor(element) : nullptr;
-        if (resource == nullptr) {
-            m_xml.skipCurrentElement();
-            if (m_xml.hasError()) {
-                malformed(item, element, line);
-                return;
-            }
-            if (!rightNamespace)
-                item.error = where(line, element) + "XML namespace " + quoted(m_xml.namespaceUri().toString().toStdString())
-                             + " differs from the interchange's " + quoted(m_rootNamespace.toStdString())
-                             + "; the element is skipped";
-            else
-                item.error = where(line, element) + m_model.describe() + " has no descriptor named "
-                             + element.toStdString() + "; the element is skipped";
+        const ResourceSchema *resource = descriptorOfElement(item, element, line);
+        if (resource == nullptr)
             return;
-        }
         item.resource = resource->resourceKey();
-
-        static const Json kNoProperties = Json::object();
-        auto propertiesIt = resource->jsonSchema.find("properties");
-        const Json &properties = propertiesIt != resource->jsonSchema.end() && propertiesIt->is_object()
-                                     ? *propertiesIt
-                                     : kNoProperties;
         Json body = Json::object();
         std::vector<std::string> problems;
         std::set<QString> seen;
+        readFields(*resource, body, problems, seen);
+        if (m_xml.hasError()) {
+            malformed(item, element, line);
+            return;
+        }
+        checkRequired(*resource, body, seen, problems);
+        if (!problems.empty()) {
+            item.error = where(line, element);
+            for (std::size_t i = 0; i < problems.size(); ++i)
+                item.error += (i ? "; " : "") + problems[i];
+            return;
+        }
+        item.body = std::move(body);
+    }
+
+    // The descriptor the element names; null (the element skipped, item.error saying why) when it
+    // is in another namespace or names none of the model's descriptors.
+    const ResourceSchema *descriptorOfElement(ImportItem &item, const QString &element, std::int64_t line)
+    {
+        const bool rightNamespace = m_xml.namespaceUri() == m_rootNamespace;
+        const ResourceSchema *resource = rightNamespace ? findDescriptor(element) : nullptr;
+        if (resource != nullptr)
+            return resource;
+        m_xml.skipCurrentElement();
+        if (m_xml.hasError()) {
+            malformed(item, element, line);
+            return nullptr;
+        }
+        if (!rightNamespace)
+            item.error = where(line, element) + "XML namespace " + quoted(m_xml.namespaceUri().toString().toStdString())
+                         + " differs from the interchange's " + quoted(m_rootNamespace.toStdString())
+                         + "; the element is skipped";
+        else
+            item.error = where(line, element) + m_model.describe() + " has no descriptor named "
+                         + element.toStdString() + "; the element is skipped";
+        return nullptr;
+    }
+
+    // The descriptor's child elements into body; each one that cannot be taken adds a problem.
+    void readFields(const ResourceSchema &resource, Json &body, std::vector<std::string> &problems,
+                    std::set<QString> &seen)
+    {
+        static const Json kNoProperties = Json::object();
+        auto propertiesIt = resource.jsonSchema.find("properties");
+        const Json &properties = propertiesIt != resource.jsonSchema.end() && propertiesIt->is_object()
+                                     ? *propertiesIt
+                                     : kNoProperties;
         while (m_xml.readNextStartElement()) {
             const QString field = m_xml.name().toString();
             const std::int64_t fieldLine = m_xml.lineNumber();
@@ -150,7 +177,7 @@ private:
             bool tooLong = false;
             const QString text = readText(nested, tooLong);
             if (m_xml.hasError())
-                break;
+                return;
             const std::string fieldText = "<" + field.toStdString() + ">";
             const std::string property = propertyName(field);
             auto schemaIt = properties.find(property);
@@ -184,33 +211,27 @@ private:
             }
             body[property] = value;
         }
-        if (m_xml.hasError()) {
-            malformed(item, element, line);
-            return;
-        }
+    }
 
-        if (auto required = resource->jsonSchema.find("required");
-            required != resource->jsonSchema.end() && required->is_array()) {
-            for (const Json &name : *required) {
-                if (!name.is_string())
-                    continue;
-                const std::string property = name.get<std::string>();
-                auto value = body.find(property);
-                if (value == body.end()) {
-                    if (!seen.count(QString::fromStdString(elementName(property))))
-                        problems.push_back("missing <" + elementName(property) + ">");
-                } else if (value->is_string() && value->get<std::string>().empty()) {
-                    problems.push_back("<" + elementName(property) + "> is empty");
-                }
+    // Every property the descriptor requires is there and not empty.
+    static void checkRequired(const ResourceSchema &resource, const Json &body, const std::set<QString> &seen,
+                              std::vector<std::string> &problems)
+    {
+        auto required = resource.jsonSchema.find("required");
+        if (required == resource.jsonSchema.end() || !required->is_array())
+            return;
+        for (const Json &name : *required) {
+            if (!name.is_string())
+                continue;
+            const std::string property = name.get<std::string>();
+            auto value = body.find(property);
+            if (value == body.end()) {
+                if (!seen.count(QString::fromStdString(elementName(property))))
+                    problems.push_back("missing <" + elementName(property) + ">");
+            } else if (value->is_string() && value->get<std::string>().empty()) {
+                problems.push_back("<" + elementName(property) + "> is empty");
             }
         }
-        if (!problems.empty()) {
-            item.error = where(line, element);
-            for (std::size_t i = 0; i < problems.size(); ++i)
-                item.error += (i ? "; " : "") + problems[i];
-            return;
-        }
-        item.body = std::move(body);
     }
 
     std::map<QString, const ResourceSchema *> m_resources; // element name -> descriptor, or null
