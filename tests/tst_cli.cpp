@@ -14,6 +14,9 @@
 #include <fstream>
 #include <tuple>
 
+#include <pwd.h>
+#include <unistd.h>
+
 using namespace steward;
 using namespace steward::test;
 
@@ -205,6 +208,55 @@ private Q_SLOTS:
         QVERIFY2(run.stderrText.contains(schema + ": $.projectSchema.resourceSchemas: expected an object"),
                  qPrintable(run.stderrText));
         QVERIFY(!QFile::exists(dir.filePath("x.db")));
+    }
+
+    // A service, a container or `env -i` sets neither USER nor LOGNAME: the change log's actor is
+    // then the account's name from the password database, not a placeholder; USER still wins.
+    void actingUserWithoutUserIsTheAccountsName()
+    {
+        const passwd *account = getpwuid(geteuid());
+        if (account == nullptr || account->pw_name == nullptr)
+            QSKIP("this account has no entry in the password database");
+        const QString accountName = QString::fromLocal8Bit(account->pw_name);
+        QTemporaryDir dir;
+        const QString db = dir.filePath("who.db");
+        const QByteArray descriptor =
+            "{\"method\":\"POST\",\"path\":\"/ed-fi/gradeLevelDescriptors\",\"body\":{\"namespace\":"
+            "\"uri://ed-fi.org/GradeLevelDescriptor\",\"codeValue\":\"%1\",\"shortDescription\":\"%1\"}}\n";
+        for (const QString &user : {QString(), QStringLiteral("someone-else")}) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            for (const char *name : {"USER", "LOGNAME", "USERNAME"})
+                env.remove(QString::fromLatin1(name));
+            if (!user.isEmpty())
+                env.insert("USER", user);
+            QProcess process;
+            process.setProcessEnvironment(env);
+            process.start(cliPath(), {"--db", db, "requests"});
+            process.write(QString::fromLatin1(descriptor).arg(user.isEmpty() ? QStringLiteral("Ninth") : QStringLiteral("Tenth")).toUtf8());
+            process.closeWriteChannel();
+            QVERIFY(process.waitForFinished(60000));
+            QCOMPARE(process.exitCode(), 0);
+            QVERIFY2(process.readAllStandardOutput().contains("\"status\":201"), "the descriptor was not created");
+        }
+        SQLite::Database check(db.toStdString());
+        Database::registerFunctions(check);
+        SQLite::Statement actors(check, "SELECT actor FROM changes ORDER BY seq");
+        QStringList seen;
+        while (actors.executeStep())
+            seen << QString::fromStdString(actors.getColumn(0).getString());
+        QCOMPARE(seen, (QStringList{accountName, QStringLiteral("someone-else")}));
+
+        // The same answer in this process, as the app and every command ask for it.
+        const QByteArray savedUser = qgetenv("USER");
+        const QByteArray savedLogname = qgetenv("LOGNAME");
+        qunsetenv("USER");
+        qunsetenv("LOGNAME");
+        const std::string who = currentOsUser();
+        if (!savedUser.isEmpty())
+            qputenv("USER", savedUser);
+        if (!savedLogname.isEmpty())
+            qputenv("LOGNAME", savedLogname);
+        QCOMPARE(QString::fromStdString(who), accountName);
     }
 };
 
