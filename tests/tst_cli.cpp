@@ -4,6 +4,7 @@
 
 #include <QCryptographicHash>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -208,6 +209,43 @@ private Q_SLOTS:
         QVERIFY2(run.stderrText.contains(schema + ": $.projectSchema.resourceSchemas: expected an object"),
                  qPrintable(run.stderrText));
         QVERIFY(!QFile::exists(dir.filePath("x.db")));
+    }
+
+    // A command steward-cli suggests ("Undo with: ...") names the database it was run with, quoted
+    // for the shell, so that pasting it undoes the edit there and not in the default database.
+    void suggestedCommandsNameTheDatabaseGiven()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("the district's data.db");
+        CliRun created = runCli({"--db", db, "requests"},
+                                "{\"method\":\"POST\",\"path\":\"/ed-fi/gradeLevelDescriptors\",\"body\":{\"namespace\":"
+                                "\"uri://ed-fi.org/GradeLevelDescriptor\",\"codeValue\":\"Ninth\",\"shortDescription\":\"Ninth\"}}\n");
+        QCOMPARE(created.exitCode, 0);
+        const CliRun fixed = runCli({"--db", db, "fix", "set", "--resource", "GradeLevelDescriptor", "--field",
+                                     "$.description", "--value", "\"Ninth grade\""},
+                                    "");
+        QCOMPARE(fixed.exitCode, 0);
+        const QRegularExpressionMatch undo = QRegularExpression("Undo with: (.*)$", QRegularExpression::MultilineOption)
+                                                 .match(fixed.stdoutText);
+        QVERIFY2(undo.hasMatch(), qPrintable(fixed.stdoutText));
+        QVERIFY2(undo.captured(1).startsWith("steward-cli --db "), qPrintable(undo.captured(1)));
+
+        // Pasted into a shell elsewhere, with a home of its own (whose default database has no such edit).
+        QTemporaryDir elsewhere;
+        QProcess shell;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("HOME", elsewhere.path());
+        env.remove("XDG_DATA_HOME");
+        env.insert("PATH", QFileInfo(cliPath()).absolutePath() + ":" + env.value("PATH"));
+        shell.setProcessEnvironment(env);
+        shell.setWorkingDirectory(elsewhere.path());
+        shell.start("bash", {"-c", undo.captured(1)});
+        QVERIFY(shell.waitForFinished(60000));
+        QVERIFY2(shell.exitCode() == 0, qPrintable(QString::fromUtf8(shell.readAllStandardError())));
+        const CliRun read = runCli({"--db", db, "requests"},
+                                   "{\"method\":\"GET\",\"path\":\"/ed-fi/gradeLevelDescriptors\"}\n");
+        QCOMPARE(read.responses.size(), std::size_t(1));
+        QVERIFY2(!read.responses[0]["body"][0].contains("description"), qPrintable(read.stdoutText));
     }
 
     // A service, a container or `env -i` sets neither USER nor LOGNAME: the change log's actor is

@@ -126,7 +126,7 @@ int commandMerge(const CliContext &context, const std::vector<std::string> &args
     if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
     Engine engine(*model, *database);
-    return reportIdentityResult("merge", mergeDocuments(engine, keep, drop, !dryRun), dryRun, json);
+    return reportIdentityResult(context, "merge", mergeDocuments(engine, keep, drop, !dryRun), dryRun, json);
 }
 
 int commandChangeIdentity(const CliContext &context, const std::vector<std::string> &args)
@@ -185,5 +185,5 @@ int commandChangeIdentity(const CliContext &context, const std::vector<std::stri
     if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
     Engine engine(*model, *database);
-    return reportIdentityResult("change-identity", changeIdentity(engine, id, assignments, !dryRun), dryRun, json);
+    return reportIdentityResult(context, "change-identity", changeIdentity(engine, id, assignments, !dryRun), dryRun, json);
 }

@@ -82,7 +82,7 @@ std::optional<int> readExportArgs(const std::vector<std::string> &args, ExportAr
 }
 
 // What the export did, on stdout (the batch id) and stderr; signs it off when asked. The exit code.
-int reportExport(const ExportResult &result, Database &database, const std::string &signedBy)
+int reportExport(const CliContext &context, const ExportResult &result, Database &database, const std::string &signedBy)
 {
     switch (result.refused) {
     case ExportResult::Refusal::Options:
@@ -109,7 +109,7 @@ int reportExport(const ExportResult &result, Database &database, const std::stri
     } catch (const std::exception &e) {
         // The batch is written and recorded; only the sign-off is missing, and can be made again.
         std::cerr << "steward-cli: the batch is written, but not signed off: " << e.what()
-                  << " (steward-cli submission sign --batch " << result.batchId << ")\n";
+                  << " (" << context.suggestion("submission sign --by NAME --batch " + result.batchId) << ")\n";
         return kExitFailed;
     }
     return kExitOk;
@@ -130,7 +130,7 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
     std::unique_ptr<Database> database;
     if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
-    if (!checkReadinessBeforeSending("export", *database, *model, read.options.resources, read.strict))
+    if (!checkReadinessBeforeSending(context, "export", *database, *model, read.options.resources, read.strict))
         return kExitFailed;
 
     const bool interactive = isatty(STDERR_FILENO) == 1;
@@ -149,7 +149,7 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
     const ExportResult result = exportBatch(*database, *model, read.options, progress);
     if (shown)
         std::cerr << "\r\033[K" << std::flush;
-    return reportExport(result, *database, read.signedBy);
+    return reportExport(context, result, *database, read.signedBy);
 }
 
 int commandVerifyBatch(const CliContext &context, const std::vector<std::string> &args)
