@@ -248,6 +248,31 @@ private Q_SLOTS:
         QVERIFY2(!read.responses[0]["body"][0].contains("description"), qPrintable(read.stdoutText));
     }
 
+    // A directory left from an earlier export is not the batch just asked for: with --batch ID,
+    // verify-batch says so instead of "ok"; its "ok" names the batch it checked.
+    void verifyBatchChecksTheBatchAskedFor()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("v.db");
+        const CliRun first = runCli({"--db", db, "export", "--out", dir.filePath("batch-1")}, "");
+        QCOMPARE(first.exitCode, 0);
+        const CliRun again = runCli({"--db", db, "export", "--out", dir.filePath("batch-1")}, "");
+        QCOMPARE(again.exitCode, 2); // the directory holds the first batch
+        const CliRun second = runCli({"--db", db, "export", "--out", dir.filePath("batch-2")}, "");
+        QCOMPARE(second.exitCode, 0);
+        const QString firstId = first.stdoutText.trimmed();
+        const QString secondId = second.stdoutText.trimmed();
+        QVERIFY(!firstId.isEmpty() && firstId != secondId);
+
+        const CliRun stale = runCli({"verify-batch", dir.filePath("batch-1"), "--batch", secondId}, "");
+        QCOMPARE(stale.exitCode, 1);
+        QVERIFY2(stale.stdoutText.contains("batch " + firstId + ", not " + secondId), qPrintable(stale.stdoutText));
+        QVERIFY(!stale.stdoutText.contains("ok:"));
+        const CliRun sound = runCli({"verify-batch", dir.filePath("batch-1"), "--batch", firstId}, "");
+        QCOMPARE(sound.exitCode, 0);
+        QVERIFY2(sound.stdoutText.startsWith("ok: batch " + firstId + ", made "), qPrintable(sound.stdoutText));
+    }
+
     // A service, a container or `env -i` sets neither USER nor LOGNAME: the change log's actor is
     // then the account's name from the password database, not a placeholder; USER still wins.
     void actingUserWithoutUserIsTheAccountsName()
