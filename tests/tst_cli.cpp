@@ -273,6 +273,29 @@ private Q_SLOTS:
         QVERIFY2(sound.stdoutText.startsWith("ok: batch " + firstId + ", made "), qPrintable(sound.stdoutText));
     }
 
+    // The README's ID: the id the engine gives, in either spelling Ed-Fi APIs use (ODS/API's 32 hex
+    // digits, or hyphenated), for the commands that take one as for requests.
+    void commandsTakeIdsInEitherSpelling()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("ids.db");
+        const CliRun created = runCli({"--db", db, "requests"},
+                                      "{\"method\":\"POST\",\"path\":\"/ed-fi/gradeLevelDescriptors\",\"body\":{\"namespace\":"
+                                      "\"uri://ed-fi.org/GradeLevelDescriptor\",\"codeValue\":\"Ninth\",\"shortDescription\":\"Ninth\"}}\n");
+        QCOMPARE(created.responses.size(), std::size_t(1));
+        const std::string location = created.responses[0]["headers"]["Location"].get<std::string>();
+        const QString id = QString::fromStdString(location.substr(location.rfind('/') + 1));
+        QCOMPARE(id.size(), 36);
+        const QString odsSpelling = QString(id).remove('-').toUpper();
+        const CliRun found = runCli({"--db", db, "find", "Ninth"}, "");
+        QVERIFY2(found.stdoutText.contains(id), qPrintable(found.stdoutText));
+        const CliRun deleted = runCli({"--db", db, "delete", "ed-fi/gradeLevelDescriptors/" + odsSpelling}, "");
+        QVERIFY2(deleted.exitCode == 0, qPrintable(deleted.stderrText));
+        const CliRun gone = runCli({"--db", db, "requests"},
+                                   ("{\"method\":\"GET\",\"path\":\"" + location + "\"}\n").c_str());
+        QCOMPARE(gone.responses[0]["status"].get<int>(), 404);
+    }
+
     // A service, a container or `env -i` sets neither USER nor LOGNAME: the change log's actor is
     // then the account's name from the password database, not a placeholder; USER still wins.
     void actingUserWithoutUserIsTheAccountsName()

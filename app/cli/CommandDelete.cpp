@@ -26,7 +26,7 @@ bool parseAddress(const std::string &text, DocumentAddress &out)
     std::string rest = text.rfind('/', 0) == 0 ? text.substr(1) : text;
     const std::size_t first = rest.find('/');
     if (first == std::string::npos) {
-        out.id = rest;
+        out.id = canonicalDocumentId(rest);
         return !rest.empty();
     }
     const std::size_t second = rest.find('/', first + 1);
@@ -34,7 +34,7 @@ bool parseAddress(const std::string &text, DocumentAddress &out)
         return false;
     out.project = rest.substr(0, first);
     out.endpoint = rest.substr(first + 1, second - first - 1);
-    out.id = rest.substr(second + 1);
+    out.id = canonicalDocumentId(rest.substr(second + 1));
     return !out.project.empty() && !out.endpoint.empty() && !out.id.empty();
 }
 

@@ -466,7 +466,7 @@ int resolve(const CliContext &context, const SyncArgs &args)
         return kExitUsage;
     Engine engine(*model, *database);
     ConflictDecision decision;
-    decision.id = args.id;
+    decision.id = canonicalDocumentId(args.id);
     decision.url = args.url;
     decision.take = args.take;
     decision.fields = args.fields;

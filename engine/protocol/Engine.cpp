@@ -225,6 +225,11 @@ std::string currentOsUser()
     return "uid " + std::to_string(uid);
 }
 
+std::string canonicalDocumentId(const std::string &id)
+{
+    return canonicalId(id);
+}
+
 Engine::Engine(const Model &model, Database &database)
     : m_model(model)
     , m_database(database)

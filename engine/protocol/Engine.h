@@ -371,4 +371,8 @@ std::vector<ResourceCount> readResourceCounts(SQLite::Database &db);
 // effective account's name from the password database (never a placeholder).
 std::string currentOsUser();
 
+// A document id as the engine stores it (a hyphenated UUID, lower case), from either spelling Ed-Fi
+// APIs use: ODS/API's 32 hex digits or the hyphenated one; anything else comes back as it is.
+std::string canonicalDocumentId(const std::string &id);
+
 } // namespace steward
