@@ -161,7 +161,7 @@ const char *const kVerifyBatchHelp =
     "document count against manifest.json, no file missing or unlisted, every line a JSON\n"
     "object with its natural key, and every reference and descriptor resolving to a document\n"
     "of the batch or to one of its \"requires\". Prints each problem as one line\n"
-    "(file:line: what), or \"ok:\" with the batch's id and when it was made.\n"
+    "(file:line: what), or \"ok:\" with the counts, the batch's id and when it was made.\n"
     "\n"
     "  --batch ID   the batch DIR must hold (the id export printed): a directory left from\n"
     "               another export is then a problem, not \"ok\"\n"
@@ -206,7 +206,7 @@ int commandVerifyBatch(const CliContext &context, const std::vector<std::string>
         std::cerr << "steward-cli: " << result.problems.size() << " problem(s) in " << directory << "\n";
         return kExitFailed;
     }
-    std::cout << "ok: batch " << result.batchId << ", made " << result.createdAt << ": " << result.documents
-              << " documents in " << result.files << " files\n";
+    std::cout << "ok: " << result.documents << " documents in " << result.files << " files of batch " << result.batchId
+              << ", made " << result.createdAt << "\n";
     return kExitOk;
 }
