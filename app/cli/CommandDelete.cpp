@@ -244,6 +244,6 @@ int commandRepoint(const CliContext &context, const std::vector<std::string> &ar
         std::cerr << "steward-cli: repoint: " << error << "\n";
         return kExitFailed;
     }
-    return reportIdentityResult(context, "repoint", repointReferences(engine, fromId, toId, deleteAfter, !dryRun), dryRun,
-                                json);
+    return reportIdentityResult(context, "repoint", repointReferences(engine, fromId, toId, deleteAfter, !dryRun),
+                                dryRun, json);
 }

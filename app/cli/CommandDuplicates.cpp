@@ -187,5 +187,6 @@ int commandChangeIdentity(const CliContext &context, const std::vector<std::stri
     if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
     Engine engine(*model, *database);
-    return reportIdentityResult(context, "change-identity", changeIdentity(engine, id, assignments, !dryRun), dryRun, json);
+    return reportIdentityResult(context, "change-identity", changeIdentity(engine, id, assignments, !dryRun), dryRun,
+                                json);
 }

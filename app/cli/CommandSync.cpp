@@ -171,7 +171,8 @@ void printPushSummary(const CliContext &context, const PushReport &report)
     if (report.cannotTell > 0)
         std::cerr << ", " << report.cannotTell << " not created (the target cannot tell whether it has them)";
     std::cerr << "; " << report.conflicts << " conflicts and " << report.waiting
-              << " waiting (" << context.suggestion("sync conflicts") << "); change log position " << report.cursorBefore << " -> "
+              << " waiting (" << context.suggestion("sync conflicts") << "); change log position "
+              << report.cursorBefore << " -> "
               << report.cursorAfter;
     std::cerr << "; " << report.requests << " requests, up to " << report.parallel << " at once";
     if (report.pushedBack > 0)
@@ -372,7 +373,8 @@ int status(const CliContext &context)
     const std::int64_t lastSeq = database->connection().execAndGet("SELECT coalesce(max(seq), 0) FROM changes").getInt64();
     const std::vector<SyncTarget> targets = state.targets();
     if (targets.empty())
-        std::cout << "No sync targets yet (" << context.suggestion("sync pull --from URL --client ID") << " adds one).\n";
+        std::cout << "No sync targets yet (" << context.suggestion("sync pull --from URL --client ID")
+                  << " adds one).\n";
     for (const SyncTarget &target : targets) {
         const std::vector<SyncFailure> failures = state.failures(target.targetId);
         std::cout << target.url << "  client " << target.client << "  pushed up to change " << target.pushCursor
@@ -454,7 +456,8 @@ int conflicts(const CliContext &context, const SyncArgs &args)
     }
     if (!views.empty())
         std::cout << views.size() << " open conflict(s); decide each with: "
-                  << context.suggestion("sync resolve ID --take mine|theirs [--field PATH=mine|theirs|both|JSON]...") << "\n";
+                  << context.suggestion("sync resolve ID --take mine|theirs [--field PATH=mine|theirs|both|JSON]...")
+                  << "\n";
     return kExitOk;
 }
 
