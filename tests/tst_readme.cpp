@@ -1,15 +1,15 @@
 // README.md's commands, checked so that none can rot. Each fenced code block follows a line
 //   <!-- check: run -->               run here, in order, all in one scratch folder (a reader's walk)
 //   <!-- check: ci -->                every line is in .ci/run as it stands (CI runs it)
-//   <!-- check: covered-by TEST... --> needs a server or root: TEST exists, and every steward-cli
+//   <!-- check: covered-by TEST... --> needs a server, a keychain or root: TEST exists, and every steward-cli
 //                                     command, option and variable in it is a real one
 // and a steward-cli or steward command quoted in the text must name real commands and options.
 //
 // How a `run` block runs: `$ ` lines are commands and the lines after one its expected output (in
 // order, `…` matching anything; every line the command prints on stdout must match one of them);
-// without `$ ` every line is a command. Each runs under bash with pipefail in the walk's folder
-// (so a step sees what every earlier block made there), which has `build/` (this build tree), a fresh HOME,
-// and the built steward-cli and steward first on PATH. Steps joined by && run one by one, except
+// without `$ ` every line is a command. Each runs under bash with pipefail in the walk's folder (so
+// a step sees what every earlier block made there), which has `build/` (this build tree), a fresh
+// HOME, and the built steward-cli and steward first on PATH. Steps joined by && run one by one, except
 // that a `scripts/` step is not run but must be in .ci/run (which runs it on every change).
 // `steward` gets `--screenshot FILE` (it renders its window offscreen and exits) and must print
 // nothing on stderr, as a first run must not. `build/` there is a folder of links to the build
