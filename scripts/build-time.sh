@@ -3,7 +3,8 @@
 # divided by the mean of ../shared/tools/reftu.sh measured just before and just after it, so figures
 # from machines of different speed compare. Measures the committed HEAD in scratch clones:
 #   1. the README's run command, fresh clone, empty compiler cache, install included, until the
-#      window is up (`steward --screenshot` under QT_QPA_PLATFORM=offscreen, which adds its 1.5 s)
+#      window is up (`steward --screenshot` under QT_QPA_PLATFORM=offscreen, which draws the window
+#      once its views have loaded)
 #   2. a one-line change in engine/protocol/Engine.cpp, then `scripts/build.sh apps` (ccache off)
 #   3. .ci/run, fresh clone, empty cache; the README's test command is the same run until ctest's
 #      last line (.ci/run builds the apps first, then the rest: the same work as the test command)

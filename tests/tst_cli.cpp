@@ -4,6 +4,7 @@
 
 #include <QCryptographicHash>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -13,6 +14,9 @@
 
 #include <fstream>
 #include <tuple>
+
+#include <pwd.h>
+#include <unistd.h>
 
 using namespace steward;
 using namespace steward::test;
@@ -205,6 +209,140 @@ private Q_SLOTS:
         QVERIFY2(run.stderrText.contains(schema + ": $.projectSchema.resourceSchemas: expected an object"),
                  qPrintable(run.stderrText));
         QVERIFY(!QFile::exists(dir.filePath("x.db")));
+    }
+
+    // A command steward-cli suggests ("Undo with: ...") names the database it was run with, quoted
+    // for the shell, so that pasting it undoes the edit there and not in the default database.
+    void suggestedCommandsNameTheDatabaseGiven()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("the district's data.db");
+        CliRun created = runCli({"--db", db, "requests"},
+                                "{\"method\":\"POST\",\"path\":\"/ed-fi/gradeLevelDescriptors\",\"body\":{\"namespace\":"
+                                "\"uri://ed-fi.org/GradeLevelDescriptor\",\"codeValue\":\"Ninth\",\"shortDescription\":\"Ninth\"}}\n");
+        QCOMPARE(created.exitCode, 0);
+        const CliRun fixed = runCli({"--db", db, "fix", "set", "--resource", "GradeLevelDescriptor", "--field",
+                                     "$.description", "--value", "\"Ninth grade\""},
+                                    "");
+        QCOMPARE(fixed.exitCode, 0);
+        const QRegularExpressionMatch undo = QRegularExpression("Undo with: (.*)$", QRegularExpression::MultilineOption)
+                                                 .match(fixed.stdoutText);
+        QVERIFY2(undo.hasMatch(), qPrintable(fixed.stdoutText));
+        QVERIFY2(undo.captured(1).startsWith("steward-cli --db "), qPrintable(undo.captured(1)));
+
+        // Pasted into a shell elsewhere, with a home of its own (whose default database has no such edit).
+        QTemporaryDir elsewhere;
+        QProcess shell;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("HOME", elsewhere.path());
+        env.remove("XDG_DATA_HOME");
+        env.insert("PATH", QFileInfo(cliPath()).absolutePath() + ":" + env.value("PATH"));
+        shell.setProcessEnvironment(env);
+        shell.setWorkingDirectory(elsewhere.path());
+        shell.start("bash", {"-c", undo.captured(1)});
+        QVERIFY(shell.waitForFinished(60000));
+        QVERIFY2(shell.exitCode() == 0, qPrintable(QString::fromUtf8(shell.readAllStandardError())));
+        const CliRun read = runCli({"--db", db, "requests"},
+                                   "{\"method\":\"GET\",\"path\":\"/ed-fi/gradeLevelDescriptors\"}\n");
+        QCOMPARE(read.responses.size(), std::size_t(1));
+        QVERIFY2(!read.responses[0]["body"][0].contains("description"), qPrintable(read.stdoutText));
+    }
+
+    // A directory left from an earlier export is not the batch just asked for: with --batch ID,
+    // verify-batch says so instead of "ok"; its "ok" names the batch it checked.
+    void verifyBatchChecksTheBatchAskedFor()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("v.db");
+        const CliRun first = runCli({"--db", db, "export", "--out", dir.filePath("batch-1")}, "");
+        QCOMPARE(first.exitCode, 0);
+        const CliRun again = runCli({"--db", db, "export", "--out", dir.filePath("batch-1")}, "");
+        QCOMPARE(again.exitCode, 2); // the directory holds the first batch
+        const CliRun second = runCli({"--db", db, "export", "--out", dir.filePath("batch-2")}, "");
+        QCOMPARE(second.exitCode, 0);
+        const QString firstId = first.stdoutText.trimmed();
+        const QString secondId = second.stdoutText.trimmed();
+        QVERIFY(!firstId.isEmpty() && firstId != secondId);
+
+        const CliRun stale = runCli({"verify-batch", dir.filePath("batch-1"), "--batch", secondId}, "");
+        QCOMPARE(stale.exitCode, 1);
+        QVERIFY2(stale.stdoutText.contains("batch " + firstId + ", not " + secondId), qPrintable(stale.stdoutText));
+        QVERIFY(!stale.stdoutText.contains("ok:"));
+        const CliRun sound = runCli({"verify-batch", dir.filePath("batch-1"), "--batch", firstId}, "");
+        QCOMPARE(sound.exitCode, 0);
+        QVERIFY2(sound.stdoutText.contains(" files of batch " + firstId + ", made "), qPrintable(sound.stdoutText));
+    }
+
+    // The README's ID: the id the engine gives, in either spelling Ed-Fi APIs use (ODS/API's 32 hex
+    // digits, or hyphenated), for the commands that take one as for requests.
+    void commandsTakeIdsInEitherSpelling()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("ids.db");
+        const CliRun created = runCli({"--db", db, "requests"},
+                                      "{\"method\":\"POST\",\"path\":\"/ed-fi/gradeLevelDescriptors\",\"body\":{\"namespace\":"
+                                      "\"uri://ed-fi.org/GradeLevelDescriptor\",\"codeValue\":\"Ninth\",\"shortDescription\":\"Ninth\"}}\n");
+        QCOMPARE(created.responses.size(), std::size_t(1));
+        const std::string location = created.responses[0]["headers"]["Location"].get<std::string>();
+        const QString id = QString::fromStdString(location.substr(location.rfind('/') + 1));
+        QCOMPARE(id.size(), 36);
+        const QString odsSpelling = QString(id).remove('-').toUpper();
+        const CliRun found = runCli({"--db", db, "find", "Ninth"}, "");
+        QVERIFY2(found.stdoutText.contains(id), qPrintable(found.stdoutText));
+        const CliRun deleted = runCli({"--db", db, "delete", "ed-fi/gradeLevelDescriptors/" + odsSpelling}, "");
+        QVERIFY2(deleted.exitCode == 0, qPrintable(deleted.stderrText));
+        const CliRun gone = runCli({"--db", db, "requests"},
+                                   ("{\"method\":\"GET\",\"path\":\"" + location + "\"}\n").c_str());
+        QCOMPARE(gone.responses[0]["status"].get<int>(), 404);
+    }
+
+    // A service, a container or `env -i` sets neither USER nor LOGNAME: the change log's actor is
+    // then the account's name from the password database, not a placeholder; USER still wins.
+    void actingUserWithoutUserIsTheAccountsName()
+    {
+        const passwd *account = getpwuid(geteuid());
+        if (account == nullptr || account->pw_name == nullptr)
+            QSKIP("this account has no entry in the password database");
+        const QString accountName = QString::fromLocal8Bit(account->pw_name);
+        QTemporaryDir dir;
+        const QString db = dir.filePath("who.db");
+        const QByteArray descriptor =
+            "{\"method\":\"POST\",\"path\":\"/ed-fi/gradeLevelDescriptors\",\"body\":{\"namespace\":"
+            "\"uri://ed-fi.org/GradeLevelDescriptor\",\"codeValue\":\"%1\",\"shortDescription\":\"%1\"}}\n";
+        for (const QString &user : {QString(), QStringLiteral("someone-else")}) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            for (const char *name : {"USER", "LOGNAME", "USERNAME"})
+                env.remove(QString::fromLatin1(name));
+            if (!user.isEmpty())
+                env.insert("USER", user);
+            QProcess process;
+            process.setProcessEnvironment(env);
+            process.start(cliPath(), {"--db", db, "requests"});
+            process.write(QString::fromLatin1(descriptor).arg(user.isEmpty() ? QStringLiteral("Ninth") : QStringLiteral("Tenth")).toUtf8());
+            process.closeWriteChannel();
+            QVERIFY(process.waitForFinished(60000));
+            QCOMPARE(process.exitCode(), 0);
+            QVERIFY2(process.readAllStandardOutput().contains("\"status\":201"), "the descriptor was not created");
+        }
+        SQLite::Database check(db.toStdString());
+        Database::registerFunctions(check);
+        SQLite::Statement actors(check, "SELECT actor FROM changes ORDER BY seq");
+        QStringList seen;
+        while (actors.executeStep())
+            seen << QString::fromStdString(actors.getColumn(0).getString());
+        QCOMPARE(seen, (QStringList{accountName, QStringLiteral("someone-else")}));
+
+        // The same answer in this process, as the app and every command ask for it.
+        const QByteArray savedUser = qgetenv("USER");
+        const QByteArray savedLogname = qgetenv("LOGNAME");
+        qunsetenv("USER");
+        qunsetenv("LOGNAME");
+        const std::string who = currentOsUser();
+        if (!savedUser.isEmpty())
+            qputenv("USER", savedUser);
+        if (!savedLogname.isEmpty())
+            qputenv("LOGNAME", savedLogname);
+        QCOMPARE(QString::fromStdString(who), accountName);
     }
 };
 

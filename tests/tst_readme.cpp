@@ -1,14 +1,15 @@
 // README.md's commands, checked so that none can rot. Each fenced code block follows a line
-//   <!-- check: run -->               run here, in order, one scratch folder per "## " section
+//   <!-- check: run -->               run here, in order, all in one scratch folder (a reader's walk)
 //   <!-- check: ci -->                every line is in .ci/run as it stands (CI runs it)
-//   <!-- check: covered-by TEST... --> needs a server or root: TEST exists, and every steward-cli
+//   <!-- check: covered-by TEST... --> needs a server, a keychain or root: TEST exists, and every steward-cli
 //                                     command, option and variable in it is a real one
 // and a steward-cli or steward command quoted in the text must name real commands and options.
 //
 // How a `run` block runs: `$ ` lines are commands and the lines after one its expected output (in
-// order, `…` matching anything); without `$ ` every line is a command. Each runs under bash with
-// pipefail in the section's folder, which has `build/` (this build tree) beside it, a fresh HOME,
-// and the built steward-cli and steward first on PATH. Steps joined by && run one by one, except
+// order, `…` matching anything; every line the command prints on stdout must match one of them);
+// without `$ ` every line is a command. Each runs under bash with pipefail in the walk's folder (so
+// a step sees what every earlier block made there), which has `build/` (this build tree), a fresh
+// HOME, and the built steward-cli and steward first on PATH. Steps joined by && run one by one, except
 // that a `scripts/` step is not run but must be in .ci/run (which runs it on every change).
 // `steward` gets `--screenshot FILE` (it renders its window offscreen and exits) and must print
 // nothing on stderr, as a first run must not. `build/` there is a folder of links to the build
@@ -252,8 +253,9 @@ QString commandProblem(const QString &line, HelpTexts &help, const QStringList &
 struct Step
 {
     int exitCode = -1;
-    QString output; // stdout and stderr as they came
-    QString errors; // stderr alone
+    QString output;   // stdout and stderr as they came
+    QString printed;  // stdout alone
+    QString errors;   // stderr alone
 };
 
 Step runStep(const QString &step, const QString &folder)
@@ -278,13 +280,14 @@ Step runStep(const QString &step, const QString &folder)
     }
     result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
     result.errors = QString::fromUtf8(process.readAllStandardError());
-    result.output = QString::fromUtf8(process.readAllStandardOutput()) + result.errors;
+    result.printed = QString::fromUtf8(process.readAllStandardOutput());
+    result.output = result.printed + result.errors;
     return result;
 }
 
-QString prepareFolder(const QTemporaryDir &root, int index)
+QString prepareFolder(const QTemporaryDir &root)
 {
-    const QString folder = root.filePath(QString::number(index));
+    const QString folder = root.filePath(QStringLiteral("walk"));
     QDir().mkpath(folder + "/home");
     QDir().mkpath(folder + "/runtime");
     QFile::setPermissions(folder + "/runtime", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
@@ -297,16 +300,40 @@ QString prepareFolder(const QTemporaryDir &root, int index)
     return folder;
 }
 
+// An expected line as a pattern: `…` matches anything, the rest is taken as written.
+QRegularExpression expectedPattern(const QString &want)
+{
+    QStringList parts = want.split(QStringLiteral("…"));
+    for (QString &part : parts)
+        part = QRegularExpression::escape(part);
+    return QRegularExpression("^" + parts.join(".*") + "$");
+}
+
+// A line printed on stdout that no expected line stands for (blank lines aside), or empty: the
+// README shows all that the command prints.
+QString unshownLine(const QStringList &expected, const QString &printed)
+{
+    QList<QRegularExpression> patterns;
+    for (const QString &want : expected)
+        patterns << expectedPattern(want);
+    for (const QString &line : printed.split('\n')) {
+        const bool shown = line.trimmed().isEmpty()
+                           || std::any_of(patterns.begin(), patterns.end(), [&line](const QRegularExpression &p) {
+                                  return p.match(line).hasMatch();
+                              });
+        if (!shown)
+            return line;
+    }
+    return {};
+}
+
 // Each expected line, `…` matching anything, must match an output line after the previous one's.
 QString unmatchedExpectation(const QStringList &expected, const QString &output)
 {
     const QStringList lines = output.split('\n');
     int at = 0;
     for (const QString &want : expected) {
-        QStringList parts = want.split(QStringLiteral("…"));
-        for (QString &part : parts)
-            part = QRegularExpression::escape(part);
-        const QRegularExpression pattern("^" + parts.join(".*") + "$");
+        const QRegularExpression pattern = expectedPattern(want);
         while (at < lines.size() && !pattern.match(lines[at]).hasMatch())
             ++at;
         if (at == lines.size())
@@ -406,23 +433,20 @@ private Q_SLOTS:
         }
     }
 
+    // One folder for the whole walk, as a reader has: a block that reuses a name an earlier one made
+    // (an export into its batch folder) fails here as it does for them.
     void runBlocksRun()
     {
         QTemporaryDir root;
-        QString section = "-";
-        QString folder;
-        int sections = 0;
+        const QString folder = prepareFolder(root);
         int ran = 0;
         for (const Block &block : m_readme.blocks) {
             if (block.kind != "run")
                 continue;
-            if (folder.isEmpty() || block.section != section) {
-                section = block.section;
-                folder = prepareFolder(root, ++sections);
-            }
             for (const Command &command : commandsOf(block)) {
                 const QString where = QStringLiteral("README.md:%1: ").arg(command.line);
                 QString output;
+                QString printed;
                 for (QString step : command.text.split(" && ")) {
                     step = step.trimmed();
                     if (step.startsWith("scripts/")) {
@@ -451,11 +475,15 @@ private Q_SLOTS:
                         QVERIFY2(result.output.contains("100% tests passed"),
                                  qPrintable(where + result.output));
                     output += result.output;
+                    printed += result.printed;
                     ++ran;
                 }
                 const QString missing = unmatchedExpectation(command.expected, output);
                 QVERIFY2(missing.isEmpty(),
                          qPrintable(where + "expected a line like\n  " + missing + "\nin\n" + output));
+                const QString unshown = command.expected.isEmpty() ? QString() : unshownLine(command.expected, printed);
+                QVERIFY2(unshown.isEmpty(),
+                         qPrintable(where + "prints a line the README does not show:\n  " + unshown));
             }
         }
         QVERIFY(ran >= 15);

@@ -20,6 +20,9 @@ struct CliContext
     // For commands that only read: another program may be writing meanwhile.
     std::unique_ptr<steward::Database> openReadOnlyDatabase() const;
     std::string resolvedDatabasePath() const;
+    // "steward-cli --db PATH --schema FILE... REST": a command this run suggests, with the database and
+    // model it was given, so that pasting it acts on the same ones (REST is already a command line).
+    std::string suggestion(const std::string &rest) const;
     // Both of the above, for the commands that need a model and a writer database.
     bool openModelAndDatabase(std::unique_ptr<steward::Model> &model, std::unique_ptr<steward::Database> &database) const;
 };
@@ -74,13 +77,14 @@ int commandReport(const CliContext &context, const std::vector<std::string> &arg
 // Readiness of what export / sync push is about to send (resources: its --resource names, empty for
 // all): ready → true; not ready → a warning on stderr and true, or with strict the refusal on stderr
 // and false (the caller then sends nothing and exits 1).
-bool checkReadinessBeforeSending(const std::string &command, steward::Database &database,
+bool checkReadinessBeforeSending(const CliContext &context, const std::string &command, steward::Database &database,
                                  const steward::Model &model, const std::vector<std::string> &resources, bool strict);
 int commandDuplicates(const CliContext &context, const std::vector<std::string> &args);
 int commandMerge(const CliContext &context, const std::vector<std::string> &args);
 int commandChangeIdentity(const CliContext &context, const std::vector<std::string> &args);
 // Prints the steps (or JSON) and the outcome of a merge, identity change or re-point; the exit status.
-int reportIdentityResult(const std::string &command, const steward::IdentityChangeResult &result, bool dryRun, bool json);
+int reportIdentityResult(const CliContext &context, const std::string &command,
+                         const steward::IdentityChangeResult &result, bool dryRun, bool json);
 int commandDelete(const CliContext &context, const std::vector<std::string> &args);
 int commandRepoint(const CliContext &context, const std::vector<std::string> &args);
 int commandFind(const CliContext &context, const std::vector<std::string> &args);

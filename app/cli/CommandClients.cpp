@@ -63,7 +63,8 @@ int commandClients(const CliContext &context, const std::vector<std::string> &ar
         } else {
             const std::vector<ApiClient> all = clients.list();
             if (all.empty())
-                std::cerr << "steward-cli: no clients yet; add one with: steward-cli clients add NAME\n";
+                std::cerr << "steward-cli: no clients yet; add one with: " << context.suggestion("clients add NAME")
+                          << "\n";
             for (const ApiClient &client : all)
                 std::cout << std::left << std::setw(24) << client.name << " added " << client.createdAt
                           << "\n";

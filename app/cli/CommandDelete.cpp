@@ -26,7 +26,7 @@ bool parseAddress(const std::string &text, DocumentAddress &out)
     std::string rest = text.rfind('/', 0) == 0 ? text.substr(1) : text;
     const std::size_t first = rest.find('/');
     if (first == std::string::npos) {
-        out.id = rest;
+        out.id = canonicalDocumentId(rest);
         return !rest.empty();
     }
     const std::size_t second = rest.find('/', first + 1);
@@ -34,7 +34,7 @@ bool parseAddress(const std::string &text, DocumentAddress &out)
         return false;
     out.project = rest.substr(0, first);
     out.endpoint = rest.substr(first + 1, second - first - 1);
-    out.id = rest.substr(second + 1);
+    out.id = canonicalDocumentId(rest.substr(second + 1));
     return !out.project.empty() && !out.endpoint.empty() && !out.id.empty();
 }
 
@@ -78,7 +78,8 @@ void printCascade(const CascadeDeleteResult &result)
 
 } // namespace
 
-int reportIdentityResult(const std::string &command, const IdentityChangeResult &result, bool dryRun, bool json)
+int reportIdentityResult(const CliContext &context, const std::string &command, const IdentityChangeResult &result,
+                         bool dryRun, bool json)
 {
     if (json) {
         std::cout << result.toJson().dump(2) << "\n";
@@ -93,7 +94,8 @@ int reportIdentityResult(const std::string &command, const IdentityChangeResult 
     }
     std::cerr << "steward-cli: " << command << ": " << result.steps.size() << " steps "
               << (dryRun ? "previewed; nothing was written (run without --dry-run to apply)"
-                         : "applied in one transaction. Undo with: steward-cli fix undo " + std::to_string(result.opId))
+                         : "applied in one transaction. Undo with: "
+                               + context.suggestion("fix undo " + std::to_string(result.opId)))
               << "\n";
     return kExitOk;
 }
@@ -166,7 +168,8 @@ int commandDelete(const CliContext &context, const std::vector<std::string> &arg
                           << naturalKeyText(referrer.value("identity", Json::object())) << " ("
                           << referrer.value("id", std::string()) << ")\n";
             std::cerr << "  (" << response.body.value("referencedByCount", 0) << " in all; delete them too with "
-                      << "--cascade, or move them with steward-cli repoint)\n";
+                      << "--cascade, or move them with " << context.suggestion("repoint " + id + " --to OTHER_ID")
+                      << ")\n";
         }
         return kExitFailed;
     }
@@ -182,7 +185,8 @@ int commandDelete(const CliContext &context, const std::vector<std::string> &arg
     }
     std::cerr << "steward-cli: delete: " << result.nodes.size() << " documents "
               << (dryRun ? "would be deleted; nothing was deleted (run without --dry-run to delete them)"
-                         : "deleted in one transaction. Undo with: steward-cli fix undo " + std::to_string(result.opId))
+                         : "deleted in one transaction. Undo with: "
+                               + context.suggestion("fix undo " + std::to_string(result.opId)))
               << "\n";
     return kExitOk;
 }
@@ -240,6 +244,6 @@ int commandRepoint(const CliContext &context, const std::vector<std::string> &ar
         std::cerr << "steward-cli: repoint: " << error << "\n";
         return kExitFailed;
     }
-    return reportIdentityResult("repoint", repointReferences(engine, fromId, toId, deleteAfter, !dryRun), dryRun,
-                                json);
+    return reportIdentityResult(context, "repoint", repointReferences(engine, fromId, toId, deleteAfter, !dryRun),
+                                dryRun, json);
 }

@@ -37,7 +37,7 @@ int commandDuplicates(const CliContext &context, const std::vector<std::string> 
         if (!database)
             return kExitUsage;
         try {
-            markDistinct(*database, args[1], args[2], currentOsUser());
+            markDistinct(*database, canonicalDocumentId(args[1]), canonicalDocumentId(args[2]), currentOsUser());
         } catch (const StorageError &e) {
             std::cerr << "steward-cli: duplicates distinct: " << e.what() << "\n";
             return kExitUsage;
@@ -126,7 +126,9 @@ int commandMerge(const CliContext &context, const std::vector<std::string> &args
     if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
     Engine engine(*model, *database);
-    return reportIdentityResult("merge", mergeDocuments(engine, keep, drop, !dryRun), dryRun, json);
+    const IdentityChangeResult result =
+        mergeDocuments(engine, canonicalDocumentId(keep), canonicalDocumentId(drop), !dryRun);
+    return reportIdentityResult(context, "merge", result, dryRun, json);
 }
 
 int commandChangeIdentity(const CliContext &context, const std::vector<std::string> &args)
@@ -166,7 +168,7 @@ int commandChangeIdentity(const CliContext &context, const std::vector<std::stri
     auto documentId = [&id](const std::string &word) {
         if (!id.empty())
             return "one document id only ('" + word + "' is a second)";
-        id = word;
+        id = canonicalDocumentId(word);
         return std::string();
     };
     if (!CommandLine("change-identity")
@@ -185,5 +187,6 @@ int commandChangeIdentity(const CliContext &context, const std::vector<std::stri
     if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
     Engine engine(*model, *database);
-    return reportIdentityResult("change-identity", changeIdentity(engine, id, assignments, !dryRun), dryRun, json);
+    return reportIdentityResult(context, "change-identity", changeIdentity(engine, id, assignments, !dryRun), dryRun,
+                                json);
 }

@@ -82,7 +82,7 @@ std::optional<int> readExportArgs(const std::vector<std::string> &args, ExportAr
 }
 
 // What the export did, on stdout (the batch id) and stderr; signs it off when asked. The exit code.
-int reportExport(const ExportResult &result, Database &database, const std::string &signedBy)
+int reportExport(const CliContext &context, const ExportResult &result, Database &database, const std::string &signedBy)
 {
     switch (result.refused) {
     case ExportResult::Refusal::Options:
@@ -109,7 +109,7 @@ int reportExport(const ExportResult &result, Database &database, const std::stri
     } catch (const std::exception &e) {
         // The batch is written and recorded; only the sign-off is missing, and can be made again.
         std::cerr << "steward-cli: the batch is written, but not signed off: " << e.what()
-                  << " (steward-cli submission sign --batch " << result.batchId << ")\n";
+                  << " (" << context.suggestion("submission sign --by NAME --batch " + result.batchId) << ")\n";
         return kExitFailed;
     }
     return kExitOk;
@@ -130,7 +130,7 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
     std::unique_ptr<Database> database;
     if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
-    if (!checkReadinessBeforeSending("export", *database, *model, read.options.resources, read.strict))
+    if (!checkReadinessBeforeSending(context, "export", *database, *model, read.options.resources, read.strict))
         return kExitFailed;
 
     const bool interactive = isatty(STDERR_FILENO) == 1;
@@ -149,40 +149,64 @@ int commandExport(const CliContext &context, const std::vector<std::string> &arg
     const ExportResult result = exportBatch(*database, *model, read.options, progress);
     if (shown)
         std::cerr << "\r\033[K" << std::flush;
-    return reportExport(result, *database, read.signedBy);
+    return reportExport(context, result, *database, read.signedBy);
 }
+
+namespace {
+
+const char *const kVerifyBatchHelp =
+    "Usage: steward-cli [--schema PATH]... verify-batch DIR [--batch ID]\n"
+    "\n"
+    "Checks a batch written by 'export' without any database: every file's SHA-256 and\n"
+    "document count against manifest.json, no file missing or unlisted, every line a JSON\n"
+    "object with its natural key, and every reference and descriptor resolving to a document\n"
+    "of the batch or to one of its \"requires\". Prints each problem as one line\n"
+    "(file:line: what), or \"ok:\" with the counts, the batch's id and when it was made.\n"
+    "\n"
+    "  --batch ID   the batch DIR must hold (the id export printed): a directory left from\n"
+    "               another export is then a problem, not \"ok\"\n"
+    "\n"
+    "Exit status: 0 the batch is sound, 1 problems found, 2 bad arguments.\n"
+    "\n"
+    "Example: steward-cli export --out batch-1 > batch-1.id\n"
+    "         steward-cli verify-batch batch-1 --batch \"$(cat batch-1.id)\"\n";
+
+} // namespace
 
 int commandVerifyBatch(const CliContext &context, const std::vector<std::string> &args)
 {
     if (wantsHelp(args)) {
-        std::cout << "Usage: steward-cli [--schema PATH]... verify-batch DIR\n"
-                     "\n"
-                     "Checks a batch written by 'export' without any database: every file's SHA-256 and\n"
-                     "document count against manifest.json, no file missing or unlisted, every line a JSON\n"
-                     "object with its natural key, and every reference and descriptor resolving to a document\n"
-                     "of the batch or to one of its \"requires\". Prints each problem as one line\n"
-                     "(file:line: what). Exit status: 0 the batch is sound, 1 problems found, 2 bad arguments.\n"
-                     "\n"
-                     "Example: steward-cli verify-batch batch-1\n";
+        std::cout << kVerifyBatchHelp;
         return kExitOk;
     }
-    if (args.size() != 1 || args[0].empty())
-        return usageError("verify-batch", args.empty() ? "DIR is required" : "'verify-batch' takes one DIR");
-    if (args[0].rfind("-", 0) == 0)
-        return usageError("verify-batch", "unknown option '" + args[0] + "'");
-    if (!QFileInfo(QString::fromStdString(args[0])).isDir())
-        return usageError("verify-batch", "'" + args[0] + "' is not a directory");
+    std::string directory;
+    std::string expectedBatch;
+    if (!CommandLine("verify-batch")
+             .text("--batch", expectedBatch, "a batch id")
+             .word(directory, "'verify-batch' takes one DIR")
+             .parse(args))
+        return kExitUsage;
+    if (directory.empty())
+        return usageError("verify-batch", "DIR is required");
+    if (!QFileInfo(QString::fromStdString(directory)).isDir())
+        return usageError("verify-batch", "'" + directory + "' is not a directory");
     std::unique_ptr<Model> model = context.loadModel();
     if (!model)
         return kExitUsage;
-    const VerifyResult result = verifyBatch(args[0], *model);
+    VerifyResult result = verifyBatch(directory, *model);
+    if (!expectedBatch.empty() && result.batchId != expectedBatch) {
+        result.problems.insert(result.problems.begin(), "manifest.json: batch " + result.batchId + ", not "
+                                                            + expectedBatch + " as asked (left from another export?)");
+        result.ok = false;
+    }
     for (const std::string &problem : result.problems)
         std::cout << problem << "\n";
     if (!result.ok) {
         std::cout << std::flush;
-        std::cerr << "steward-cli: " << result.problems.size() << " problem(s) in " << args[0] << "\n";
+        std::cerr << "steward-cli: " << result.problems.size() << " problem(s) in " << directory << "\n";
         return kExitFailed;
     }
-    std::cout << "ok: " << result.documents << " documents in " << result.files << " files\n";
+    std::cout << "ok: " << result.documents << " documents in " << result.files << " files of batch " << result.batchId
+              << ", made " << result.createdAt << "\n";
     return kExitOk;
 }

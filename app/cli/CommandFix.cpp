@@ -93,7 +93,7 @@ void printPreview(const EditPreview &preview)
               << preview.count(EditOutcome::Skipped) << " skipped\n";
 }
 
-void printResult(const EditResult &result)
+void printResult(const CliContext &context, const EditResult &result)
 {
     if (result.opId == 0) {
         std::cout << "Nothing changed; no operation was recorded.\n";
@@ -102,7 +102,7 @@ void printResult(const EditResult &result)
     std::cout << "Applied as operation " << result.opId << ": " << result.documentsChanged
               << " document(s) changed, " << result.draftsStored << " draft(s) stored, " << result.draftsStillFailing
               << " draft(s) still failing, " << result.unchanged << " unchanged, " << result.skipped
-              << " skipped. Undo with: steward-cli fix undo " << result.opId << "\n";
+              << " skipped. Undo with: " << context.suggestion("fix undo " + std::to_string(result.opId)) << "\n";
 }
 
 struct Options
@@ -172,8 +172,8 @@ int reportingEditErrors(const std::function<int()> &work)
 
 // Prints the preview; --dry-run stops there (exit 1 when the preview refuses something, as the
 // apply would), otherwise applies and prints the result.
-int previewThenApply(const Options &options, const std::function<EditPreview()> &makePreview,
-                     const std::function<EditResult()> &apply)
+int previewThenApply(const CliContext &context, const Options &options,
+                     const std::function<EditPreview()> &makePreview, const std::function<EditResult()> &apply)
 {
     const EditPreview preview = makePreview();
     if (options.dryRun) {
@@ -189,7 +189,7 @@ int previewThenApply(const Options &options, const std::function<EditPreview()> 
     if (options.json)
         std::cout << dumpJson(Json{{"preview", preview.toJson()}, {"result", result.toJson()}}) << "\n";
     else
-        printResult(result);
+        printResult(context, result);
     return kExitOk;
 }
 
@@ -243,7 +243,7 @@ int runSet(const CliContext &context, const Options &options)
             selection.documentIds.insert(selection.documentIds.end(), more.documentIds.begin(), more.documentIds.end());
         }
         return previewThenApply(
-            options, [&] { return session.editor->preview(selection, edit); },
+            context, options, [&] { return session.editor->preview(selection, edit); },
             [&] { return session.editor->apply(selection, edit); });
     });
 }
@@ -263,7 +263,7 @@ int runMapDescriptor(const CliContext &context, const Options &options)
     const std::string &to = options.single.at("--to");
     return reportingEditErrors([&] {
         return previewThenApply(
-            options, [&] { return session.editor->previewDescriptorMapping(descriptor, from, to); },
+            context, options, [&] { return session.editor->previewDescriptorMapping(descriptor, from, to); },
             [&] { return session.editor->mapDescriptorValue(descriptor, from, to); });
     });
 }

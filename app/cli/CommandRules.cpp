@@ -178,7 +178,7 @@ int runPack(const CliContext &context, const RulesOptions &options, const Model 
     filter.limit = 20;
     const std::vector<QualityResult> first = readQualityResults(database->connection(), filter);
     if (!first.empty()) {
-        std::cout << "\nFirst results (steward-cli rules results for all):\n";
+        std::cout << "\nFirst results (" << context.suggestion("rules results") << " for all):\n";
         for (const QualityResult &result : first)
             printResult(result);
     }

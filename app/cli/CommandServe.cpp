@@ -186,7 +186,7 @@ int commandServe(const CliContext &context, const std::vector<std::string> &args
     }
     std::cerr << "steward-cli: " << model->describe() << " on " << context.resolvedDatabasePath() << "\n";
     if (clients.list().empty())
-        std::cerr << "steward-cli: no clients yet; add one with: steward-cli clients add NAME\n";
+        std::cerr << "steward-cli: no clients yet; add one with: " << context.suggestion("clients add NAME") << "\n";
     std::cout << "Serving http://" << shownHost << ":" << front.port() << " (Ctrl-C stops)" << std::endl;
 
     QCoreApplication::exec();

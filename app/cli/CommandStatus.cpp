@@ -44,7 +44,7 @@ std::string padded(const std::string &text, std::size_t width, bool right)
     return right ? fill + text : text + fill;
 }
 
-void printTable(const ReadinessReport &report)
+void printTable(const CliContext &context, const ReadinessReport &report)
 {
     for (std::size_t t = 0; t < report.targets.size(); ++t)
         std::cout << "sync target " << t + 1 << ": " << report.targets[t].url << " (client "
@@ -85,14 +85,15 @@ void printTable(const ReadinessReport &report)
         std::cout << "(no documents, drafts or results)\n";
     if (report.unmatchedImported > 0)
         std::cout << "\n" << report.unmatchedImported
-                  << " imported result(s) match no stored record (steward-cli rules results --unmatched)\n";
+                  << " imported result(s) match no stored record (" << context.suggestion("rules results --unmatched")
+                  << ")\n";
     std::cout << "\n" << report.verdictText() << "\n";
 }
 
-void printSubmissionStatus(const SubmissionStatus &status)
+void printSubmissionStatus(const CliContext &context, const SubmissionStatus &status)
 {
     if (!status.last) {
-        std::cout << "\nNo submission signed off yet (steward-cli submission sign).\n";
+        std::cout << "\nNo submission signed off yet (" << context.suggestion("submission sign --by NAME") << ").\n";
         return;
     }
     std::cout << "\nLast submission: " << status.last->summary() << "\n"
@@ -108,8 +109,8 @@ void printSubmissionStatus(const SubmissionStatus &status)
 
 } // namespace
 
-bool checkReadinessBeforeSending(const std::string &command, Database &database, const Model &model,
-                                 const std::vector<std::string> &resources, bool strict)
+bool checkReadinessBeforeSending(const CliContext &context, const std::string &command, Database &database,
+                                 const Model &model, const std::vector<std::string> &resources, bool strict)
 {
     std::vector<const ResourceSchema *> scope;
     std::string error;
@@ -128,11 +129,11 @@ bool checkReadinessBeforeSending(const std::string &command, Database &database,
         return true;
     if (strict) {
         std::cerr << "steward-cli: " << command << " refused (--strict): " << report.verdictText()
-                  << " (see steward-cli status)\n";
+                  << " (see " << context.suggestion("status") << ")\n";
         return false;
     }
     std::cerr << "steward-cli: warning: " << report.verdictText() << "; " << command
-              << " goes on (--strict refuses; see steward-cli status)\n";
+              << " goes on (--strict refuses; see " << context.suggestion("status") << ")\n";
     return true;
 }
 
@@ -177,9 +178,9 @@ int commandStatus(const CliContext &context, const std::vector<std::string> &arg
             out["submission"] = last.toJson();
         std::cout << out.dump(2) << "\n";
     } else {
-        printTable(report);
+        printTable(context, report);
         if (submission)
-            printSubmissionStatus(last);
+            printSubmissionStatus(context, last);
     }
     std::cout << std::flush;
     return strict && !report.ready ? kExitFailed : kExitOk;

@@ -161,7 +161,7 @@ void printPreview(const PushPreview &preview)
 
 // Counts as a steward reads them: what went out now, what the target had already, what was not sent
 // and why, grouped (a few reasons, not a line per document).
-void printPushSummary(const PushReport &report)
+void printPushSummary(const CliContext &context, const PushReport &report)
 {
     std::cerr << "steward-cli: pushed " << report.sent << " document(s) now (" << report.merged
               << " merged with the target's changes); " << report.accepted - report.sent
@@ -171,7 +171,8 @@ void printPushSummary(const PushReport &report)
     if (report.cannotTell > 0)
         std::cerr << ", " << report.cannotTell << " not created (the target cannot tell whether it has them)";
     std::cerr << "; " << report.conflicts << " conflicts and " << report.waiting
-              << " waiting (steward-cli sync conflicts); change log position " << report.cursorBefore << " -> "
+              << " waiting (" << context.suggestion("sync conflicts") << "); change log position "
+              << report.cursorBefore << " -> "
               << report.cursorAfter;
     std::cerr << "; " << report.requests << " requests, up to " << report.parallel << " at once";
     if (report.pushedBack > 0)
@@ -198,7 +199,7 @@ void printPushSummary(const PushReport &report)
     }
 }
 
-void printPullSummary(const PullReport &report)
+void printPullSummary(const CliContext &context, const PullReport &report)
 {
     const ImportCounts &t = report.outcome.totals;
     std::cerr << "steward-cli: pulled " << report.pages << " pages";
@@ -210,7 +211,8 @@ void printPullSummary(const PullReport &report)
         std::cerr << ", " << report.deleted << " deleted";
     if (report.merged > 0 || report.keptHere > 0 || report.conflicts > 0)
         std::cerr << "; changed here too: " << report.merged << " merged, " << report.keptHere
-                  << " kept for the push, " << report.conflicts << " conflicts kept for you (steward-cli sync conflicts)";
+                  << " kept for the push, " << report.conflicts << " conflicts kept for you ("
+                  << context.suggestion("sync conflicts") << ")";
     for (const Json &refused : report.deletesRefused)
         std::cerr << "\nsteward-cli: the target deleted " << refused["resource"].get<std::string>() << " "
                   << refused["id"].get<std::string>() << ", but it stays here: "
@@ -279,7 +281,7 @@ int connectTarget(const SyncArgs &args, SyncRun &run)
     return kExitOk;
 }
 
-int pull(SyncRun &run, const SyncArgs &args)
+int pull(const CliContext &context, SyncRun &run, const SyncArgs &args)
 {
     Engine engine(*run.model, *run.database);
     const PullReport report = runPull(engine, *run.database, *run.remote, args.client, run.progress, {}, args.pace);
@@ -287,7 +289,7 @@ int pull(SyncRun &run, const SyncArgs &args)
         std::fprintf(stderr, "\n");
     if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.outcome.toJson()))
         return kExitFailed;
-    printPullSummary(report);
+    printPullSummary(context, report);
     return report.outcome.completed ? kExitOk : kExitFailed;
 }
 
@@ -308,7 +310,7 @@ int preview(SyncRun &run, const SyncArgs &args)
     return kExitOk;
 }
 
-int push(SyncRun &run, const SyncArgs &args)
+int push(const CliContext &context, SyncRun &run, const SyncArgs &args)
 {
     Engine engine(*run.model, *run.database);
     const PushReport report =
@@ -318,7 +320,7 @@ int push(SyncRun &run, const SyncArgs &args)
     if (!args.reportPath.empty() && !writeReportFile(args.reportPath, report.toJson()))
         return kExitFailed;
     printPushOutcomes(report);
-    printPushSummary(report);
+    printPushSummary(context, report);
     if (report.cancelled)
         std::cerr << "; stopped: run it again to continue";
     if (!report.error.empty())
@@ -343,7 +345,8 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
     SyncRun run;
     if (!context.openModelAndDatabase(run.model, run.database))
         return kExitUsage;
-    if (args.action == "push" && !checkReadinessBeforeSending("sync push", *run.database, *run.model, {}, args.strict))
+    if (args.action == "push"
+        && !checkReadinessBeforeSending(context, "sync push", *run.database, *run.model, {}, args.strict))
         return kExitFailed;
     if (!args.signOff.empty() && (args.dryRun || args.planOnly))
         return usageError("sync", "--sign-off signs off what was pushed; a dry run or plan sends nothing");
@@ -357,8 +360,8 @@ int pushOrPull(const CliContext &context, const SyncArgs &args)
     if (const int failed = connectTarget(args, run); failed != kExitOk)
         return failed;
     if (args.action == "pull")
-        return pull(run, args);
-    return args.dryRun ? preview(run, args) : push(run, args);
+        return pull(context, run, args);
+    return args.dryRun ? preview(run, args) : push(context, run, args);
 }
 
 int status(const CliContext &context)
@@ -370,7 +373,8 @@ int status(const CliContext &context)
     const std::int64_t lastSeq = database->connection().execAndGet("SELECT coalesce(max(seq), 0) FROM changes").getInt64();
     const std::vector<SyncTarget> targets = state.targets();
     if (targets.empty())
-        std::cout << "No sync targets yet (steward-cli sync pull --from URL --client ID adds one).\n";
+        std::cout << "No sync targets yet (" << context.suggestion("sync pull --from URL --client ID")
+                  << " adds one).\n";
     for (const SyncTarget &target : targets) {
         const std::vector<SyncFailure> failures = state.failures(target.targetId);
         std::cout << target.url << "  client " << target.client << "  pushed up to change " << target.pushCursor
@@ -451,8 +455,9 @@ int conflicts(const CliContext &context, const SyncArgs &args)
             printConflictField(field);
     }
     if (!views.empty())
-        std::cout << views.size() << " open conflict(s); decide each with: steward-cli sync resolve ID --take "
-                                     "mine|theirs [--field PATH=mine|theirs|both|JSON]...\n";
+        std::cout << views.size() << " open conflict(s); decide each with: "
+                  << context.suggestion("sync resolve ID --take mine|theirs [--field PATH=mine|theirs|both|JSON]...")
+                  << "\n";
     return kExitOk;
 }
 
@@ -464,7 +469,7 @@ int resolve(const CliContext &context, const SyncArgs &args)
         return kExitUsage;
     Engine engine(*model, *database);
     ConflictDecision decision;
-    decision.id = args.id;
+    decision.id = canonicalDocumentId(args.id);
     decision.url = args.url;
     decision.take = args.take;
     decision.fields = args.fields;
@@ -472,7 +477,7 @@ int resolve(const CliContext &context, const SyncArgs &args)
     try {
         const ConflictResolution resolved = resolveConflict(engine, decision);
         std::cout << "Resolved: " << resolved.summary << " (operation " << resolved.opId
-                  << "; steward-cli fix undo " << resolved.opId
+                  << "; " << context.suggestion("fix undo " + std::to_string(resolved.opId))
                   << " opens the conflict again). The next push sends it to the target.\n";
     } catch (const ConflictRefused &e) {
         std::cerr << "steward-cli: " << e.what() << " Nothing was changed.\n";
@@ -580,7 +585,8 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
         return conflicts(context, args);
     if (args.action == "resolve") {
         if (args.id.empty())
-            return usageError("sync", "sync resolve needs the document's id (steward-cli sync conflicts lists them)");
+            return usageError("sync", "sync resolve needs the document's id (" + context.suggestion("sync conflicts")
+                                          + " lists them)");
         if (!args.take && args.fields.empty())
             return usageError("sync", "sync resolve needs --take mine|theirs or --field PATH=mine|theirs|both|JSON");
         return resolve(context, args);

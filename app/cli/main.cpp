@@ -6,9 +6,12 @@
 #include <QGuiApplication>
 #include <QSaveFile>
 
+#include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <iostream>
 #include <map>
+#include <string_view>
 
 using namespace steward;
 
@@ -77,6 +80,34 @@ std::unique_ptr<Model> CliContext::loadModel() const
 std::string CliContext::resolvedDatabasePath() const
 {
     return databasePath.empty() ? defaultDatabasePath() : databasePath;
+}
+
+namespace {
+
+// A word the shell reads back as it is: quoted when it holds anything but the usual path characters.
+std::string shellWord(const std::string &word)
+{
+    const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](unsigned char c) {
+        return std::isalnum(c) || std::string_view("_./:=@%+,-").find(static_cast<char>(c)) != std::string_view::npos;
+    });
+    if (plain)
+        return word;
+    std::string quoted = "'";
+    for (const char c : word)
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
+} // namespace
+
+std::string CliContext::suggestion(const std::string &rest) const
+{
+    std::string line = "steward-cli";
+    if (!databasePath.empty())
+        line += " --db " + shellWord(databasePath);
+    for (const std::string &schema : schemaPaths)
+        line += " --schema " + shellWord(schema);
+    return line + " " + rest;
 }
 
 std::unique_ptr<Database> CliContext::openDatabase() const

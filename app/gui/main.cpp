@@ -1,6 +1,7 @@
 // steward: the desktop app.
 #include "AppSession.h"
 #include "MainWindow.h"
+#include "WindowScreenshot.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -105,18 +106,14 @@ int main(int argc, char *argv[])
         window.resize(width, height);
     }
     window.show();
-    if (empty && parser.isSet(sampleOption))
-        QTimer::singleShot(0, &window, &MainWindow::loadSampleDistrict);
-
+    const bool loadSample = empty && parser.isSet(sampleOption);
     if (parser.isSet(screenshotOption)) {
-        const QString target = parser.value(screenshotOption);
-        QTimer::singleShot(800, &window, &MainWindow::openFirstDocument);
-        QTimer::singleShot(1500, &window, [&window, target] {
-            const bool saved = window.grab().save(target);
-            std::fprintf(saved ? stdout : stderr, saved ? "steward: wrote %s\n" : "steward: cannot write %s\n",
-                         qPrintable(target));
-            QCoreApplication::exit(saved ? 0 : 1);
-        });
+        // Drawn once the sample (when asked for) and the views have loaded; the picture ends the run.
+        auto *screenshot = new WindowScreenshot(window, parser.value(screenshotOption), loadSample, &window);
+        QObject::connect(screenshot, &WindowScreenshot::taken, [](bool saved) { QCoreApplication::exit(saved ? 0 : 1); });
+        screenshot->start();
+    } else if (loadSample) {
+        QTimer::singleShot(0, &window, &MainWindow::loadSampleDistrict);
     }
     return app->exec();
 }

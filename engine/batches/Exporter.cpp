@@ -672,6 +672,8 @@ public:
         for (const Problem &problem : m_problems)
             result.problems.push_back(problem.text);
         result.documents = m_documents;
+        result.batchId = m_batchId;
+        result.createdAt = m_createdAt;
         result.files = static_cast<std::int64_t>(m_files.size());
         result.ok = result.problems.empty();
         return result;
@@ -716,6 +718,9 @@ private:
         }
         if (manifest.value("format", std::string()) != kFormat)
             add(-1, 0, std::string("format is not \"") + kFormat + "\"");
+        for (auto [key, target] : {std::pair{"batchId", &m_batchId}, std::pair{"createdAt", &m_createdAt}})
+            if (auto it = manifest.find(key); it != manifest.end() && it->is_string())
+                *target = it->get<std::string>();
         auto files = manifest.find("files");
         if (files == manifest.end() || !files->is_array()) {
             add(-1, 0, "no \"files\" list");
@@ -944,6 +949,8 @@ private:
     std::vector<PendingReference> m_pending;
     std::vector<Problem> m_problems;
     std::int64_t m_documents = 0;
+    std::string m_batchId;
+    std::string m_createdAt;
 };
 
 } // namespace

@@ -61,6 +61,8 @@ struct VerifyResult
     std::vector<std::string> problems; // one line each: file, document, what is wrong
     std::int64_t documents = 0;
     std::int64_t files = 0; // files the manifest lists
+    std::string batchId;    // the manifest's, so the caller can tell which batch it checked
+    std::string createdAt;
 };
 
 // Checks a batch directory: every file's SHA-256 against the manifest, and every reference in

@@ -17,6 +17,9 @@
 #include <random>
 #include <thread>
 
+#include <pwd.h>
+#include <unistd.h>
+
 namespace steward {
 
 namespace {
@@ -207,10 +210,24 @@ void takeStoredForms(StoredDocument &document, const PreparedBody &prepared)
 
 std::string currentOsUser()
 {
-    for (const char *name : {"USER", "USERNAME", "LOGNAME"})
+    for (const char *name : {"USER", "LOGNAME"})
         if (const char *value = std::getenv(name); value && *value)
             return value;
-    return "unknown";
+    // A service, a container or `env -i` may set neither; the account is still known to the system.
+    const uid_t uid = geteuid();
+    std::vector<char> buffer(16384);
+    passwd entry{};
+    passwd *found = nullptr;
+    if (getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found && found->pw_name
+        && *found->pw_name)
+        return found->pw_name;
+    // An id without a name in the password database (a container's arbitrary uid): the id still says who.
+    return "uid " + std::to_string(uid);
+}
+
+std::string canonicalDocumentId(const std::string &id)
+{
+    return canonicalId(id);
 }
 
 Engine::Engine(const Model &model, Database &database)

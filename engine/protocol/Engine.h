@@ -367,7 +367,12 @@ private:
 // Documents and drafts per resource; takes any connection (a read-only one on a worker thread).
 std::vector<ResourceCount> readResourceCounts(SQLite::Database &db);
 
-// "user" from the environment, for the change log when no serve client is named.
+// Who is acting, for the change log when no serve client is named: USER or LOGNAME, else the
+// effective account's name from the password database (never a placeholder).
 std::string currentOsUser();
+
+// A document id as the engine stores it (a hyphenated UUID, lower case), from either spelling Ed-Fi
+// APIs use: ODS/API's 32 hex digits or the hyphenated one; anything else comes back as it is.
+std::string canonicalDocumentId(const std::string &id);
 
 } // namespace steward

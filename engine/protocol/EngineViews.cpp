@@ -66,7 +66,7 @@ std::optional<StoredDocument> Engine::document(const std::string &id)
     std::optional<DeferredTransaction> read;
     if (!m_inBatch)
         read.emplace(m_database.connection());
-    return m_store.findById(id);
+    return m_store.findById(canonicalDocumentId(id));
 }
 
 std::vector<OutgoingReference> Engine::outgoingReferences(const std::string &id)
