@@ -113,6 +113,16 @@ QRect rectInViewport(const QWidget *widget, const QAbstractScrollArea *area)
     return QRect(widget->mapTo(area->viewport(), QPoint(0, 0)), widget->size());
 }
 
+// The text a view shows of an item, elided as its delegate elides it into the item's width.
+QString visibleText(const QTreeWidget *tree, const QTreeWidgetItem *item, int column)
+{
+    const QRect cell = tree->visualItemRect(item);
+    const int left = column == 0 ? cell.left() : tree->header()->sectionViewportPosition(column);
+    const int right = tree->header()->sectionViewportPosition(column) + tree->header()->sectionSize(column);
+    const int margin = tree->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, tree) + 1;
+    return tree->fontMetrics().elidedText(item->text(column), tree->textElideMode(), right - left - 2 * margin);
+}
+
 } // namespace
 
 class TestLaptopFit : public QObject
@@ -131,6 +141,7 @@ private Q_SLOTS:
 
     void conflictDialogOpensWithEveryColumnInSight();
     void conflictItemsReadByKeyAndShowWhatIsKept();
+    void referencedByKeysShowTheirStartAndEnd();
 
 private:
     // A School in conflict: its name changed on both sides, the city of its physical address too, and
@@ -275,6 +286,74 @@ void TestLaptopFit::conflictItemsReadByKeyAndShowWhatIsKept()
     QCOMPARE(stored["addresses"][0]["city"].get<std::string>(), std::string("Austin"));
     QCOMPARE(stored["addresses"][1]["streetNumberName"].get<std::string>(),
              std::string("Post Office Box 4410, Attention: Registrar"));
+}
+
+// At 1280x800, a StudentSchoolAssociation that references a Student shows under "Referenced by" with
+// the start of its key (the entry date) and its end (the student's id) in sight; the whole key on hover.
+void TestLaptopFit::referencedByKeysShowTheirStartAndEnd()
+{
+    REQUIRE_LAPTOP_SCREENS(screens);
+    QTemporaryDir dir;
+    QString error;
+    std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("refs.db"), {}, &error);
+    QVERIFY2(session, qPrintable(error));
+    for (const Request &request : sampleDistrictRequests(2026, 4))
+        QVERIFY(session->engine().handle(request).status < 300);
+    AppSession *raw = session.get();
+    const Json association = raw->request("GET", "/ed-fi/studentSchoolAssociations?limit=1").body[0];
+    const std::string studentUniqueId = association["studentReference"]["studentUniqueId"].get<std::string>();
+    const std::string entryDate = association["entryDate"].get<std::string>();
+    const std::string studentId = idOf(*raw, "/ed-fi/students?studentUniqueId=" + studentUniqueId);
+    MainWindow window(std::move(session));
+    window.setScreen(screens[0]);
+    window.showMaximized();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTRY_COMPARE(window.frameGeometry().width(), screens[0]->availableGeometry().width());
+    QVERIFY(window.navigateTo(QString::fromStdString(studentId)));
+    auto *tabs = window.editor()->findChild<QTabWidget *>(QStringLiteral("tabs"));
+    QVERIFY(tabs);
+    tabs->setCurrentWidget(window.referencesPane());
+    QTreeWidget *incoming = window.referencesPane()->incomingView();
+    QTRY_VERIFY(incoming->isVisible() && incoming->topLevelItemCount() > 0);
+    const QTreeWidgetItem *group = nullptr;
+    for (int i = 0; i < incoming->topLevelItemCount(); ++i)
+        if (incoming->topLevelItem(i)->text(0).startsWith(QStringLiteral("StudentSchoolAssociation")))
+            group = incoming->topLevelItem(i);
+    QVERIFY(group != nullptr && group->childCount() > 0);
+    // The resource's name is not cut either.
+    QCOMPARE(visibleText(incoming, group, 0), group->text(0));
+    const QTreeWidgetItem *key = group->child(0);
+    const QString shown = visibleText(incoming, key, 0);
+    QVERIFY2(shown.contains(QString::fromStdString(entryDate)) && shown.contains(QString::fromStdString(studentUniqueId)),
+             qPrintable(QStringLiteral("shows \"%1\" of \"%2\" in %3 pixels")
+                            .arg(shown, key->text(0)).arg(incoming->header()->sectionSize(0))));
+    QCOMPARE(key->toolTip(0), key->text(0));
+    // A key longer than the column (a section association's, with its session's name) is cut in its
+    // middle: the date it starts with and the student's id it ends with still show.
+    for (int i = 0; i < incoming->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem *section = incoming->topLevelItem(i);
+        if (!section->text(0).startsWith(QStringLiteral("StudentSectionAssociation")))
+            continue;
+        const QTreeWidgetItem *longKey = section->child(0);
+        const QString cut = visibleText(incoming, longKey, 0);
+        QVERIFY2(cut != longKey->text(0), "the test needs a key longer than its column");
+        static const QRegularExpression startsWithDate(QStringLiteral("^\\d{4}-\\d{2}-\\d{2}"));
+        QVERIFY2(startsWithDate.match(cut).hasMatch() && cut.endsWith(QString::fromStdString(studentUniqueId)),
+                 qPrintable(QStringLiteral("shows \"%1\" of \"%2\"").arg(cut, longKey->text(0))));
+        QCOMPARE(longKey->toolTip(0), longKey->text(0));
+    }
+    saveScreenshot(&window, QStringLiteral("references-%1.png").arg(sizeName(screens[0])));
+    // What this document points at: the key has more room than the resource's name, and both say
+    // their whole text on hover.
+    QTreeWidget *outgoing = window.referencesPane()->outgoingView();
+    QVERIFY(outgoing->topLevelItemCount() > 0);
+    QVERIFY2(outgoing->columnWidth(2) > outgoing->columnWidth(1),
+             qPrintable(QStringLiteral("key %1, resource %2 pixels").arg(outgoing->columnWidth(2)).arg(outgoing->columnWidth(1))));
+    for (int i = 0; i < outgoing->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem *item = outgoing->topLevelItem(i);
+        QCOMPARE(item->toolTip(1), item->text(1));
+        QVERIFY(!item->toolTip(2).isEmpty());
+    }
 }
 
 QTEST_MAIN(TestLaptopFit)
