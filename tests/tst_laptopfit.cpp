@@ -142,6 +142,7 @@ private Q_SLOTS:
     void conflictDialogOpensWithEveryColumnInSight();
     void conflictItemsReadByKeyAndShowWhatIsKept();
     void referencedByKeysShowTheirStartAndEnd();
+    void everyResourceTreeItemHasItsFullNameOnHover();
 
 private:
     // A School in conflict: its name changed on both sides, the city of its physical address too, and
@@ -353,6 +354,46 @@ void TestLaptopFit::referencedByKeysShowTheirStartAndEnd()
         const QTreeWidgetItem *item = outgoing->topLevelItem(i);
         QCOMPARE(item->toolTip(1), item->text(1));
         QVERIFY(!item->toolTip(2).isEmpty());
+    }
+}
+
+// Every item of the resources tree, group or resource, says its full name (and count) on hover, for
+// the starter model and DS 5.1's, whose names are longer.
+void TestLaptopFit::everyResourceTreeItemHasItsFullNameOnHover()
+{
+    std::vector<std::unique_ptr<Model>> models;
+    models.push_back(Model::loadStarter());
+    const QString shared = test::sharedEdfiDir();
+    if (!shared.isEmpty())
+        models.push_back(Model::loadFiles({(shared + "/ds-5.1/ApiSchema.json").toStdString(),
+                                           (shared + "/ds-5.1/ApiSchema-TPDM.json").toStdString()}));
+    else
+        qWarning("../shared/edfi is not present: the starter model only");
+    for (const std::unique_ptr<Model> &model : models) {
+        ResourceTreeModel tree(*model);
+        QAbstractItemModelTester tester(&tree, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        std::vector<ResourceCount> counts;
+        for (const ResourceSchema *resource : model->resources())
+            counts.push_back({resource->projectName(), resource->resourceName, 1234, 0});
+        tree.setCounts(counts);
+        int items = 0;
+        for (int g = 0; g < tree.rowCount(); ++g) {
+            const QModelIndex group = tree.index(g, 0);
+            QList<QModelIndex> indexes{group};
+            for (int row = 0; row < tree.rowCount(group); ++row)
+                indexes << tree.index(row, 0, group);
+            for (const QModelIndex &index : indexes) {
+                // The name is what comes before the count: "Education organizations (3)", "School  ·  1,234".
+                const QString shown = index.data().toString();
+                const QString name = shown.section(QStringLiteral("  ·  "), 0, 0).section(QStringLiteral(" ("), 0, 0);
+                const QString tip = index.data(Qt::ToolTipRole).toString();
+                QVERIFY2(tip.startsWith(name), qPrintable(shown + " -> " + tip));
+                ++items;
+            }
+            QVERIFY2(group.data(Qt::ToolTipRole).toString().contains(QString::number(tree.rowCount(group))),
+                     qPrintable(group.data(Qt::ToolTipRole).toString()));
+        }
+        QCOMPARE(items, static_cast<int>(model->resources().size()) + tree.rowCount());
     }
 }
 
