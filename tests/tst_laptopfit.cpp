@@ -123,6 +123,20 @@ QString visibleText(const QTreeWidget *tree, const QTreeWidgetItem *item, int co
     return tree->fontMetrics().elidedText(item->text(column), tree->textElideMode(), right - left - 2 * margin);
 }
 
+// The document of a collection whose value at `field` (a member of an array's items) is longest.
+Json longestBy(AppSession &session, const std::string &collection, const std::string &array, const std::string &field)
+{
+    Json longest;
+    std::size_t length = 0;
+    for (const Json &document : session.request("GET", collection + "?limit=500").body)
+        for (const Json &item : document.value(array, Json::array()))
+            if (item.contains(field) && item[field].dump().size() > length) {
+                length = item[field].dump().size();
+                longest = document;
+            }
+    return longest;
+}
+
 } // namespace
 
 class TestLaptopFit : public QObject
@@ -143,12 +157,17 @@ private Q_SLOTS:
     void conflictItemsReadByKeyAndShowWhatIsKept();
     void referencedByKeysShowTheirStartAndEnd();
     void everyResourceTreeItemHasItsFullNameOnHover();
+    void formHasNoHorizontalScrollOnALaptop_data();
+    void formHasNoHorizontalScrollOnALaptop();
 
 private:
     // A School in conflict: its name changed on both sides, the city of its physical address too, and
     // its mailing address replaced here (by a temporary one) while edited there; the session is
     // returned, the conflict's view in `view`.
     std::unique_ptr<AppSession> schoolInConflict(QTemporaryDir &dir, ConflictView &view);
+    // Checks the form of the editor of a maximized main window on each laptop screen, for a document.
+    // `readWhole`: the input whose text must show whole (and be in the picture).
+    void checkFormFits(MainWindow &window, const QString &id, const QString &readWhole, const QString &picture);
 };
 
 std::unique_ptr<AppSession> TestLaptopFit::schoolInConflict(QTemporaryDir &dir, ConflictView &view)
@@ -395,6 +414,121 @@ void TestLaptopFit::everyResourceTreeItemHasItsFullNameOnHover()
         }
         QCOMPARE(items, static_cast<int>(model->resources().size()) + tree.rowCount());
     }
+}
+
+void TestLaptopFit::formHasNoHorizontalScrollOnALaptop_data()
+{
+    QTest::addColumn<bool>("ds51");
+    QTest::newRow("starter model") << false;
+    QTest::newRow("DS 5.1") << true;
+}
+
+// The main window maximized on either laptop screen at its default splitter sizes: the editor's form
+// is as wide as its pane (no horizontal scroll, every input and button inside the pane) for the Staff
+// with the longest e-mail and the association with a calendar reference.
+void TestLaptopFit::formHasNoHorizontalScrollOnALaptop()
+{
+    QFETCH(bool, ds51);
+    REQUIRE_LAPTOP_SCREENS(screens);
+    QStringList schemaFiles;
+    if (ds51) {
+        const QString shared = test::sharedEdfiDir();
+        if (shared.isEmpty())
+            QSKIP("../shared/edfi (DS 5.1's ApiSchema) is not present");
+        schemaFiles = {shared + "/ds-5.1/ApiSchema.json", shared + "/ds-5.1/ApiSchema-TPDM.json"};
+    }
+    QTemporaryDir dir;
+    QString error;
+    std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("form.db"), schemaFiles, &error);
+    QVERIFY2(session, qPrintable(error));
+    for (const Request &request : sampleDistrictRequests(2026, 4))
+        QVERIFY(session->engine().handle(request).status < 300);
+    AppSession *raw = session.get();
+    const Json staff = longestBy(*raw, "/ed-fi/staffs", "electronicMails", "electronicMailAddress");
+    QVERIFY2(!staff.is_null(), "no Staff with an e-mail");
+    QString staffEmailPath;
+    for (std::size_t i = 0; i < staff["electronicMails"].size(); ++i)
+        if (staffEmailPath.isEmpty()
+            || staff["electronicMails"][i]["electronicMailAddress"].get<std::string>().size()
+                   > staff["electronicMails"][0]["electronicMailAddress"].get<std::string>().size())
+            staffEmailPath = QStringLiteral("$.electronicMails[%1].electronicMailAddress").arg(i);
+    Json association;
+    for (const Json &document : raw->request("GET", "/ed-fi/studentSchoolAssociations?limit=500").body)
+        if (document.contains("calendarReference"))
+            association = document;
+    QVERIFY2(!association.is_null(), "no StudentSchoolAssociation with a calendar");
+    session.reset();
+    for (QScreen *screen : screens) {
+        // A window of its own on each screen, over the same database, laid out as a first run lays it out.
+        QSettings().clear();
+        session = AppSession::open(dir.filePath("form.db"), schemaFiles, &error);
+        QVERIFY2(session, qPrintable(error));
+        MainWindow window(std::move(session));
+        window.setScreen(screen);
+        window.setGeometry(screen->availableGeometry());
+        window.showMaximized();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_COMPARE(window.frameGeometry().width(), screen->availableGeometry().width());
+        const QString where = QStringLiteral("%1-%2").arg(sizeName(screen), ds51 ? "ds51" : "starter");
+        checkFormFits(window, QString::fromStdString(staff["id"].get<std::string>()), staffEmailPath, "staff-" + where);
+        if (QTest::currentTestFailed())
+            return;
+        checkFormFits(window, QString::fromStdString(association["id"].get<std::string>()),
+                      QStringLiteral("$.calendarReference"), "ssa-" + where);
+        if (QTest::currentTestFailed())
+            return;
+    }
+}
+
+void TestLaptopFit::checkFormFits(MainWindow &window, const QString &id, const QString &readWhole,
+                                  const QString &picture)
+{
+    QVERIFY(window.navigateTo(id));
+    auto *scroll = window.editor()->findChild<QScrollArea *>(QStringLiteral("formScroll"));
+    QVERIFY(scroll);
+    // The form is built for the document's resource, then shown.
+    auto shownInputs = [scroll] {
+        int shown = 0;
+        for (const QLineEdit *edit : scroll->widget()->findChildren<QLineEdit *>())
+            shown += edit->isVisible() ? 1 : 0;
+        return shown;
+    };
+    QTRY_VERIFY(scroll->isVisible() && shownInputs() > 3);
+    // Layouts settle in posted events: the form is laid out once it is as tall as its rows need.
+    QWidget *form = scroll->widget();
+    QTRY_VERIFY(form->height() >= form->minimumSizeHint().height() && form->minimumSizeHint().height() > 300);
+    QVERIFY2(form->minimumSizeHint().width() <= scroll->viewport()->width(),
+             qPrintable(QStringLiteral("%1: the form needs %2 pixels of a viewport %3 wide")
+                            .arg(picture).arg(form->minimumSizeHint().width()).arg(scroll->viewport()->width())));
+    QTRY_COMPARE(scroll->horizontalScrollBar()->maximum(), 0);
+    QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+    auto *whole = form->findChild<QLineEdit *>(readWhole);
+    QVERIFY2(whole != nullptr, qPrintable(readWhole));
+    scroll->ensureWidgetVisible(whole);
+    saveScreenshot(&window, picture + QStringLiteral(".png"));
+    QVERIFY(!whole->text().isEmpty());
+    QStyleOptionFrame option;
+    option.initFrom(whole);
+    option.rect = whole->contentsRect();
+    option.lineWidth = whole->style()->pixelMetric(QStyle::PM_DefaultFrameWidth, &option, whole);
+    const QRect text = whole->style()->subElementRect(QStyle::SE_LineEditContents, &option, whole)
+                           .marginsRemoved(whole->textMargins());
+    QVERIFY2(whole->fontMetrics().horizontalAdvance(whole->text()) <= text.width() - 4, // QLineEdit's own margin
+             qPrintable(QStringLiteral("%1: \"%2\" in %3 pixels").arg(picture, whole->text()).arg(text.width())));
+    const QRect viewport = scroll->viewport()->rect();
+    int checked = 0;
+    for (QWidget *widget : scroll->widget()->findChildren<QWidget *>()) {
+        const bool control = qobject_cast<QLineEdit *>(widget) || qobject_cast<QComboBox *>(widget)
+                             || qobject_cast<QAbstractButton *>(widget);
+        if (!control || !widget->isVisibleTo(scroll->widget()) || qobject_cast<QComboBox *>(widget->parentWidget()))
+            continue;
+        const QRect at = rectInViewport(widget, scroll);
+        QVERIFY2(at.left() >= viewport.left() && at.right() <= viewport.right(),
+                 qPrintable(QStringLiteral("%1: %2 at %3..%4 in a viewport %5 wide")
+                                .arg(picture, widget->objectName()).arg(at.left()).arg(at.right()).arg(viewport.width())));
+        ++checked;
+    }
+    QVERIFY2(checked > 5, qPrintable(QStringLiteral("%1: %2 controls").arg(picture).arg(checked)));
 }
 
 QTEST_MAIN(TestLaptopFit)
