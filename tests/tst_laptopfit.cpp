@@ -159,6 +159,7 @@ private Q_SLOTS:
     void everyResourceTreeItemHasItsFullNameOnHover();
     void formHasNoHorizontalScrollOnALaptop_data();
     void formHasNoHorizontalScrollOnALaptop();
+    void emptyResourceColumnsFitTheirTitles();
 
 private:
     // A School in conflict: its name changed on both sides, the city of its physical address too, and
@@ -529,6 +530,36 @@ void TestLaptopFit::checkFormFits(MainWindow &window, const QString &id, const Q
         ++checked;
     }
     QVERIFY2(checked > 5, qPrintable(QStringLiteral("%1: %2 controls").arg(picture).arg(checked)));
+}
+
+// A resource without documents (every one, on a first run) shows its columns' titles whole.
+void TestLaptopFit::emptyResourceColumnsFitTheirTitles()
+{
+    REQUIRE_LAPTOP_SCREENS(screens);
+    QTemporaryDir dir;
+    QString error;
+    std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("empty.db"), {}, &error);
+    QVERIFY2(session, qPrintable(error));
+    const ResourceSchema *school = session->resourceByName("Ed-Fi", "School");
+    MainWindow window(std::move(session));
+    window.setScreen(screens[0]);
+    window.showMaximized();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto *table = window.findChild<QTableView *>(QStringLiteral("documentTable"));
+    QVERIFY(table);
+    QAbstractItemModelTester tester(table->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(window.selectResource(school));
+    QHeaderView *header = table->horizontalHeader();
+    QTRY_VERIFY(table->model()->columnCount() > 2);
+    const int titled = header->sectionSizeHint(1);
+    QVERIFY2(titled > header->defaultSectionSize(), "the test needs a title wider than a column's default width");
+    for (int column = 0; column < table->model()->columnCount(); ++column)
+        QTRY_VERIFY2(header->sectionSize(column) >= header->sectionSizeHint(column),
+                     qPrintable(QStringLiteral("%1: %2 of %3 pixels")
+                                    .arg(table->model()->headerData(column, Qt::Horizontal).toString())
+                                    .arg(header->sectionSize(column))
+                                    .arg(header->sectionSizeHint(column))));
+    QCOMPARE(table->model()->rowCount(), 0);
 }
 
 QTEST_MAIN(TestLaptopFit)
