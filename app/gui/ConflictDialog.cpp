@@ -299,6 +299,8 @@ void ConflictDialog::fillFields()
         m_fields->setItem(row, FieldColumn, label);
         auto *decision = new QComboBox(m_fields);
         decision->setObjectName(QStringLiteral("conflictDecision%1").arg(row));
+        // At the top of a row an item makes tall, not stretched to its height.
+        decision->setMaximumHeight(decision->sizeHint().height());
         decision->setAccessibleName(tr("What %1 keeps").arg(name));
         if (field.item)
             fillItemRow(row, decision);
@@ -459,7 +461,7 @@ void ConflictDialog::fitToScreen()
         rows += m_fields->rowHeight(row);
     const int others = layout()->totalHeightForWidth(width) - (m_fields->isVisibleTo(this) ? m_fields->sizeHint().height() : 0);
     const int height = m_fields->isVisibleTo(this) ? others + rows : std::max(others, 480);
-    resize(width, std::clamp(height, std::min(360, tallest), tallest));
+    resize(width, std::clamp(height, std::min(minimumSizeHint().height(), tallest), tallest));
 }
 
 void ConflictDialog::fitColumns(int viewportWidth)
