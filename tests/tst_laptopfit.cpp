@@ -25,6 +25,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStyle>
+#include <QStyleOptionComboBox>
 #include <QStyleOptionFrame>
 #include <QTabWidget>
 #include <QTableView>
@@ -248,9 +249,16 @@ void TestLaptopFit::conflictDialogOpensWithEveryColumnInSight()
         }
         QCOMPARE(fields->horizontalScrollBar()->maximum(), 0);
         for (int row = 0; row < fields->rowCount(); ++row) {
-            auto *keep = fields->cellWidget(row, 4);
+            auto *keep = qobject_cast<QComboBox *>(fields->cellWidget(row, 4));
             QVERIFY(keep != nullptr);
             QVERIFY2(viewport.contains(rectInViewport(keep, fields)), qPrintable(where));
+            // Each choice reads whole in it.
+            QStyleOptionComboBox option;
+            option.initFrom(keep);
+            const QRect text = keep->style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, keep);
+            for (int choice = 0; choice < keep->count(); ++choice)
+                QVERIFY2(keep->fontMetrics().horizontalAdvance(keep->itemText(choice)) <= text.width(),
+                         qPrintable(QStringLiteral("%1: \"%2\" in %3 pixels").arg(where, keep->itemText(choice)).arg(text.width())));
         }
     }
 }
@@ -262,6 +270,8 @@ void TestLaptopFit::conflictItemsReadByKeyAndShowWhatIsKept()
     ConflictView view;
     std::unique_ptr<AppSession> session = schoolInConflict(dir, view);
     ConflictDialog dialog(*session, view);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
     QTableWidget *fields = dialog.fields();
     QStringList labels;
     for (int row = 0; row < fields->rowCount(); ++row)
@@ -295,6 +305,16 @@ void TestLaptopFit::conflictItemsReadByKeyAndShowWhatIsKept()
     QVERIFY(!keptText().contains(QStringLiteral("Temporary")));
     dialog.decide(mailing, ConflictDialog::Decision::Both);
     QVERIFY(keptText().contains(QStringLiteral("Temporary")) && keptText().contains(QStringLiteral("4411")));
+    // The row grows to show both.
+    QVERIFY2(fields->rowHeight(mailing) >= kept->heightForWidth(fields->columnWidth(5)),
+             qPrintable(QStringLiteral("a row %1 pixels high for %2").arg(fields->rowHeight(mailing))
+                            .arg(kept->heightForWidth(fields->columnWidth(5)))));
+    // And the dialog with it, while its screen has room: every row still in sight.
+    const int lastRow = fields->rowCount() - 1;
+    QTRY_VERIFY2(fields->rowViewportPosition(lastRow) + fields->rowHeight(lastRow) <= fields->viewport()->height(),
+                 qPrintable(QStringLiteral("the last row ends at %1 of a viewport %2 high")
+                                .arg(fields->rowViewportPosition(lastRow) + fields->rowHeight(lastRow))
+                                .arg(fields->viewport()->height())));
     dialog.decide(mailing, ConflictDialog::Decision::Base);
     QVERIFY2(keptText().contains(QStringLiteral("Post Office Box 4410")), qPrintable(keptText()));
 

@@ -299,13 +299,14 @@ void ConflictDialog::fillFields()
         m_fields->setItem(row, FieldColumn, label);
         auto *decision = new QComboBox(m_fields);
         decision->setObjectName(QStringLiteral("conflictDecision%1").arg(row));
-        // At the top of a row an item makes tall, not stretched to its height.
-        decision->setMaximumHeight(decision->sizeHint().height());
         decision->setAccessibleName(tr("What %1 keeps").arg(name));
         if (field.item)
             fillItemRow(row, decision);
         else
             fillValueRow(row, decision);
+        // At the top of a row an item makes tall, not stretched to its height (measured with its
+        // choices: a combo box keeps the size it first measured).
+        decision->setMaximumHeight(decision->sizeHint().height());
         m_fields->setCellWidget(row, DecisionColumn, decision);
         connect(decision, &QComboBox::currentIndexChanged, this, [this, row] { showKeptValue(row); });
         showKeptValue(row);
@@ -393,6 +394,12 @@ void ConflictDialog::showKeptValue(int row)
         break;
     }
     kept->setText(html);
+    // Both items take more lines than one: the row grows, and the dialog with it while the screen has room.
+    if (m_fitted) {
+        const int before = m_fields->rowHeight(row);
+        fitRow(row);
+        growBy(m_fields->rowHeight(row) - before);
+    }
     kept->setAccessibleName(tr("%1 keeps: %2")
                                 .arg(m_fields->item(row, FieldColumn)->text(),
                                      QTextDocumentFragment::fromHtml(html).toPlainText()));
@@ -486,19 +493,37 @@ void ConflictDialog::fitColumns(int viewportWidth)
     fitRows();
 }
 
+void ConflictDialog::growBy(int extra)
+{
+    if (extra <= 0 || !isVisible())
+        return;
+    const QRect available = availableArea();
+    const int frame = frameGeometry().height() - height();
+    const int height = std::min(this->height() + extra, available.height() - frame);
+    if (height <= this->height())
+        return;
+    resize(width(), height);
+    if (frameGeometry().bottom() > available.bottom())
+        move(x(), std::max(available.top(), available.bottom() - frameGeometry().height() + 1));
+}
+
 void ConflictDialog::fitRows()
 {
-    m_fields->resizeRowsToContents();
+    for (int row = 0; row < m_fields->rowCount(); ++row)
+        fitRow(row);
+}
+
+void ConflictDialog::fitRow(int row)
+{
+    m_fields->resizeRowToContents(row);
     // A wrapped item's label is as tall as its width makes it, which the table does not ask.
-    for (int row = 0; row < m_fields->rowCount(); ++row) {
-        int height = m_fields->rowHeight(row);
-        for (int column = 0; column < m_fields->columnCount(); ++column) {
-            QWidget *cell = m_fields->cellWidget(row, column);
-            if (cell != nullptr && cell->hasHeightForWidth())
-                height = std::max(height, cell->heightForWidth(m_fields->columnWidth(column)));
-        }
-        m_fields->setRowHeight(row, height);
+    int height = m_fields->rowHeight(row);
+    for (int column = 0; column < m_fields->columnCount(); ++column) {
+        QWidget *cell = m_fields->cellWidget(row, column);
+        if (cell != nullptr && cell->hasHeightForWidth())
+            height = std::max(height, cell->heightForWidth(m_fields->columnWidth(column)));
     }
+    m_fields->setRowHeight(row, height);
 }
 
 void ConflictDialog::decideWhole(std::optional<bool> mine)

@@ -67,7 +67,10 @@ private:
     // The available area of the screen it opens on: its parent's, else its own.
     QRect availableArea() const;
     void fitColumns(int viewportWidth);
+    // Taller by `extra` pixels, as far as its screen allows (a row grew after it was fitted).
+    void growBy(int extra);
     void fitRows();
+    void fitRow(int row);
     steward::ConflictDecision decisionFromWidgets() const;
 
     AppSession &m_session;
