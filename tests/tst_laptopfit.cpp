@@ -30,9 +30,9 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTextDocumentFragment>
 #include <QToolButton>
 #include <QTreeView>
-#include <QTextDocumentFragment>
 #include <QTreeWidget>
 
 using namespace steward;
@@ -75,16 +75,16 @@ QList<QScreen *> laptopScreens()
     return found;
 }
 
-#define REQUIRE_LAPTOP_SCREENS(screens)                                                                       \
-    const QList<QScreen *> screens = laptopScreens();                                                         \
-    if (screens.size() != 2)                                                                                  \
-        QSKIP("needs the screens of tests/offscreen-laptops.json "                                            \
-              "(QT_QPA_PLATFORM=offscreen:configfile=tests/offscreen-laptops.json), as ctest sets")
+#define REQUIRE_LAPTOP_SCREENS(screens)                                                                      \
+    const QList<QScreen *> screens = laptopScreens();                                                        \
+    if (screens.size() != 2)                                                                                 \
+    QSKIP("needs the screens of tests/offscreen-laptops.json "                                               \
+          "(QT_QPA_PLATFORM=offscreen:configfile=tests/offscreen-laptops.json), as ctest sets")
 
 // What a sync leaves behind when both sides changed a document: a conflict with http://127.0.0.1:9/api,
 // the base and the target's copy as given (the local document is what is stored).
-void recordSyncConflict(AppSession &session, const std::string &id, const std::string &resource, const Json &base,
-                        const Json &theirs)
+void recordSyncConflict(AppSession &session, const std::string &id, const std::string &resource,
+                        const Json &base, const Json &theirs)
 {
     SyncState state(session.database().connection());
     SyncConflict conflict;
@@ -121,11 +121,13 @@ QString visibleText(const QTreeWidget *tree, const QTreeWidgetItem *item, int co
     const int left = column == 0 ? cell.left() : tree->header()->sectionViewportPosition(column);
     const int right = tree->header()->sectionViewportPosition(column) + tree->header()->sectionSize(column);
     const int margin = tree->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, tree) + 1;
-    return tree->fontMetrics().elidedText(item->text(column), tree->textElideMode(), right - left - 2 * margin);
+    return tree->fontMetrics().elidedText(item->text(column), tree->textElideMode(),
+                                          right - left - 2 * margin);
 }
 
 // The document of a collection whose value at `field` (a member of an array's items) is longest.
-Json longestBy(AppSession &session, const std::string &collection, const std::string &array, const std::string &field)
+Json longestBy(AppSession &session, const std::string &collection, const std::string &array,
+               const std::string &field)
 {
     Json longest;
     std::size_t length = 0;
@@ -169,7 +171,8 @@ private:
     std::unique_ptr<AppSession> schoolInConflict(QTemporaryDir &dir, ConflictView &view);
     // Checks the form of the editor of a maximized main window on each laptop screen, for a document.
     // `readWhole`: the input whose text must show whole (and be in the picture).
-    void checkFormFits(MainWindow &window, const QString &id, const QString &readWhole, const QString &picture);
+    void checkFormFits(MainWindow &window, const QString &id, const QString &readWhole,
+                       const QString &picture);
 };
 
 std::unique_ptr<AppSession> TestLaptopFit::schoolInConflict(QTemporaryDir &dir, ConflictView &view)
@@ -179,18 +182,26 @@ std::unique_ptr<AppSession> TestLaptopFit::schoolInConflict(QTemporaryDir &dir, 
     if (!session)
         qFatal("%s", qPrintable(error));
     post(*session, "/ed-fi/educationOrganizationCategoryDescriptors",
-         {{"namespace", "uri://ed-fi.org/EducationOrganizationCategoryDescriptor"}, {"codeValue", "School"},
+         {{"namespace", "uri://ed-fi.org/EducationOrganizationCategoryDescriptor"},
+          {"codeValue", "School"},
           {"shortDescription", "School"}});
     post(*session, "/ed-fi/gradeLevelDescriptors",
-         {{"namespace", "uri://ed-fi.org/GradeLevelDescriptor"}, {"codeValue", "Ninth grade"}, {"shortDescription", "9"}});
+         {{"namespace", "uri://ed-fi.org/GradeLevelDescriptor"},
+          {"codeValue", "Ninth grade"},
+          {"shortDescription", "9"}});
     for (const char *type : {"Physical", "Mailing", "Temporary"})
         post(*session, "/ed-fi/addressTypeDescriptors",
-             {{"namespace", "uri://ed-fi.org/AddressTypeDescriptor"}, {"codeValue", type}, {"shortDescription", type}});
+             {{"namespace", "uri://ed-fi.org/AddressTypeDescriptor"},
+              {"codeValue", type},
+              {"shortDescription", type}});
     post(*session, "/ed-fi/stateAbbreviationDescriptors",
-         {{"namespace", "uri://ed-fi.org/StateAbbreviationDescriptor"}, {"codeValue", "TX"}, {"shortDescription", "TX"}});
+         {{"namespace", "uri://ed-fi.org/StateAbbreviationDescriptor"},
+          {"codeValue", "TX"},
+          {"shortDescription", "TX"}});
     Json base = test::Fixture::school(255901, "Grand Bend High School");
-    base["addresses"] = Json::array({address("Physical", "1200 Grand Bend Boulevard North, Building C", "Austin"),
-                                     address("Mailing", "Post Office Box 4410, Attention: Registrar", "Austin")});
+    base["addresses"] =
+        Json::array({address("Physical", "1200 Grand Bend Boulevard North, Building C", "Austin"),
+                     address("Mailing", "Post Office Box 4410, Attention: Registrar", "Austin")});
     Json mine = base;
     mine["nameOfInstitution"] = "Grand Bend Early College High School";
     mine["addresses"][0]["city"] = "Round Rock";
@@ -231,11 +242,16 @@ void TestLaptopFit::conflictDialogOpensWithEveryColumnInSight()
         const QString where = sizeName(screen);
         saveScreenshot(&dialog, QStringLiteral("conflict-dialog-%1.png").arg(where));
         QVERIFY2(screen->availableGeometry().contains(dialog.frameGeometry()),
-                 qPrintable(QStringLiteral("%1: dialog's frame at %2,%3 %4x%5, inside at %6,%7 %8x%9").arg(where)
-                                .arg(dialog.frameGeometry().x()).arg(dialog.frameGeometry().y())
-                                .arg(dialog.frameGeometry().width()).arg(dialog.frameGeometry().height())
-                                .arg(dialog.geometry().x()).arg(dialog.geometry().y())
-                                .arg(dialog.geometry().width()).arg(dialog.geometry().height())));
+                 qPrintable(QStringLiteral("%1: dialog's frame at %2,%3 %4x%5, inside at %6,%7 %8x%9")
+                                .arg(where)
+                                .arg(dialog.frameGeometry().x())
+                                .arg(dialog.frameGeometry().y())
+                                .arg(dialog.frameGeometry().width())
+                                .arg(dialog.frameGeometry().height())
+                                .arg(dialog.geometry().x())
+                                .arg(dialog.geometry().y())
+                                .arg(dialog.geometry().width())
+                                .arg(dialog.geometry().height())));
         QTableWidget *fields = dialog.fields();
         const QRect viewport = fields->viewport()->rect();
         for (int column = 0; column < fields->columnCount(); ++column) {
@@ -243,9 +259,12 @@ void TestLaptopFit::conflictDialogOpensWithEveryColumnInSight()
                                 fields->horizontalHeader()->sectionSize(column), viewport.height());
             QVERIFY2(viewport.contains(section),
                      qPrintable(QStringLiteral("%1: column %2 (%3) at %4..%5 of a viewport %6 wide")
-                                    .arg(where).arg(column)
+                                    .arg(where)
+                                    .arg(column)
                                     .arg(fields->horizontalHeaderItem(column)->text())
-                                    .arg(section.left()).arg(section.right()).arg(viewport.width())));
+                                    .arg(section.left())
+                                    .arg(section.right())
+                                    .arg(viewport.width())));
         }
         QCOMPARE(fields->horizontalScrollBar()->maximum(), 0);
         for (int row = 0; row < fields->rowCount(); ++row) {
@@ -255,10 +274,13 @@ void TestLaptopFit::conflictDialogOpensWithEveryColumnInSight()
             // Each choice reads whole in it.
             QStyleOptionComboBox option;
             option.initFrom(keep);
-            const QRect text = keep->style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, keep);
+            const QRect text = keep->style()->subControlRect(QStyle::CC_ComboBox, &option,
+                                                             QStyle::SC_ComboBoxEditField, keep);
             for (int choice = 0; choice < keep->count(); ++choice)
                 QVERIFY2(keep->fontMetrics().horizontalAdvance(keep->itemText(choice)) <= text.width(),
-                         qPrintable(QStringLiteral("%1: \"%2\" in %3 pixels").arg(where, keep->itemText(choice)).arg(text.width())));
+                         qPrintable(QStringLiteral("%1: \"%2\" in %3 pixels")
+                                        .arg(where, keep->itemText(choice))
+                                        .arg(text.width())));
         }
     }
 }
@@ -307,11 +329,13 @@ void TestLaptopFit::conflictItemsReadByKeyAndShowWhatIsKept()
     QVERIFY(keptText().contains(QStringLiteral("Temporary")) && keptText().contains(QStringLiteral("4411")));
     // The row grows to show both.
     QVERIFY2(fields->rowHeight(mailing) >= kept->heightForWidth(fields->columnWidth(5)),
-             qPrintable(QStringLiteral("a row %1 pixels high for %2").arg(fields->rowHeight(mailing))
+             qPrintable(QStringLiteral("a row %1 pixels high for %2")
+                            .arg(fields->rowHeight(mailing))
                             .arg(kept->heightForWidth(fields->columnWidth(5)))));
     // And the dialog with it, while its screen has room: every row still in sight.
     const int lastRow = fields->rowCount() - 1;
-    QTRY_VERIFY2(fields->rowViewportPosition(lastRow) + fields->rowHeight(lastRow) <= fields->viewport()->height(),
+    QTRY_VERIFY2(fields->rowViewportPosition(lastRow) + fields->rowHeight(lastRow) <=
+                     fields->viewport()->height(),
                  qPrintable(QStringLiteral("the last row ends at %1 of a viewport %2 high")
                                 .arg(fields->rowViewportPosition(lastRow) + fields->rowHeight(lastRow))
                                 .arg(fields->viewport()->height())));
@@ -365,9 +389,11 @@ void TestLaptopFit::referencedByKeysShowTheirStartAndEnd()
     QCOMPARE(visibleText(incoming, group, 0), group->text(0));
     const QTreeWidgetItem *key = group->child(0);
     const QString shown = visibleText(incoming, key, 0);
-    QVERIFY2(shown.contains(QString::fromStdString(entryDate)) && shown.contains(QString::fromStdString(studentUniqueId)),
+    QVERIFY2(shown.contains(QString::fromStdString(entryDate)) &&
+                 shown.contains(QString::fromStdString(studentUniqueId)),
              qPrintable(QStringLiteral("shows \"%1\" of \"%2\" in %3 pixels")
-                            .arg(shown, key->text(0)).arg(incoming->header()->sectionSize(0))));
+                            .arg(shown, key->text(0))
+                            .arg(incoming->header()->sectionSize(0))));
     QCOMPARE(key->toolTip(0), key->text(0));
     // A key longer than the column (a section association's, with its session's name) is cut in its
     // middle: the date it starts with and the student's id it ends with still show.
@@ -379,7 +405,8 @@ void TestLaptopFit::referencedByKeysShowTheirStartAndEnd()
         const QString cut = visibleText(incoming, longKey, 0);
         QVERIFY2(cut != longKey->text(0), "the test needs a key longer than its column");
         static const QRegularExpression startsWithDate(QStringLiteral("^\\d{4}-\\d{2}-\\d{2}"));
-        QVERIFY2(startsWithDate.match(cut).hasMatch() && cut.endsWith(QString::fromStdString(studentUniqueId)),
+        QVERIFY2(startsWithDate.match(cut).hasMatch() &&
+                     cut.endsWith(QString::fromStdString(studentUniqueId)),
                  qPrintable(QStringLiteral("shows \"%1\" of \"%2\"").arg(cut, longKey->text(0))));
         QCOMPARE(longKey->toolTip(0), longKey->text(0));
     }
@@ -389,7 +416,9 @@ void TestLaptopFit::referencedByKeysShowTheirStartAndEnd()
     QTreeWidget *outgoing = window.referencesPane()->outgoingView();
     QVERIFY(outgoing->topLevelItemCount() > 0);
     QVERIFY2(outgoing->columnWidth(2) > outgoing->columnWidth(1),
-             qPrintable(QStringLiteral("key %1, resource %2 pixels").arg(outgoing->columnWidth(2)).arg(outgoing->columnWidth(1))));
+             qPrintable(QStringLiteral("key %1, resource %2 pixels")
+                            .arg(outgoing->columnWidth(2))
+                            .arg(outgoing->columnWidth(1))));
     for (int i = 0; i < outgoing->topLevelItemCount(); ++i) {
         const QTreeWidgetItem *item = outgoing->topLevelItem(i);
         QCOMPARE(item->toolTip(1), item->text(1));
@@ -425,7 +454,8 @@ void TestLaptopFit::everyResourceTreeItemHasItsFullNameOnHover()
             for (const QModelIndex &index : indexes) {
                 // The name is what comes before the count: "Education organizations (3)", "School  ·  1,234".
                 const QString shown = index.data().toString();
-                const QString name = shown.section(QStringLiteral("  ·  "), 0, 0).section(QStringLiteral(" ("), 0, 0);
+                const QString name =
+                    shown.section(QStringLiteral("  ·  "), 0, 0).section(QStringLiteral(" ("), 0, 0);
                 const QString tip = index.data(Qt::ToolTipRole).toString();
                 QVERIFY2(tip.startsWith(name), qPrintable(shown + " -> " + tip));
                 ++items;
@@ -469,9 +499,9 @@ void TestLaptopFit::formHasNoHorizontalScrollOnALaptop()
     QVERIFY2(!staff.is_null(), "no Staff with an e-mail");
     QString staffEmailPath;
     for (std::size_t i = 0; i < staff["electronicMails"].size(); ++i)
-        if (staffEmailPath.isEmpty()
-            || staff["electronicMails"][i]["electronicMailAddress"].get<std::string>().size()
-                   > staff["electronicMails"][0]["electronicMailAddress"].get<std::string>().size())
+        if (staffEmailPath.isEmpty() ||
+            staff["electronicMails"][i]["electronicMailAddress"].get<std::string>().size() >
+                staff["electronicMails"][0]["electronicMailAddress"].get<std::string>().size())
             staffEmailPath = QStringLiteral("$.electronicMails[%1].electronicMailAddress").arg(i);
     Json association;
     for (const Json &document : raw->request("GET", "/ed-fi/studentSchoolAssociations?limit=500").body)
@@ -491,7 +521,8 @@ void TestLaptopFit::formHasNoHorizontalScrollOnALaptop()
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QTRY_COMPARE(window.frameGeometry().width(), screen->availableGeometry().width());
         const QString where = QStringLiteral("%1-%2").arg(sizeName(screen), ds51 ? "ds51" : "starter");
-        checkFormFits(window, QString::fromStdString(staff["id"].get<std::string>()), staffEmailPath, "staff-" + where);
+        checkFormFits(window, QString::fromStdString(staff["id"].get<std::string>()), staffEmailPath,
+                      "staff-" + where);
         if (QTest::currentTestFailed())
             return;
         checkFormFits(window, QString::fromStdString(association["id"].get<std::string>()),
@@ -520,7 +551,9 @@ void TestLaptopFit::checkFormFits(MainWindow &window, const QString &id, const Q
     QTRY_VERIFY(form->height() >= form->minimumSizeHint().height() && form->minimumSizeHint().height() > 300);
     QVERIFY2(form->minimumSizeHint().width() <= scroll->viewport()->width(),
              qPrintable(QStringLiteral("%1: the form needs %2 pixels of a viewport %3 wide")
-                            .arg(picture).arg(form->minimumSizeHint().width()).arg(scroll->viewport()->width())));
+                            .arg(picture)
+                            .arg(form->minimumSizeHint().width())
+                            .arg(scroll->viewport()->width())));
     QTRY_COMPARE(scroll->horizontalScrollBar()->maximum(), 0);
     QVERIFY(!scroll->horizontalScrollBar()->isVisible());
     auto *whole = form->findChild<QLineEdit *>(readWhole);
@@ -532,21 +565,27 @@ void TestLaptopFit::checkFormFits(MainWindow &window, const QString &id, const Q
     option.initFrom(whole);
     option.rect = whole->contentsRect();
     option.lineWidth = whole->style()->pixelMetric(QStyle::PM_DefaultFrameWidth, &option, whole);
-    const QRect text = whole->style()->subElementRect(QStyle::SE_LineEditContents, &option, whole)
+    const QRect text = whole->style()
+                           ->subElementRect(QStyle::SE_LineEditContents, &option, whole)
                            .marginsRemoved(whole->textMargins());
-    QVERIFY2(whole->fontMetrics().horizontalAdvance(whole->text()) <= text.width() - 4, // QLineEdit's own margin
-             qPrintable(QStringLiteral("%1: \"%2\" in %3 pixels").arg(picture, whole->text()).arg(text.width())));
+    QVERIFY2(
+        whole->fontMetrics().horizontalAdvance(whole->text()) <= text.width() - 4, // QLineEdit's own margin
+        qPrintable(QStringLiteral("%1: \"%2\" in %3 pixels").arg(picture, whole->text()).arg(text.width())));
     const QRect viewport = scroll->viewport()->rect();
     int checked = 0;
     for (QWidget *widget : scroll->widget()->findChildren<QWidget *>()) {
-        const bool control = qobject_cast<QLineEdit *>(widget) || qobject_cast<QComboBox *>(widget)
-                             || qobject_cast<QAbstractButton *>(widget);
-        if (!control || !widget->isVisibleTo(scroll->widget()) || qobject_cast<QComboBox *>(widget->parentWidget()))
+        const bool control = qobject_cast<QLineEdit *>(widget) || qobject_cast<QComboBox *>(widget) ||
+                             qobject_cast<QAbstractButton *>(widget);
+        if (!control || !widget->isVisibleTo(scroll->widget()) ||
+            qobject_cast<QComboBox *>(widget->parentWidget()))
             continue;
         const QRect at = rectInViewport(widget, scroll);
         QVERIFY2(at.left() >= viewport.left() && at.right() <= viewport.right(),
                  qPrintable(QStringLiteral("%1: %2 at %3..%4 in a viewport %5 wide")
-                                .arg(picture, widget->objectName()).arg(at.left()).arg(at.right()).arg(viewport.width())));
+                                .arg(picture, widget->objectName())
+                                .arg(at.left())
+                                .arg(at.right())
+                                .arg(viewport.width())));
         ++checked;
     }
     QVERIFY2(checked > 5, qPrintable(QStringLiteral("%1: %2 controls").arg(picture).arg(checked)));
@@ -572,7 +611,8 @@ void TestLaptopFit::emptyResourceColumnsFitTheirTitles()
     QHeaderView *header = table->horizontalHeader();
     QTRY_VERIFY(table->model()->columnCount() > 2);
     const int titled = header->sectionSizeHint(1);
-    QVERIFY2(titled > header->defaultSectionSize(), "the test needs a title wider than a column's default width");
+    QVERIFY2(titled > header->defaultSectionSize(),
+             "the test needs a title wider than a column's default width");
     for (int column = 0; column < table->model()->columnCount(); ++column)
         QTRY_VERIFY2(header->sectionSize(column) >= header->sectionSizeHint(column),
                      qPrintable(QStringLiteral("%1: %2 of %3 pixels")

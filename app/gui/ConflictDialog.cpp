@@ -180,7 +180,9 @@ QString conflictPathLabel(const steward::ConflictView &conflict, const steward::
     // conflict inside an item always is.
     const steward::Json *mine = &*conflict.mine;
     // A whole item in conflict is named by the item both sides changed: the one agreed on before.
-    const std::optional<steward::Json> &wholeItem = field.base ? field.base : field.mine ? field.mine : field.theirs;
+    const std::optional<steward::Json> &wholeItem = field.base   ? field.base
+                                                    : field.mine ? field.mine
+                                                                 : field.theirs;
     const std::vector<PathStep> steps = pathSteps(field.path);
     std::string generic = "$";
     QStringList parts;
@@ -193,9 +195,11 @@ QString conflictPathLabel(const steward::ConflictView &conflict, const steward::
             const std::size_t position = step.positions[p];
             generic += "[*]";
             const bool last = s + 1 == steps.size() && p + 1 == step.positions.size();
-            mine = mine != nullptr && mine->is_array() && position < mine->size() ? &(*mine)[position] : nullptr;
+            const bool held = mine != nullptr && mine->is_array() && position < mine->size();
+            mine = held ? &(*mine)[position] : nullptr;
             const steward::Json *item = field.item && last && wholeItem ? &*wholeItem : mine;
-            const QString key = item != nullptr ? itemKeyText(*item, steward::itemKeyOf(resource, generic)) : QString();
+            const QString key =
+                item != nullptr ? itemKeyText(*item, steward::itemKeyOf(resource, generic)) : QString();
             part = key.isEmpty() ? part + QLatin1Char(' ') + QString::number(position + 1)
                                  : QStringLiteral("%1: %2").arg(singularLabel(step.name), key);
         }
@@ -324,8 +328,10 @@ void ConflictDialog::fillItemRow(int row, QComboBox *decision)
     m_fields->setItem(row, MineColumn, readOnly({}));
     m_fields->setItem(row, TheirsColumn, readOnly({}));
     m_fields->setItem(row, ValueColumn, readOnly({}));
-    m_fields->setCellWidget(row, BaseColumn, itemLabel(itemText(field.base, differing, tr("(none)")), m_fields));
-    m_fields->setCellWidget(row, MineColumn, itemLabel(itemText(field.mine, differing, tr("(removed here)")), m_fields));
+    m_fields->setCellWidget(row, BaseColumn,
+                            itemLabel(itemText(field.base, differing, tr("(none)")), m_fields));
+    m_fields->setCellWidget(row, MineColumn,
+                            itemLabel(itemText(field.mine, differing, tr("(removed here)")), m_fields));
     m_fields->setCellWidget(row, TheirsColumn,
                             itemLabel(itemText(field.theirs, differing, tr("(removed there)")), m_fields));
     QLabel *kept = itemLabel({}, m_fields);
@@ -386,7 +392,8 @@ void ConflictDialog::showKeptValue(int row)
         html = itemText(field.theirs, differing, leftOut);
         break;
     case Decision::Both:
-        html = itemText(field.mine, differing, leftOut) + QStringLiteral("<hr>") + itemText(field.theirs, differing, leftOut);
+        html = itemText(field.mine, differing, leftOut) + QStringLiteral("<hr>")
+               + itemText(field.theirs, differing, leftOut);
         break;
     case Decision::Base:
     case Decision::OwnValue:
@@ -429,8 +436,10 @@ void ConflictDialog::showEvent(QShowEvent *event)
     const QRect available = availableArea();
     const QRect frame = frameGeometry();
     if (!available.contains(frame))
-        move(std::clamp(frame.left(), available.left(), std::max(available.left(), available.right() - frame.width() + 1)),
-             std::clamp(frame.top(), available.top(), std::max(available.top(), available.bottom() - frame.height() + 1)));
+        move(std::clamp(frame.left(), available.left(),
+                        std::max(available.left(), available.right() - frame.width() + 1)),
+             std::clamp(frame.top(), available.top(),
+                        std::max(available.top(), available.bottom() - frame.height() + 1)));
 }
 
 QRect ConflictDialog::availableArea() const
@@ -447,8 +456,8 @@ void ConflictDialog::fitToScreen()
         const QWidget *top = parentWidget()->window();
         const QRect inner = top->geometry();
         const QRect outer = top->frameGeometry();
-        frame = QMargins(inner.left() - outer.left(), inner.top() - outer.top(), outer.right() - inner.right(),
-                         outer.bottom() - inner.bottom());
+        frame = QMargins(inner.left() - outer.left(), inner.top() - outer.top(),
+                         outer.right() - inner.right(), outer.bottom() - inner.bottom());
     }
     const QRect available = availableArea();
     const int widest = available.width() - frame.left() - frame.right();
@@ -460,14 +469,18 @@ void ConflictDialog::fitToScreen()
     int columns = 0;
     for (int column = 0; column < m_fields->columnCount(); ++column)
         columns += m_fields->horizontalHeader()->sectionSize(column);
-    const int width = std::clamp(std::max(columns + chrome, 720), std::min(minimumSizeHint().width(), widest), widest);
-    if (m_fields->isVisibleTo(this))
+    // Whole documents side by side (a delete against an edit) want the width the dialog always had.
+    const bool byField = m_fields->isVisibleTo(this);
+    const int least = byField ? 720 : 900;
+    const int width = std::clamp(std::max(byField ? columns + chrome : 0, least),
+                                 std::min(minimumSizeHint().width(), widest), widest);
+    if (byField)
         fitColumns(width - chrome);
     int rows = m_fields->horizontalHeader()->sizeHint().height() + 2 * m_fields->frameWidth();
     for (int row = 0; row < m_fields->rowCount(); ++row)
         rows += m_fields->rowHeight(row);
-    const int others = layout()->totalHeightForWidth(width) - (m_fields->isVisibleTo(this) ? m_fields->sizeHint().height() : 0);
-    const int height = m_fields->isVisibleTo(this) ? others + rows : std::max(others, 480);
+    const int others = layout()->totalHeightForWidth(width) - (byField ? m_fields->sizeHint().height() : 0);
+    const int height = byField ? others + rows : std::max(others, 480);
     resize(width, std::clamp(height, std::min(minimumSizeHint().height(), tallest), tallest));
 }
 
@@ -479,7 +492,8 @@ void ConflictDialog::fitColumns(int viewportWidth)
         total += header->sectionSize(column);
     int excess = total - viewportWidth;
     if (excess > 0) {
-        // What gives up room is what wraps: the field's name, the versions and the kept value; the choice keeps its width.
+        // What gives up room is what wraps: the field's name, the versions and the kept value; the
+        // choice keeps its width.
         const int narrowest = fontMetrics().averageCharWidth() * 12;
         int shrinkable = 0;
         for (int column : {FieldColumn, BaseColumn, MineColumn, TheirsColumn, ValueColumn})
@@ -487,7 +501,8 @@ void ConflictDialog::fitColumns(int viewportWidth)
         for (int column : {FieldColumn, BaseColumn, MineColumn, TheirsColumn, ValueColumn}) {
             const int spare = std::max(0, header->sectionSize(column) - narrowest);
             if (shrinkable > 0)
-                m_fields->setColumnWidth(column, header->sectionSize(column) - (excess * spare + shrinkable - 1) / shrinkable);
+                m_fields->setColumnWidth(column, header->sectionSize(column)
+                                                     - (excess * spare + shrinkable - 1) / shrinkable);
         }
     }
     fitRows();
@@ -555,7 +570,8 @@ steward::ConflictDecision ConflictDialog::decisionFromWidgets() const
             decision.fields[path] = steward::MergeChoice::both();
         } else if (chosen == static_cast<int>(Decision::Base)) {
             const steward::MergeConflict &field = m_conflict.fields[static_cast<std::size_t>(row)];
-            decision.fields[path] = {steward::MergeChoice::Kind::Value, field.base ? *field.base : steward::Json(nullptr)};
+            decision.fields[path] = {steward::MergeChoice::Kind::Value,
+                                     field.base ? *field.base : steward::Json(nullptr)};
         } else {
             // Typed as the form takes it: JSON where it is JSON (a number, true), text otherwise.
             const std::string text =

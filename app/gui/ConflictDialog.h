@@ -92,7 +92,8 @@ bool openConflictDialog(AppSession &session, const std::string &id, const std::s
 // What happened to the document, in a steward's words ("Changed here and there", "Deleted there,
 // changed here"), with the fields both changed by the form's labels (collection items by their keys
 // when the resource is given).
-QString conflictSummary(const steward::ConflictView &conflict, const steward::ResourceSchema *resource = nullptr);
+QString conflictSummary(const steward::ConflictView &conflict,
+                        const steward::ResourceSchema *resource = nullptr);
 
 // A conflict's path in the form's words, a collection item by its key where the versions hold one:
 // "$.addresses[1].city" -> "Address: Physical › City" (by position, "Addresses 2 › City", without).

@@ -31,7 +31,8 @@ QTreeWidget *makeTree(const QStringList &headers, QWidget *parent)
 void fitColumn(QTreeWidget *tree, int column, int share)
 {
     tree->resizeColumnToContents(column);
-    tree->setColumnWidth(column, std::min(tree->columnWidth(column), tree->viewport()->width() * share / 100));
+    const int most = tree->viewport()->width() * share / 100;
+    tree->setColumnWidth(column, std::min(tree->columnWidth(column), most));
 }
 
 } // namespace
@@ -113,7 +114,8 @@ void ReferencesPane::reload()
 
 bool ReferencesPane::eventFilter(QObject *watched, QEvent *event)
 {
-    if (event->type() == QEvent::Resize && (watched == m_outgoing->viewport() || watched == m_incoming->viewport()))
+    const bool tree = watched == m_outgoing->viewport() || watched == m_incoming->viewport();
+    if (tree && event->type() == QEvent::Resize)
         fitColumns();
     return QWidget::eventFilter(watched, event);
 }

@@ -139,8 +139,8 @@ void SchemaForm::Private::buildScalarLabel(Node *node, bool withLabel)
         // labels to make them narrow.
         const QFontMetrics metrics(node->label->font());
         // The mark of a required field stays with the last word (a no-break space).
-        node->label->setText(brokenIntoLines(labelText + (node->required ? QStringLiteral("\u00a0*") : QString()), metrics,
-                                             metrics.averageCharWidth() * kLabelCharacters));
+        const QString text = labelText + (node->required ? QStringLiteral("\u00a0*") : QString());
+        node->label->setText(brokenIntoLines(text, metrics, metrics.averageCharWidth() * kLabelCharacters));
     }
 }
 
