@@ -267,6 +267,19 @@ void TestLaptopFit::conflictDialogOpensWithEveryColumnInSight()
                                     .arg(viewport.width())));
         }
         QCOMPARE(fields->horizontalScrollBar()->maximum(), 0);
+        // Text that a narrowed column wraps has the lines it needs (not cut to "Address: Physical › …").
+        const int margin = fields->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, fields) + 1;
+        for (int row = 0; row < fields->rowCount(); ++row)
+            for (int column = 0; column < 4; ++column) {
+                const QString text = fields->item(row, column)->text();
+                const QRect needed = fields->fontMetrics().boundingRect(
+                    QRect(0, 0, fields->columnWidth(column) - 2 * margin, QWIDGETSIZE_MAX), Qt::TextWordWrap, text);
+                QVERIFY2(needed.height() <= fields->rowHeight(row),
+                         qPrintable(QStringLiteral("%1: \"%2\" needs %3 pixels of a row %4 high")
+                                        .arg(where, text)
+                                        .arg(needed.height())
+                                        .arg(fields->rowHeight(row))));
+            }
         for (int row = 0; row < fields->rowCount(); ++row) {
             auto *keep = qobject_cast<QComboBox *>(fields->cellWidget(row, 4));
             QVERIFY(keep != nullptr);

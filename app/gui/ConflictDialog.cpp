@@ -21,6 +21,8 @@
 #include <QScrollBar>
 #include <QShowEvent>
 #include <QStyle>
+#include <QStyleOptionViewItem>
+#include <QAbstractItemDelegate>
 #include <QTableWidget>
 #include <QTextDocumentFragment>
 #include <QUrl>
@@ -378,6 +380,8 @@ void ConflictDialog::showKeptValue(int row)
             value->setText(shown(field.theirs));
         else if (chosen == Decision::Base)
             value->setText(shown(field.base));
+        // A value longer than the column reads from its start.
+        value->setCursorPosition(0);
         return;
     }
     auto *kept = qobject_cast<QLabel *>(m_fields->cellWidget(row, ValueColumn));
@@ -528,17 +532,29 @@ void ConflictDialog::fitRows()
         fitRow(row);
 }
 
+// Measured here rather than by resizeRowToContents, which measures only the columns inside the
+// viewport, and before the dialog first shows its viewport has not its size yet.
 void ConflictDialog::fitRow(int row)
 {
-    m_fields->resizeRowToContents(row);
-    // A wrapped item's label is as tall as its width makes it, which the table does not ask.
-    int height = m_fields->rowHeight(row);
+    int height = 0;
     for (int column = 0; column < m_fields->columnCount(); ++column) {
-        QWidget *cell = m_fields->cellWidget(row, column);
-        if (cell != nullptr && cell->hasHeightForWidth())
-            height = std::max(height, cell->heightForWidth(m_fields->columnWidth(column)));
+        const int width = m_fields->columnWidth(column);
+        if (const QWidget *cell = m_fields->cellWidget(row, column)) {
+            // A wrapped item's label is as tall as its width makes it.
+            height = std::max(height, cell->hasHeightForWidth() ? cell->heightForWidth(width)
+                                                                : cell->sizeHint().height());
+            continue;
+        }
+        // Text wraps at the column's width, as the table draws it.
+        QStyleOptionViewItem option;
+        option.initFrom(m_fields->viewport());
+        option.font = m_fields->font();
+        option.rect = QRect(0, 0, width, QWIDGETSIZE_MAX);
+        option.features |= QStyleOptionViewItem::WrapText;
+        const QModelIndex index = m_fields->model()->index(row, column);
+        height = std::max(height, m_fields->itemDelegateForIndex(index)->sizeHint(option, index).height());
     }
-    m_fields->setRowHeight(row, height);
+    m_fields->setRowHeight(row, height + (m_fields->showGrid() ? 1 : 0));
 }
 
 void ConflictDialog::decideWhole(std::optional<bool> mine)
