@@ -48,6 +48,19 @@ QString fieldLabel(const std::string &property)
     return withoutSuffix(humanize(property), QStringLiteral("descriptor"));
 }
 
+QString singularLabel(const std::string &collection)
+{
+    const QString text = humanize(collection);
+    if (text.endsWith(QLatin1String("ies")))
+        return text.chopped(3) + u'y';
+    for (const char *ending : {"sses", "xes", "ches", "shes"})
+        if (text.endsWith(QLatin1String(ending)))
+            return text.chopped(2);
+    if (text.endsWith(u's') && !text.endsWith(QLatin1String("ss")))
+        return text.chopped(1);
+    return text;
+}
+
 QString pathLabel(const std::string &path)
 {
     QStringList parts;

@@ -12,5 +12,7 @@ QString humanize(const std::string &name);
 QString withoutSuffix(QString label, const QString &suffix);
 // A field's label as a column header or form label: humanized, without " descriptor".
 QString fieldLabel(const std::string &property);
+// One item of a collection, as a noun: "gradeLevels" -> "Grade level", "addresses" -> "Address".
+QString singularLabel(const std::string &collection);
 // A JSON path in the form's words: "$.addresses[0].city" -> "Addresses 1 › City" (items counted from one).
 QString pathLabel(const std::string &path);

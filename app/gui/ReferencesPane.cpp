@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include <QEvent>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
@@ -12,7 +13,6 @@
 #include <QVBoxLayout>
 
 namespace {
-
 
 QTreeWidget *makeTree(const QStringList &headers, QWidget *parent)
 {
@@ -22,7 +22,17 @@ QTreeWidget *makeTree(const QStringList &headers, QWidget *parent)
     tree->setUniformRowHeights(true);
     tree->header()->setStretchLastSection(true);
     tree->setAlternatingRowColors(true);
+    // A key's start (a date, a school) and its end (a student's id) both tell which document it is.
+    tree->setTextElideMode(Qt::ElideMiddle);
     return tree;
+}
+
+// The column as wide as its contents, but no wider than its share of the tree's width.
+void fitColumn(QTreeWidget *tree, int column, int share)
+{
+    tree->resizeColumnToContents(column);
+    const int most = tree->viewport()->width() * share / 100;
+    tree->setColumnWidth(column, std::min(tree->columnWidth(column), most));
 }
 
 } // namespace
@@ -41,6 +51,9 @@ ReferencesPane::ReferencesPane(AppSession *session, QWidget *parent)
     m_incomingTitle = new QLabel(this);
     m_incoming = makeTree({tr("Resource / key"), tr("Field")}, this);
     m_incoming->setObjectName(QStringLiteral("referencedBy"));
+    // The key is the first column and takes the room; the field names follow.
+    m_incoming->header()->setStretchLastSection(false);
+    m_incoming->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_incoming->setAccessibleName(tr("Documents that reference this one"));
     m_more = new QPushButton(tr("Load more"), this);
     m_more->setVisible(false);
@@ -50,6 +63,8 @@ ReferencesPane::ReferencesPane(AppSession *session, QWidget *parent)
     layout->addWidget(m_incoming, 2);
     layout->addWidget(m_more);
     connect(m_more, &QPushButton::clicked, this, &ReferencesPane::loadMoreReferrers);
+    m_outgoing->viewport()->installEventFilter(this);
+    m_incoming->viewport()->installEventFilter(this);
     connect(m_outgoing, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) { activate(item); });
     connect(m_incoming, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) { activate(item); });
     connect(m_session, &AppSession::documentsChanged, this, &ReferencesPane::reload);
@@ -84,6 +99,7 @@ void ReferencesPane::reload()
         auto *item = new QTreeWidgetItem(m_outgoing);
         item->setText(0, QString::fromStdString(ref.path.substr(2)));
         item->setText(1, QString::fromStdString(ref.storedResource.empty() ? ref.targetResource : ref.storedResource));
+        item->setToolTip(1, item->text(1));
         item->setText(2, m_session->descriptorLabels().labelsIn(ref.naturalKey));
         item->setToolTip(2, QString::fromStdString(ref.naturalKey));
         item->setData(0, kDocumentIdRole, QString::fromStdString(ref.targetId));
@@ -93,10 +109,22 @@ void ReferencesPane::reload()
             for (int c = 0; c < 3; ++c)
                 item->setForeground(c, QColor(Qt::red));
     }
-    m_outgoing->resizeColumnToContents(0);
-    m_outgoing->setColumnWidth(0, std::min(m_outgoing->columnWidth(0), 260));
-    m_outgoing->setColumnWidth(1, 150);
     loadMoreReferrers();
+}
+
+bool ReferencesPane::eventFilter(QObject *watched, QEvent *event)
+{
+    const bool tree = watched == m_outgoing->viewport() || watched == m_incoming->viewport();
+    if (tree && event->type() == QEvent::Resize)
+        fitColumns();
+    return QWidget::eventFilter(watched, event);
+}
+
+void ReferencesPane::fitColumns()
+{
+    fitColumn(m_outgoing, 0, 30);
+    fitColumn(m_outgoing, 1, 22);
+    fitColumn(m_incoming, 1, 35);
 }
 
 void ReferencesPane::loadMoreReferrers()
@@ -114,6 +142,7 @@ void ReferencesPane::loadMoreReferrers()
         if (group == nullptr) {
             group = new QTreeWidgetItem(m_incoming);
             group->setData(0, Qt::UserRole, resource);
+            group->setFirstColumnSpanned(true);
             group->setExpanded(true);
             QFont font = group->font(0);
             font.setBold(true);
@@ -126,10 +155,13 @@ void ReferencesPane::loadMoreReferrers()
         for (const std::string &path : referrer.paths)
             fields << QString::fromStdString(path.substr(2));
         item->setText(1, fields.join(QStringLiteral(", ")));
+        item->setToolTip(1, item->text(1));
         item->setData(0, kDocumentIdRole, QString::fromStdString(referrer.id));
         group->setText(0, QStringLiteral("%1 (%2)").arg(resource).arg(group->childCount()));
+        group->setToolTip(0, group->text(0));
     }
     m_loadedReferrers += static_cast<int>(page.items.size());
     m_more->setVisible(m_loadedReferrers < page.total);
     m_more->setText(tr("Load more (%1 of %2 shown)").arg(m_loadedReferrers).arg(page.total));
+    fitColumns();
 }

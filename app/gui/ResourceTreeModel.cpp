@@ -160,6 +160,9 @@ QVariant ResourceTreeModel::data(const QModelIndex &index, int role) const
         const Group &group = m_groups[index.row()];
         if (role == Qt::DisplayRole)
             return QStringLiteral("%1 (%2)").arg(group.title).arg(group.entries.size());
+        // A narrow tree cuts a title as it cuts a resource's name: hovering says it whole.
+        if (role == Qt::ToolTipRole)
+            return tr("%1: %n resource(s)", nullptr, static_cast<int>(group.entries.size())).arg(group.title);
         if (role == Qt::FontRole) {
             QFont font;
             font.setBold(true);

@@ -312,6 +312,8 @@ void SchemaForm::Private::buildPicker(Node *node, QVBoxLayout *layout)
     node->referenceStatus = new QLabel;
     node->referenceStatus->setObjectName(QStringLiteral("referenceStatus"));
     node->referenceStatus->setTextFormat(Qt::PlainText);
+    // A long key (an association's, a calendar's) wraps instead of widening the form.
+    node->referenceStatus->setWordWrap(true);
     node->referenceStatus->hide();
     layout->addWidget(node->referenceStatus);
 

@@ -12,6 +12,7 @@
 #include <QComboBox>
 #include <QCompleter>
 #include <QDate>
+#include <QFontMetrics>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -35,6 +36,33 @@
 // The inputs of single values: check boxes, choices, descriptors, text, numbers, dates and times.
 
 using namespace formparts;
+
+namespace {
+
+// The widest a field's label grows before it wraps, and the least a choice shows, in average
+// characters: a laptop's editor pane (about 420 pixels at 1280x800) holds a label and its field.
+constexpr int kLabelCharacters = 16;
+constexpr int kChoiceCharacters = 10;
+
+// The words of a text on lines no wider than `width` (a word wider than that on a line of its own).
+QString brokenIntoLines(const QString &text, const QFontMetrics &metrics, int width)
+{
+    QStringList lines;
+    QString line;
+    for (const QString &word : text.split(u' ', Qt::SkipEmptyParts)) {
+        const QString longer = line.isEmpty() ? word : line + u' ' + word;
+        if (!line.isEmpty() && metrics.horizontalAdvance(longer) > width) {
+            lines << line;
+            line = word;
+        } else {
+            line = longer;
+        }
+    }
+    lines << line;
+    return lines.join(u'\n');
+}
+
+} // namespace
 
 QWidget *SchemaForm::Private::buildScalar(Node *node, bool withLabel)
 {
@@ -99,13 +127,20 @@ void SchemaForm::Private::buildScalarLabel(Node *node, bool withLabel)
     if (node->descriptor != nullptr)
         labelText = withoutSuffix(labelText, QStringLiteral("descriptor"));
     if (withLabel) {
-        node->label = new QLabel(labelText + (node->required ? QStringLiteral(" *") : QString()));
+        node->label = new QLabel;
         node->label->setToolTip(node->toolTip);
         if (node->required) {
             QFont font = node->label->font();
             font.setBold(true);
             node->label->setFont(font);
         }
+        // A long label ("Years of prior professional experience") goes on lines of its own, leaving
+        // its field the room. Broken here rather than by QLabel's word wrap, which also breaks short
+        // labels to make them narrow.
+        const QFontMetrics metrics(node->label->font());
+        // The mark of a required field stays with the last word (a no-break space).
+        const QString text = labelText + (node->required ? QStringLiteral("\u00a0*") : QString());
+        node->label->setText(brokenIntoLines(text, metrics, metrics.averageCharWidth() * kLabelCharacters));
     }
 }
 
@@ -121,6 +156,9 @@ QWidget *SchemaForm::Private::buildEnumInput(Node *node)
 {
     const Json &schema = *node->schema;
     auto *combo = new QComboBox;
+    // As narrow as a descriptor's: the longest choice would otherwise be the field's least width.
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(kChoiceCharacters);
     combo->addItem(QString());
     for (const Json &value : schema["enum"])
         combo->addItem(value.is_string() ? QString::fromStdString(value.get<std::string>())
@@ -136,7 +174,7 @@ QWidget *SchemaForm::Private::buildDescriptorInput(Node *node)
     combo->setEditable(true);
     combo->setInsertPolicy(QComboBox::NoInsert);
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    combo->setMinimumContentsLength(16);
+    combo->setMinimumContentsLength(kChoiceCharacters);
     fillDescriptorItems(node, combo);
     combo->lineEdit()->setPlaceholderText(
         tr("%1 (a code value)").arg(withoutSuffix(humanize(node->descriptor->descriptorResourceName), tr("descriptor"))));

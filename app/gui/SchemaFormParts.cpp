@@ -123,15 +123,7 @@ void writeJson(std::string &out, const Json &value, const Json *schema, const st
 
 QString singular(const std::string &name)
 {
-    QString text = humanize(name).toLower();
-    if (text.endsWith(QLatin1String("ies")))
-        return text.chopped(3) + u'y';
-    for (const char *ending : {"sses", "xes", "ches", "shes"})
-        if (text.endsWith(QLatin1String(ending)))
-            return text.chopped(2);
-    if (text.endsWith(u's') && !text.endsWith(QLatin1String("ss")))
-        return text.chopped(1);
-    return text;
+    return singularLabel(name).toLower();
 }
 
 void repolish(QWidget *widget)
@@ -210,7 +202,8 @@ QFormLayout *makeFormLayout()
 {
     auto *form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    // In a narrow pane (a laptop's editor) a field that does not fit beside its label goes under it.
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
     form->setFormAlignment(Qt::AlignLeft | Qt::AlignTop);
     form->setHorizontalSpacing(12);
