@@ -283,11 +283,13 @@ void SyncDialog::showConflicts()
         auto *document = new QTableWidgetItem(QString::fromStdString(view.conflict.resource + " " + view.naturalKey));
         document->setData(Qt::UserRole, QString::fromStdString(view.conflict.id));
         document->setData(Qt::UserRole + 1, QString::fromStdString(view.url));
+        // Collection items by their keys ("Address: Physical"), as the conflict dialog names them.
+        const steward::ResourceSchema *resource = m_session.resourceByName(view.conflict.project, view.conflict.resource);
         QStringList fields;
         for (const steward::MergeConflict &field : view.fields)
-            fields << pathLabel(field.path);
+            fields << conflictPathLabel(view, field, resource);
         m_conflicts->setItem(row, 0, document);
-        m_conflicts->setItem(row, 1, new QTableWidgetItem(conflictSummary(view)));
+        m_conflicts->setItem(row, 1, new QTableWidgetItem(conflictSummary(view, resource)));
         m_conflicts->setItem(row, 2, new QTableWidgetItem(fields.isEmpty() ? tr("the whole document") : fields.join(QStringLiteral(", "))));
         m_conflicts->setItem(row, 3, new QTableWidgetItem(QString::fromStdString(view.conflict.foundAt)));
     }
