@@ -860,8 +860,7 @@ void MainWindow::openDatabaseDialog(bool create)
                                                                tr("Steward databases (*.db *.sqlite);;All files (*)"));
     if (path.isEmpty())
         return;
-    const QStringList remembered = QSettings().value(settingsKeyFor(path)).toStringList();
-    switchDatabase(path, remembered);
+    switchDatabase(path, takeRememberedSchemaFiles(path));
 }
 
 void MainWindow::chooseModelDialog(bool starter)
@@ -873,20 +872,49 @@ void MainWindow::chooseModelDialog(bool starter)
         if (files.isEmpty())
             return;
     }
-    switchDatabase(m_session->databasePath(), files);
+    switchDatabase(m_session->databasePath(), files, starter);
 }
 
-void MainWindow::switchDatabase(const QString &path, const QStringList &schemaFiles)
+QStringList MainWindow::takeRememberedSchemaFiles(const QString &databasePath)
+{
+    QSettings settings;
+    const QString key = settingsKeyFor(databasePath);
+    const QStringList files = settings.value(key).toStringList();
+    settings.remove(key);
+    for (const QString &file : files)
+        if (!QFileInfo::exists(file))
+            return {};
+    return files;
+}
+
+bool MainWindow::confirmModelOutside(QWidget *parent, const QString &outside)
+{
+    const QString text = tr("Documents stored in this database would fall outside the model chosen: %1.\n\n"
+                            "They stay stored, but the model does not know them (Check database lists each). "
+                            "Open the database with this model anyway?")
+                             .arg(outside);
+    return Prompt::ask(parent, tr("Change the model"), text, QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
+           == QMessageBox::Yes;
+}
+
+void MainWindow::switchDatabase(const QString &path, const QStringList &schemaFiles, bool starterModel)
 {
     if (!confirmDiscardEdits())
         return;
     QString error;
-    std::unique_ptr<AppSession> session = AppSession::open(path, schemaFiles, &error);
+    bool declined = false;
+    std::unique_ptr<AppSession> session = AppSession::open(
+        path, schemaFiles, &error,
+        [this, &declined](const QString &outside) {
+            declined = !confirmModelOutside(this, outside);
+            return !declined;
+        },
+        starterModel);
     if (!session) {
-        Prompt::inform(this, tr("Cannot open"), error);
+        if (!declined) // a steward who said no knows why nothing changed
+            Prompt::inform(this, tr("Cannot open"), error);
         return;
     }
-    QSettings().setValue(settingsKeyFor(path), schemaFiles);
     saveLayout();
     // The panes hold pointers into the old session's model: rebuild them before it goes.
     std::unique_ptr<AppSession> previous = std::move(m_session);
@@ -918,7 +946,7 @@ void MainWindow::updateRecentMenu()
         QString text = QDir::toNativeSeparators(path);
         text.replace(QLatin1Char('&'), QStringLiteral("&&"));
         m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(++number).arg(text), this, [this, path] {
-            switchDatabase(path, QSettings().value(settingsKeyFor(path)).toStringList());
+            switchDatabase(path, takeRememberedSchemaFiles(path));
         });
     }
     m_recentMenu->setEnabled(!recent.isEmpty());
