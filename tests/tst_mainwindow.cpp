@@ -36,6 +36,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QProcess>
 #include <QPushButton>
@@ -231,6 +232,28 @@ private Q_SLOTS:
         QVERIFY2(chosen.rfind("Ed-Fi", 0) != 0, chosen.c_str());
         window.switchDatabase(moved, {});
         QCOMPARE(window.session()->model().describe(), chosen);
+    }
+
+    // The schema files an earlier Steward kept in its settings per database are given once, so that
+    // the database records them, and only while they all still exist.
+    void schemaFilesAnEarlierStewardRememberedAreGivenOnce()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("earlier.db");
+        const QString schema = dir.filePath("ApiSchema.json");
+        QFile file(schema);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.close();
+        const QString key = QStringLiteral("databases/")
+                            + QFileInfo(path).absoluteFilePath().replace(QLatin1Char('/'), QLatin1Char('|'))
+                            + QStringLiteral("/schemas");
+        QSettings().setValue(key, QStringList{schema});
+        QCOMPARE(MainWindow::takeRememberedSchemaFiles(path), QStringList{schema});
+        QVERIFY(!QSettings().contains(key));
+        QCOMPARE(MainWindow::takeRememberedSchemaFiles(path), QStringList());
+        QSettings().setValue(key, QStringList{schema, dir.filePath("gone.json")});
+        QCOMPARE(MainWindow::takeRememberedSchemaFiles(path), QStringList());
+        QVERIFY(!QSettings().contains(key));
     }
 
     void resourceTreeModelProtocol()
