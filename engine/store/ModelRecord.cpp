@@ -5,7 +5,6 @@
 #include "ApiSchema.h"
 
 #include <SQLiteCpp/Statement.h>
-#include <sqlite3.h>
 #include <zstd.h>
 
 #include <QCryptographicHash>

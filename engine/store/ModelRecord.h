@@ -56,9 +56,9 @@ struct ResourceDocuments
 // What opening a database with a model came to.
 struct ModelOpening
 {
-    std::unique_ptr<Model> model;             // null when refused
-    std::vector<ResourceDocuments> outside;   // stored documents of resources the chosen model lacks
-    bool recorded = false;                    // the choice differed from the record and is recorded now
+    std::unique_ptr<Model> model;           // null when refused
+    std::vector<ResourceDocuments> outside; // stored documents of resources the chosen model lacks
+    bool recorded = false;                  // the choice differed from the record and is recorded now
 };
 
 // The recorded files in load order; the starter model's row for a database of no recorded files.
