@@ -373,6 +373,8 @@ int compareCompiledSchemaWithFullWay(const Model &model, const ResourceSchema &r
 }
 
 const char *const kBackBeforeResourceKeys =
+    // Version 29's recorded model.
+    "DROP TABLE model_files;"
     // Version 27's create check of a sync target.
     "ALTER TABLE sync_targets DROP COLUMN create_check;"
     "ALTER TABLE sync_targets DROP COLUMN parallel;"

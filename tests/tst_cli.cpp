@@ -199,6 +199,31 @@ private Q_SLOTS:
         }
     }
 
+    // A database from before the model was recorded (schema v28) opens; the starter model, which it
+    // was opened with unless --schema was given, is recorded then.
+    void aDatabaseFromBeforeTheModelRecordOpensWithTheStarterModel()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("v28.db");
+        const CliRun made = runCli({"--db", path, "requests"},
+                                   "{\"method\":\"POST\",\"path\":\"/ed-fi/gradeLevelDescriptors\",\"body\":{\"namespace\":"
+                                   "\"uri://ed-fi.org/GradeLevelDescriptor\",\"codeValue\":\"Ninth\",\"shortDescription\":\"9\"}}\n");
+        QCOMPARE(made.exitCode, 0);
+        {
+            SQLite::Database db(path.toStdString(), SQLite::OPEN_READWRITE);
+            db.exec("DROP TABLE model_files; PRAGMA user_version=28");
+        }
+        const CliRun status = runCli({"--db", path, "status"}, "");
+        QVERIFY2(status.exitCode == 0, qPrintable(status.stderrText));
+        QVERIFY2(status.stdoutText.startsWith("model: the starter model (Ed-Fi 5.1.0)\n"), qPrintable(status.stdoutText));
+        const CliRun check = runCli({"--db", path, "check"}, "");
+        QVERIFY2(check.exitCode == 0, qPrintable(check.stdoutText + check.stderrText));
+        SQLite::Database db(path.toStdString(), SQLite::OPEN_READONLY);
+        QCOMPARE(db.execAndGet("PRAGMA user_version").getInt(), Database::schemaVersion());
+        QCOMPARE(db.execAndGet("SELECT count(*) FROM model_files WHERE content IS NULL AND name = 'starter model'").getInt(),
+                 1);
+    }
+
     void schemaErrorNamesFileAndPath()
     {
         QTemporaryDir dir;

@@ -6,6 +6,7 @@
 #include "Validation.h"
 
 #include <QCryptographicHash>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -55,6 +56,24 @@ std::unique_ptr<Model> loadDs51(bool withTpdm)
     if (withTpdm)
         files.push_back((shared + "/ds-5.1/ApiSchema-TPDM.json").toStdString());
     return Model::loadFiles(files);
+}
+
+// Two descriptors of DS 5.1 the starter model does not have, as request lines.
+QByteArray descriptorsOutsideTheStarter()
+{
+    QByteArray lines;
+    for (const char *name : {"accommodationDescriptors", "academicHonorCategoryDescriptors"}) {
+        const std::string resource = std::string(1, static_cast<char>(std::toupper(name[0]))) + (name + 1);
+        const std::string descriptor = resource.substr(0, resource.size() - 1);
+        const Json line{{"method", "POST"},
+                        {"path", std::string("/ed-fi/") + name},
+                        {"body",
+                         {{"namespace", "uri://ed-fi.org/" + descriptor},
+                          {"codeValue", "Recorded"},
+                          {"shortDescription", "Recorded"}}}};
+        lines += QByteArray::fromStdString(line.dump()) + "\n";
+    }
+    return lines;
 }
 
 } // namespace
@@ -123,6 +142,49 @@ private Q_SLOTS:
         checkExampleSession({"--schema", shared + "/ds-5.1/ApiSchema.json", "--schema",
                              shared + "/ds-5.1/ApiSchema-TPDM.json"},
                             dir.filePath("ds51.db"));
+    }
+
+    // A database made with --schema records its model: checked without --schema (here, renamed, and
+    // copied elsewhere) it is clean; a --schema that would leave its documents out is refused.
+    void theDatabaseOpensWithTheModelItRecords()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("made-with-ds51.db");
+        const QString ds51 = sharedEdfiDir() + "/ds-5.1/ApiSchema.json";
+        const CliRun made = runCli({"--db", db, "--schema", ds51, "requests"}, descriptorsOutsideTheStarter());
+        QCOMPARE(made.exitCode, 0);
+        QCOMPARE(made.responses.size(), std::size_t(2));
+        for (const Json &response : made.responses)
+            QCOMPARE(response["status"].get<int>(), 201);
+
+        const QString moved = dir.filePath("copied elsewhere.db");
+        QVERIFY(QFile::copy(db, moved));
+        QVERIFY(!QFile::exists(db + "-wal") || QFile(db + "-wal").size() == 0);
+        for (const QString &path : {db, moved}) {
+            const CliRun check = runCli({"--db", path, "check"}, "");
+            QVERIFY2(check.exitCode == 0, qPrintable(check.stdoutText + check.stderrText));
+            QVERIFY2(check.stdoutText.contains("2 documents checked; no problems found"), qPrintable(check.stdoutText));
+            const CliRun status = runCli({"--db", path, "status"}, "");
+            QCOMPARE(status.exitCode, 0);
+            QVERIFY2(status.stdoutText.startsWith("model: Ed-Fi 5.1.0\n"), qPrintable(status.stdoutText));
+        }
+
+        // A model without those resources: refused, naming them and their counts; the record stays.
+        const QByteArray before = fileHash(moved);
+        const CliRun refused =
+            runCli({"--db", moved, "--schema", sharedEdfiDir() + "/test-schemas/minimal.json", "status"}, "");
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.stderrText.contains("--schema refused: 2 stored document(s) of 2 resource(s)"),
+                 qPrintable(refused.stderrText));
+        QVERIFY2(refused.stderrText.contains("Ed-Fi AccommodationDescriptor (1)"), qPrintable(refused.stderrText));
+        QVERIFY2(refused.stderrText.contains("keeps its model, Ed-Fi 5.1.0"), qPrintable(refused.stderrText));
+        QCOMPARE(fileHash(moved), before);
+        const CliRun after = runCli({"--db", moved, "status", "--json"}, "");
+        const Json model = Json::parse(after.stdoutText.toStdString())["model"];
+        QCOMPARE(model["files"].size(), std::size_t(1));
+        QCOMPARE(model["files"][0]["name"].get<std::string>(), std::string("ApiSchema.json"));
+        QCOMPARE(model["files"][0]["version"].get<std::string>(), std::string("5.1.0"));
+        QCOMPARE(model["files"][0]["sha256"].get<std::string>(), fileHash(ds51).toHex().toStdString());
     }
 
     // Every identity value answers to its own name as a query parameter (ODS/API's names), whatever

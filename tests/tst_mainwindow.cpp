@@ -36,6 +36,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QProcess>
 #include <QPushButton>
@@ -189,6 +190,70 @@ private Q_SLOTS:
     {
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("steward-tests"));
+    }
+
+    // The database records its model: opened with no schema files (renamed, too) it has DS 5.1;
+    // files that would leave its documents out are asked about, and no keeps the model it has.
+    void theDatabaseOpensWithTheModelItRecords()
+    {
+        const QString shared = test::sharedEdfiDir();
+        if (shared.isEmpty())
+            QSKIP("../shared/edfi is not present");
+        QTemporaryDir dir;
+        const QString made = dir.filePath("made.db");
+        QString error;
+        {
+            std::unique_ptr<AppSession> session = AppSession::open(made, {shared + "/ds-5.1/ApiSchema.json"}, &error);
+            QVERIFY2(session, qPrintable(error));
+            post(*session, "/ed-fi/accommodationDescriptors",
+                 {{"namespace", "uri://ed-fi.org/AccommodationDescriptor"}, {"codeValue", "Recorded"},
+                  {"shortDescription", "Recorded"}});
+        }
+        const QString moved = dir.filePath("moved.db");
+        QVERIFY(QFile::rename(made, moved));
+        std::unique_ptr<AppSession> session = AppSession::open(moved, {}, &error);
+        QVERIFY2(session, qPrintable(error));
+        QCOMPARE(session->model().describe(), std::string("Ed-Fi 5.1.0"));
+        QVERIFY(session->resourceByName("Ed-Fi", "AccommodationDescriptor") != nullptr);
+        QVERIFY(session->engine().check().clean());
+
+        MainWindow window(std::move(session));
+        const QString minimal = shared + "/test-schemas/minimal.json";
+        Prompt::setNextAnswer(QMessageBox::No);
+        window.switchDatabase(moved, {minimal});
+        QVERIFY2(Prompt::lastText().contains("Ed-Fi AccommodationDescriptor (1)"), qPrintable(Prompt::lastText()));
+        QCOMPARE(window.session()->model().describe(), std::string("Ed-Fi 5.1.0"));
+        window.switchDatabase(moved, {});
+        QCOMPARE(window.session()->model().describe(), std::string("Ed-Fi 5.1.0"));
+
+        Prompt::setNextAnswer(QMessageBox::Yes);
+        window.switchDatabase(moved, {minimal});
+        const std::string chosen = window.session()->model().describe();
+        QVERIFY2(chosen.rfind("Ed-Fi", 0) != 0, chosen.c_str());
+        window.switchDatabase(moved, {});
+        QCOMPARE(window.session()->model().describe(), chosen);
+    }
+
+    // The schema files an earlier Steward kept in its settings per database are given once, so that
+    // the database records them, and only while they all still exist.
+    void schemaFilesAnEarlierStewardRememberedAreGivenOnce()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("earlier.db");
+        const QString schema = dir.filePath("ApiSchema.json");
+        QFile file(schema);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.close();
+        const QString key = QStringLiteral("databases/")
+                            + QFileInfo(path).absoluteFilePath().replace(QLatin1Char('/'), QLatin1Char('|'))
+                            + QStringLiteral("/schemas");
+        QSettings().setValue(key, QStringList{schema});
+        QCOMPARE(MainWindow::takeRememberedSchemaFiles(path), QStringList{schema});
+        QVERIFY(!QSettings().contains(key));
+        QCOMPARE(MainWindow::takeRememberedSchemaFiles(path), QStringList());
+        QSettings().setValue(key, QStringList{schema, dir.filePath("gone.json")});
+        QCOMPARE(MainWindow::takeRememberedSchemaFiles(path), QStringList());
+        QVERIFY(!QSettings().contains(key));
     }
 
     void resourceTreeModelProtocol()

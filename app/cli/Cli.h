@@ -14,7 +14,8 @@ struct CliContext
     std::string databasePath; // empty: the per-user default
     std::vector<std::string> schemaPaths;
 
-    // Both print one clear line on stderr and return null on failure.
+    // Both print one clear line on stderr and return null on failure. loadModel: the --schema files,
+    // else the model the database records (read-only; the starter model when there is no database).
     std::unique_ptr<steward::Model> loadModel() const;
     std::unique_ptr<steward::Database> openDatabase() const;
     // For commands that only read: another program may be writing meanwhile.
@@ -23,7 +24,9 @@ struct CliContext
     // "steward-cli --db PATH --schema FILE... REST": a command this run suggests, with the database and
     // model it was given, so that pasting it acts on the same ones (REST is already a command line).
     std::string suggestion(const std::string &rest) const;
-    // Both of the above, for the commands that need a model and a writer database.
+    // Both of the above, for the commands that need a model and a writer database: the model the
+    // database records, or the --schema files, recorded then unless stored documents would fall
+    // outside them (refused, naming those resources and their counts).
     bool openModelAndDatabase(std::unique_ptr<steward::Model> &model, std::unique_ptr<steward::Database> &database) const;
 };
 

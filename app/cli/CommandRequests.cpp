@@ -24,9 +24,6 @@ int commandRequests(const CliContext &context, const std::vector<std::string> &a
     }
     if (args.size() > 1)
         return usageError("requests", "'requests' takes at most one FILE");
-    std::unique_ptr<Model> model = context.loadModel();
-    if (!model)
-        return kExitUsage;
     std::ifstream file;
     std::istream *in = &std::cin;
     if (!args.empty() && args[0] != "-") {
@@ -35,8 +32,9 @@ int commandRequests(const CliContext &context, const std::vector<std::string> &a
             return usageError("requests", "cannot read request file '" + args[0] + "'");
         in = &file;
     }
-    std::unique_ptr<Database> database = context.openDatabase();
-    if (!database)
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Database> database;
+    if (!context.openModelAndDatabase(model, database))
         return kExitUsage;
     if (in == &std::cin && isatty(STDIN_FILENO))
         std::cerr << "steward-cli: " << model->describe() << " on " << context.resolvedDatabasePath()

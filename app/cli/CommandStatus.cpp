@@ -1,5 +1,6 @@
 #include "Cli.h"
 #include "CommandLine.h"
+#include "ModelRecord.h"
 #include "Readiness.h"
 #include "Submissions.h"
 
@@ -19,6 +20,7 @@ const char *const kStatusHelp =
     "Steward's rules and of imported state results (fatal, error, warning with how many are acknowledged,\n"
     "info, and state results whose record changed since the state's run: resubmit to clear them),\n"
     "documents changed since the newest export, and documents changed since each sync target's last push.\n"
+    "The first line names the model the database records (its projects and versions; --json: \"model\").\n"
     "The verdict is \"Ready to submit\" when the scope holds no drafts, no fatal or error results, no\n"
     "unacknowledged warnings and no open sync conflicts; otherwise \"Not ready:\" and why (\"12 drafts in\n"
     "Student\").\n"
@@ -42,6 +44,19 @@ std::string padded(const std::string &text, std::size_t width, bool right)
         return text;
     const std::string fill(width - text.size(), ' ');
     return right ? fill + text : text + fill;
+}
+
+// The model the database records: its files, each with its projects and versions.
+Json modelJson(const std::vector<RecordedModelFile> &files)
+{
+    Json list = Json::array();
+    for (const RecordedModelFile &file : files)
+        list.push_back(Json{{"name", file.name},
+                            {"project", file.project},
+                            {"version", file.version},
+                            {"sha256", file.sha256},
+                            {"starter", file.starter}});
+    return Json{{"description", describeRecordedModel(files)}, {"files", list}};
 }
 
 void printTable(const CliContext &context, const ReadinessReport &report)
@@ -172,12 +187,15 @@ int commandStatus(const CliContext &context, const std::vector<std::string> &arg
     SubmissionStatus last;
     if (submission)
         last = submissionStatus(database->connection());
+    const std::vector<RecordedModelFile> modelFiles = readRecordedModelFiles(database->connection());
     if (json) {
         Json out = report.toJson();
+        out["model"] = modelJson(modelFiles);
         if (submission)
             out["submission"] = last.toJson();
         std::cout << out.dump(2) << "\n";
     } else {
+        std::cout << "model: " << describeRecordedModel(modelFiles) << "\n";
         printTable(context, report);
         if (submission)
             printSubmissionStatus(context, last);

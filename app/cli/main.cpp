@@ -1,6 +1,7 @@
 // steward-cli: the command-line face of the engine.
 #include "Cli.h"
 #include "CommandLine.h"
+#include "ModelRecord.h"
 
 #include <QCoreApplication>
 #include <QGuiApplication>
@@ -31,7 +32,10 @@ const char *const kUsage =
     "  --db PATH       the Steward database (SQLite); created when missing.\n"
     "                  Default: ~/.local/share/steward/steward.db\n"
     "  --schema PATH   an Ed-Fi ApiSchema JSON file: the core data standard first, then any\n"
-    "                  extensions (repeatable). Default: the embedded starter model.\n"
+    "                  extensions (repeatable). The database records the model it is opened\n"
+    "                  with, files and all; without --schema it opens with that one (a new\n"
+    "                  database: the embedded starter model). A model that would leave stored\n"
+    "                  documents outside it is refused.\n"
     "  --help          show this help.  --version  show the version.\n"
     "\n"
     "Commands (steward-cli COMMAND --help for each):\n"
@@ -70,9 +74,12 @@ const char *const kUsage =
 std::unique_ptr<Model> CliContext::loadModel() const
 {
     try {
-        return schemaPaths.empty() ? Model::loadStarter() : Model::loadFiles(schemaPaths);
+        return schemaPaths.empty() ? loadRecordedModelAt(resolvedDatabasePath()) : Model::loadFiles(schemaPaths);
     } catch (const SchemaLoadError &e) {
         std::cerr << "steward-cli: schema error: " << e.what() << "\n";
+        return nullptr;
+    } catch (const SQLite::Exception &e) {
+        std::cerr << "steward-cli: database error: " << resolvedDatabasePath() << ": " << e.what() << "\n";
         return nullptr;
     }
 }
@@ -134,11 +141,48 @@ std::unique_ptr<Database> CliContext::openReadOnlyDatabase() const
 
 bool CliContext::openModelAndDatabase(std::unique_ptr<Model> &model, std::unique_ptr<Database> &database) const
 {
-    model = loadModel();
-    if (!model)
+    ModelChoice choice;
+    std::unique_ptr<Model> given;
+    try {
+        if (!schemaPaths.empty()) {
+            choice.kind = ModelChoice::Kind::Files;
+            choice.files = readSchemaTexts(schemaPaths);
+            given = loadChosenModel(choice);
+        }
+    } catch (const SchemaLoadError &e) {
+        std::cerr << "steward-cli: schema error: " << e.what() << "\n";
         return false;
+    }
     database = openDatabase();
-    return database != nullptr;
+    if (!database)
+        return false;
+    ModelOpening opening;
+    try {
+        opening = openModel(*database, choice, false, std::move(given));
+    } catch (const SchemaLoadError &e) {
+        std::cerr << "steward-cli: schema error: " << e.what() << "\n";
+        return false;
+    } catch (const std::exception &e) {
+        std::cerr << "steward-cli: database error: " << e.what() << "\n";
+        return false;
+    }
+    if (!opening.model) {
+        std::int64_t documents = 0;
+        for (const ResourceDocuments &entry : opening.outside)
+            documents += entry.documents;
+        std::cerr << "steward-cli: --schema refused: " << documents << " stored document(s) of "
+                  << opening.outside.size() << " resource(s) the given model does not have would fall outside it: "
+                  << describeDocumentsOutside(opening.outside) << ". The database keeps its model, "
+                  << describeRecordedModel(readRecordedModelFiles(database->connection()))
+                  << "; give schema files that have those resources, or delete those documents first.\n";
+        database.reset();
+        return false;
+    }
+    if (opening.recorded)
+        std::cerr << "steward-cli: " << database->path() << " now records its model: " << opening.model->describe()
+                  << "\n";
+    model = std::move(opening.model);
+    return true;
 }
 
 InterruptGuard::InterruptGuard()

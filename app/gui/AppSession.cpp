@@ -1,6 +1,7 @@
 #include "AppSession.h"
 
 #include "DatabaseWatcher.h"
+#include "ModelRecord.h"
 
 
 QString describeDocument(const steward::StoredDocument &document)
@@ -25,22 +26,59 @@ QString describeDocument(const steward::StoredDocument &document)
     return text;
 }
 
+namespace {
+
+// The model a session opens with: the one the database records unless files or the starter are asked
+// for; a choice that leaves stored documents out is asked about first. Null with error set when not.
+steward::ModelChoice modelChoice(const QStringList &schemaFiles, bool starterModel)
+{
+    steward::ModelChoice choice;
+    if (starterModel) {
+        choice.kind = steward::ModelChoice::Kind::Starter;
+    } else if (!schemaFiles.isEmpty()) {
+        choice.kind = steward::ModelChoice::Kind::Files;
+        std::vector<std::string> paths;
+        for (const QString &file : schemaFiles)
+            paths.push_back(file.toStdString());
+        choice.files = steward::readSchemaTexts(paths);
+    }
+    return choice;
+}
+
+std::unique_ptr<steward::Model> openSessionModel(steward::Database &database, const steward::ModelChoice &choice,
+                                                 std::unique_ptr<steward::Model> loaded,
+                                                 const AppSession::ConfirmOutside &confirmOutside, QString *error)
+{
+    steward::ModelOpening opening = steward::openModel(database, choice, false, std::move(loaded));
+    if (opening.model)
+        return std::move(opening.model);
+    const QString outside = QString::fromStdString(steward::describeDocumentsOutside(opening.outside));
+    if (confirmOutside && confirmOutside(outside)) {
+        opening = steward::openModel(database, choice, true);
+        return std::move(opening.model);
+    }
+    if (error)
+        *error = QObject::tr("The database keeps its model: documents stored in it would fall outside the "
+                             "one chosen (%1).")
+                     .arg(outside);
+    return nullptr;
+}
+
+} // namespace
+
 std::unique_ptr<AppSession> AppSession::open(const QString &databasePath, const QStringList &schemaFiles,
-                                             QString *error)
+                                             QString *error, const ConfirmOutside &confirmOutside, bool starterModel)
 {
     std::unique_ptr<AppSession> session(new AppSession);
     session->m_databasePath = databasePath;
-    session->m_schemaFiles = schemaFiles;
     try {
-        if (schemaFiles.isEmpty()) {
-            session->m_model = steward::Model::loadStarter();
-        } else {
-            std::vector<std::string> files;
-            for (const QString &file : schemaFiles)
-                files.push_back(file.toStdString());
-            session->m_model = steward::Model::loadFiles(files);
-        }
+        // A file that does not load fails before the database is opened (or made).
+        const steward::ModelChoice choice = modelChoice(schemaFiles, starterModel);
+        std::unique_ptr<steward::Model> loaded = steward::loadChosenModel(choice);
         session->m_database = steward::Database::open(databasePath.toStdString());
+        session->m_model = openSessionModel(*session->m_database, choice, std::move(loaded), confirmOutside, error);
+        if (!session->m_model)
+            return nullptr;
     } catch (const std::exception &e) {
         if (error)
             *error = QString::fromStdString(e.what());

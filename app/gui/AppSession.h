@@ -8,6 +8,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -24,16 +25,21 @@ class AppSession : public QObject
     Q_OBJECT
 
 public:
-    // schemaFiles empty: the embedded starter model. Throws nothing; on failure returns null and sets error.
+    // Asked when the model chosen would leave stored documents outside it ("Ed-Fi StudentTranscript
+    // (12)"); true goes on and records it.
+    using ConfirmOutside = std::function<bool(const QString &outside)>;
+    // schemaFiles empty: the model the database records (a new database: the embedded starter model);
+    // starterModel: the starter model. A model other than the recorded one is recorded. Throws
+    // nothing; on failure (or a model refused) returns null and sets error.
     static std::unique_ptr<AppSession> open(const QString &databasePath, const QStringList &schemaFiles,
-                                            QString *error);
+                                            QString *error, const ConfirmOutside &confirmOutside = {},
+                                            bool starterModel = false);
     ~AppSession() override;
 
     const steward::Model &model() const { return *m_model; }
     steward::Engine &engine() { return *m_engine; }
     steward::Database &database() { return *m_database; }
     QString databasePath() const { return m_databasePath; }
-    QStringList schemaFiles() const { return m_schemaFiles; }
 
     // A protocol request through the engine; successful writes announce documentsChanged.
     steward::Response request(const std::string &method, const std::string &path,
@@ -75,7 +81,6 @@ private:
     void startWatching();
 
     QString m_databasePath;
-    QStringList m_schemaFiles;
     std::unique_ptr<steward::Model> m_model;
     std::unique_ptr<steward::Database> m_database;
     std::unique_ptr<steward::Engine> m_engine;

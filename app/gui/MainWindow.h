@@ -69,6 +69,14 @@ public:
     // Opens a stored document: selects its resource, loads it into the editor and the references pane.
     bool navigateTo(const QString &id, bool recordHistory = true);
     void showSampleOffer(bool show);
+    // Opens another database (or this one with another model). schemaFiles empty: the model the
+    // database records; starterModel: the embedded one. A model that would leave stored documents
+    // outside it is asked about first (confirmModelOutside).
+    void switchDatabase(const QString &path, const QStringList &schemaFiles, bool starterModel = false);
+    static bool confirmModelOutside(QWidget *parent, const QString &outside);
+    // The schema files an earlier Steward remembered for a database in its settings, before databases
+    // recorded their model: given once (when all still exist), so that it records them; then forgotten.
+    static QStringList takeRememberedSchemaFiles(const QString &databasePath);
     // Opens the first row of the documents table, if it has loaded.
     void openFirstDocument();
     // Tools > Root causes: the fix list, created on first use (null before).
@@ -142,7 +150,6 @@ private:
     void updateActions();
     void openDatabaseDialog(bool create);
     void chooseModelDialog(bool starter);
-    void switchDatabase(const QString &path, const QStringList &schemaFiles);
     void rebuildForSession();
     void addRecent(const QString &path);
     void updateRecentMenu();

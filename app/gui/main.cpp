@@ -7,7 +7,6 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
-#include <QSettings>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -77,20 +76,18 @@ int main(int argc, char *argv[])
 
     const QString databasePath = parser.isSet(dbOption) ? parser.value(dbOption)
                                                         : QString::fromStdString(steward::defaultDatabasePath());
+    // The database records its model; --schema changes it (asked first when stored documents would fall outside).
     QStringList schemaFiles = parser.values(schemaOption);
-    const QString modelKey = QStringLiteral("databases/")
-                             + QFileInfo(databasePath).absoluteFilePath().replace(QLatin1Char('/'), QLatin1Char('|'))
-                             + QStringLiteral("/schemas");
     if (schemaFiles.isEmpty())
-        schemaFiles = QSettings().value(modelKey).toStringList();
-
+        schemaFiles = MainWindow::takeRememberedSchemaFiles(databasePath);
     QString error;
-    std::unique_ptr<AppSession> session = AppSession::open(databasePath, schemaFiles, &error);
+    std::unique_ptr<AppSession> session = AppSession::open(databasePath, schemaFiles, &error, [](const QString &outside) {
+        return MainWindow::confirmModelOutside(nullptr, outside);
+    });
     if (!session) {
         std::fprintf(stderr, "steward: %s\n", qPrintable(error));
         return 2;
     }
-    QSettings().setValue(modelKey, schemaFiles);
     const bool empty = session->engine().resourceCounts().empty();
 
     MainWindow window(std::move(session));

@@ -572,6 +572,11 @@ Json parseSchemaText(const std::string &name, const std::string &text)
 
 } // namespace
 
+std::string readSchemaFile(const std::string &path)
+{
+    return readFile(path);
+}
+
 Model::Model() = default;
 Model::~Model() = default;
 
@@ -583,16 +588,26 @@ std::unique_ptr<Model> Model::loadFiles(const std::vector<std::string> &paths)
     return loadDocuments(documents);
 }
 
-std::unique_ptr<Model> Model::loadStarter()
+std::unique_ptr<Model> Model::loadTexts(const std::vector<std::pair<std::string, std::string>> &namedTexts)
+{
+    std::vector<std::pair<std::string, Json>> documents;
+    for (const auto &[name, text] : namedTexts)
+        documents.emplace_back(name, parseSchemaText(name, text));
+    return loadDocuments(documents);
+}
+
+std::string Model::starterText()
 {
     const QString resourcePath = QStringLiteral(":/steward/starter-model/ApiSchema-Starter.json");
     QFile file(resourcePath);
     if (!file.open(QIODevice::ReadOnly))
         throw SchemaLoadError(resourcePath.toStdString(), "", "the embedded starter model is missing from this build");
-    const QByteArray bytes = file.readAll();
-    std::vector<std::pair<std::string, Json>> documents;
-    documents.emplace_back("starter model", parseSchemaText("starter model", bytes.toStdString()));
-    return loadDocuments(documents);
+    return file.readAll().toStdString();
+}
+
+std::unique_ptr<Model> Model::loadStarter()
+{
+    return loadTexts({{"starter model", starterText()}});
 }
 
 std::unique_ptr<Model> Model::loadDocuments(const std::vector<std::pair<std::string, Json>> &documents)

@@ -134,8 +134,12 @@ public:
 
     // Each file is parsed and checked; throws SchemaLoadError on the first problem.
     static std::unique_ptr<Model> loadFiles(const std::vector<std::string> &paths);
+    // ApiSchema texts with a display name each (for errors), as files or a database hold them.
+    static std::unique_ptr<Model> loadTexts(const std::vector<std::pair<std::string, std::string>> &namedTexts);
     // The starter model compiled into the engine.
     static std::unique_ptr<Model> loadStarter();
+    // The starter model's ApiSchema text, as this build carries it.
+    static std::string starterText();
     // Parsed ApiSchema documents with a display name each (for errors).
     static std::unique_ptr<Model> loadDocuments(const std::vector<std::pair<std::string, Json>> &documents);
 
@@ -163,5 +167,7 @@ private:
 };
 
 std::string toLower(std::string text);
+// A schema file's bytes; throws SchemaLoadError naming the file when it cannot be read.
+std::string readSchemaFile(const std::string &path);
 
 } // namespace steward

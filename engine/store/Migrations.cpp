@@ -838,6 +838,23 @@ ALTER TABLE sync_targets ADD COLUMN create_check TEXT;
     R"SQL(
 ALTER TABLE sync_targets ADD COLUMN parallel INTEGER;
 )SQL",
+    // Version 29: the model the database is opened with, so that it opens with it anywhere without
+    // the files: the ApiSchema files in load order, each with its projects, versions, SHA-256 and text
+    // (a zstd frame, ModelRecord.cpp). The embedded starter model is a row without content: every
+    // build carries it. A database from before this version was opened with the starter model unless
+    // --schema was given, which records itself at the next such open.
+    R"SQL(
+CREATE TABLE model_files (
+    position INTEGER PRIMARY KEY,
+    name     TEXT NOT NULL,
+    project  TEXT NOT NULL,
+    version  TEXT NOT NULL,
+    sha256   TEXT NOT NULL,
+    content  BLOB
+);
+INSERT INTO model_files (position, name, project, version, sha256, content)
+    VALUES (0, 'starter model', 'Ed-Fi', '5.1.0', '', NULL);
+)SQL",
 };
 
 } // namespace

@@ -1,0 +1,123 @@
+// The main window's database and model: opening and creating databases, the recent ones, and
+// choosing the model (which the database records; a choice that leaves stored documents out is asked about).
+#include "MainWindow.h"
+#include "AppSession.h"
+#include "Prompt.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QSettings>
+
+namespace {
+
+// Where an earlier Steward remembered a database's schema files, before databases recorded their model.
+QString rememberedSchemasKey(const QString &databasePath)
+{
+    QString key = QFileInfo(databasePath).absoluteFilePath();
+    key.replace(QLatin1Char('/'), QLatin1Char('|'));
+    return QStringLiteral("databases/") + key + QStringLiteral("/schemas");
+}
+
+} // namespace
+
+void MainWindow::openDatabaseDialog(bool create)
+{
+    const QString path = create ? QFileDialog::getSaveFileName(this, tr("New Steward database"), QString(),
+                                                               tr("Steward databases (*.db *.sqlite)"))
+                                : QFileDialog::getOpenFileName(this, tr("Open Steward database"), QString(),
+                                                               tr("Steward databases (*.db *.sqlite);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    switchDatabase(path, takeRememberedSchemaFiles(path));
+}
+
+void MainWindow::chooseModelDialog(bool starter)
+{
+    QStringList files;
+    if (!starter) {
+        files = QFileDialog::getOpenFileNames(this, tr("Ed-Fi ApiSchema files: the data standard first, then extensions"),
+                                              QString(), tr("ApiSchema (*.json)"));
+        if (files.isEmpty())
+            return;
+    }
+    switchDatabase(m_session->databasePath(), files, starter);
+}
+
+QStringList MainWindow::takeRememberedSchemaFiles(const QString &databasePath)
+{
+    QSettings settings;
+    const QString key = rememberedSchemasKey(databasePath);
+    const QStringList files = settings.value(key).toStringList();
+    settings.remove(key);
+    for (const QString &file : files)
+        if (!QFileInfo::exists(file))
+            return {};
+    return files;
+}
+
+bool MainWindow::confirmModelOutside(QWidget *parent, const QString &outside)
+{
+    const QString text = tr("Documents stored in this database would fall outside the model chosen: %1.\n\n"
+                            "They stay stored, but the model does not know them (Check database lists each). "
+                            "Open the database with this model anyway?")
+                             .arg(outside);
+    return Prompt::ask(parent, tr("Change the model"), text, QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
+           == QMessageBox::Yes;
+}
+
+void MainWindow::switchDatabase(const QString &path, const QStringList &schemaFiles, bool starterModel)
+{
+    if (!confirmDiscardEdits())
+        return;
+    QString error;
+    bool declined = false;
+    std::unique_ptr<AppSession> session = AppSession::open(
+        path, schemaFiles, &error,
+        [this, &declined](const QString &outside) {
+            declined = !confirmModelOutside(this, outside);
+            return !declined;
+        },
+        starterModel);
+    if (!session) {
+        if (!declined) // a steward who said no knows why nothing changed
+            Prompt::inform(this, tr("Cannot open"), error);
+        return;
+    }
+    saveLayout();
+    // The panes hold pointers into the old session's model: rebuild them before it goes.
+    std::unique_ptr<AppSession> previous = std::move(m_session);
+    m_session = std::move(session);
+    rebuildForSession();
+    restoreLayout();
+}
+
+void MainWindow::addRecent(const QString &path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentDatabases")).toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    settings.setValue(QStringLiteral("recentDatabases"), recent.mid(0, 8));
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    if (m_recentMenu == nullptr)
+        return;
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("recentDatabases")).toStringList();
+    // Numbered like other programs' recent files, so Alt+F, R, 1 opens the last one (at most 8 are kept).
+    int number = 0;
+    for (const QString &path : recent) {
+        QString text = QDir::toNativeSeparators(path);
+        text.replace(QLatin1Char('&'), QStringLiteral("&&"));
+        m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(++number).arg(text), this, [this, path] {
+            switchDatabase(path, takeRememberedSchemaFiles(path));
+        });
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
