@@ -832,12 +832,10 @@ void MainWindow::checkDatabase(steward::CheckDepth depth)
     const steward::IntegrityReport report = runWithProgress<steward::IntegrityReport>(
         this, tr("Checking the database…"),
         [engine, depth](const std::function<bool(int, int)> &progress) {
-            return engine->check(
-                false,
-                [&progress](std::int64_t done, std::int64_t total) {
-                    return progress(static_cast<int>(done), static_cast<int>(total));
-                },
-                depth);
+            const auto documentsDone = [&progress](std::int64_t done, std::int64_t total) {
+                return progress(static_cast<int>(done), static_cast<int>(total));
+            };
+            return engine->check(false, documentsDone, depth);
         },
         ProgressLabel::WithTimeLeft);
     if (report.cancelled) {
