@@ -38,7 +38,7 @@ int commandCheck(const CliContext &context, const std::vector<std::string> &args
                      "rows and index entries are exactly what its body makes and all exist, and that the change\n"
                      "log's last entry is its current state. Use the schema the database was made with.\n"
                      "--full runs SQLite's integrity_check instead of quick_check: it also proves that every\n"
-                     "index holds exactly its table's rows, and takes several times as long.\n"
+                     "index holds exactly its table's rows (each entry's row is looked up).\n"
                      "--repair-index rebuilds every index first (REINDEX).  --json prints the report as JSON.\n"
                      "Exit code 0 when clean, 1 with a line per violation (document, what is wrong).\n"
                      "\n"

@@ -166,7 +166,7 @@ void MainWindow::buildMenus()
     tools->addSeparator();
     tools->addAction(tr("S&ync with an Ed-Fi API…"), QKeySequence(tr("Ctrl+Shift+Y")), this, &MainWindow::openSyncDialog);
     tools->addAction(tr("C&heck database"), this, [this] { checkDatabase(steward::CheckDepth::Routine); });
-    tools->addAction(tr("Check database &fully (SQLite's integrity_check, slower)"), this,
+    tools->addAction(tr("Check database &fully (with SQLite's integrity_check)"), this,
                      [this] { checkDatabase(steward::CheckDepth::Full); });
     tools->addAction(tr("Run &rules"), this, &MainWindow::runRules);
     tools->addAction(tr("Import a rule &pack…"), this, &MainWindow::importRulePackDialog);

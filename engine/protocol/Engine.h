@@ -154,8 +154,8 @@ struct IntegrityReport
 };
 
 // How much of SQLite's own checking Engine::check does: Routine runs quick_check (pages and records),
-// Full integrity_check, which also proves every index holds exactly its table's rows: it looks up
-// the row of every index entry, many times the rest of the check's time on a large database.
+// Full integrity_check, which also proves every index holds exactly its table's rows (it looks up
+// the row of every index entry).
 enum class CheckDepth
 {
     Routine,
