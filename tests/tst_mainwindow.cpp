@@ -8,6 +8,7 @@
 #include "DocumentTableModel.h"
 #include "FindDialog.h"
 #include "MainWindow.h"
+#include "Progress.h"
 #include "Prompt.h"
 #include "ReferencesPane.h"
 #include "ResourceTreeModel.h"
@@ -1326,6 +1327,19 @@ private Q_SLOTS:
         Prompt::setNextAnswer(QMessageBox::Ok);
         window.checkDatabase();
         QVERIFY2(Prompt::lastText().contains("aliases"), qPrintable(Prompt::lastText()));
+        Prompt::setNextAnswer(QMessageBox::Ok);
+        window.checkDatabase(steward::CheckDepth::Full);
+        QVERIFY2(Prompt::lastText().contains("aliases"), qPrintable(Prompt::lastText()));
+    }
+
+    // The check's progress label: the rest at the pace so far, nothing before the pace means anything.
+    void timeLeftFollowsThePaceSoFar()
+    {
+        QCOMPARE(timeLeftText(10000, 250, 1000), QStringLiteral("about 30 s left"));
+        QCOMPARE(timeLeftText(60000, 100, 1000), QStringLiteral("about 9 min left"));
+        QCOMPARE(timeLeftText(500, 250, 1000), QString());    // under a second's work
+        QCOMPARE(timeLeftText(10000, 5, 1000), QString());    // under a hundredth done
+        QCOMPARE(timeLeftText(10000, 1000, 1000), QString()); // done
     }
 
     void runRulesFromTheToolsMenu()

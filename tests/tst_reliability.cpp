@@ -5,6 +5,7 @@
 #include "Backup.h"
 #include "CliSupport.h"
 #include "Importer.h"
+#include "QueryValues.h"
 #include "TestSupport.h"
 
 #include <QProcess>
@@ -49,16 +50,60 @@ void vandalize(const std::string &db, const std::string &sql)
     d.exec(sql);
 }
 
-IntegrityReport checkDatabase(const std::string &path, const Model &model)
+IntegrityReport checkDatabase(const std::string &path, const Model &model, CheckDepth depth = CheckDepth::Routine)
 {
     std::unique_ptr<Database> database = Database::open(path);
     Engine engine(model, *database);
-    return engine.check();
+    return engine.check(false, {}, depth);
 }
 
 std::string violationsText(const IntegrityReport &report)
 {
     return report.toJson().dump();
+}
+
+// The violations one per line, leaving out SQLite's integrity_check (what only the full check runs).
+std::string violationsBesidesIntegrityCheck(const IntegrityReport &report)
+{
+    std::string text;
+    for (const IntegrityViolation &v : report.violations)
+        if (v.problem.rfind("SQLite integrity_check", 0) != 0)
+            text += v.resource + " " + v.id + ": " + v.problem + "\n";
+    return text;
+}
+
+// A small district with what each kind of damage needs: a School referenced by a Course, one
+// referenced by nothing, and one updated (so it has an entry before its current one).
+struct DamageTarget
+{
+    std::string courseId;
+    std::string loneSchoolId;
+    std::string updatedSchoolId;
+};
+
+DamageTarget buildDamageTarget(Fixture &f)
+{
+    f.seedDescriptors();
+    f.create("/ed-fi/schools", Fixture::school(100));
+    DamageTarget target;
+    target.courseId = f.create("/ed-fi/courses", Fixture::course("ALG-1", 100));
+    target.loneSchoolId = f.create("/ed-fi/schools", Fixture::school(7));
+    target.updatedSchoolId = f.create("/ed-fi/schools", Fixture::school(9));
+    f.call("PUT", "/ed-fi/schools/" + target.updatedSchoolId, Fixture::school(9, "Renamed"));
+    return target;
+}
+
+std::string docKeyOf(const std::string &id)
+{
+    return "(SELECT doc_key FROM document_rows WHERE id = steward_id_key('" + id + "'))";
+}
+
+// A query-index word of the School's schoolId field.
+std::string schoolIdWord(const std::string &db, int schoolId)
+{
+    const std::int64_t field =
+        scalar(db, "SELECT field_key FROM query_fields WHERE resource = 'School' AND name = 'schoolid'");
+    return queryIndexToken(field, Json(schoolId));
 }
 
 Json courseOf(const std::string &code, int schoolId)
@@ -138,6 +183,107 @@ private Q_SLOTS:
         QVERIFY(cli.waitForFinished(60000));
         QCOMPARE(cli.exitCode(), 1);
         QVERIFY(cli.readAllStandardOutput().contains(QByteArray::fromStdString(courseId)));
+    }
+
+    // The routine check (quick_check, one scan of the documents beside their rows) finds every kind
+    // of damage the full one (integrity_check, then the same) finds, and says the same about it.
+    void routineCheckFindsWhatTheFullOneFinds_data()
+    {
+        QTest::addColumn<QString>("damage");
+        QTest::addColumn<QString>("expected");
+        const std::vector<std::pair<const char *, const char *>> kinds{
+            {"body edited", "does not match its etag"},
+            {"referential id changed", "its referential id"},
+            {"aliases lost", "its aliases (1) are not the 2"},
+            {"reference row lost", "its reference rows ("},
+            {"reference row dangling", "references point at no document"},
+            {"document vanished", "the document is missing"},
+            {"change_seq lost", "the change log has no entry for it"},
+            {"entry lost its time", "has lost the etag or time it was written with"},
+            {"current entry has another body", "the change log's last entry is not its current state"},
+            {"current entry has another etag", "the change log's last entry is not its current state"},
+            {"query word lost", "the query index lacks its values of schoolId"},
+            {"query word invented", "1 values of School.schoolId that no document has"},
+            {"search row changed", "the find-anything index holds 'ghost'"},
+            {"search row of no document", "1 entries of no document"},
+        };
+        for (const auto &[damage, expected] : kinds)
+            QTest::newRow(damage) << QString(damage) << QString(expected);
+    }
+
+    void routineCheckFindsWhatTheFullOneFinds()
+    {
+        QFETCH(QString, damage);
+        QFETCH(QString, expected);
+        Fixture f;
+        const DamageTarget target = buildDamageTarget(f);
+        const std::string db = f.databasePath();
+        QVERIFY2(checkDatabase(db, f.model()).clean(), violationsText(checkDatabase(db, f.model())).c_str());
+        const std::string course = "id = steward_id_key('" + target.courseId + "')";
+        const std::string lone = "id = steward_id_key('" + target.loneSchoolId + "')";
+        const std::string firstRef = "(SELECT min(to_alias) FROM refs WHERE from_doc = " + docKeyOf(target.courseId) + ")";
+        const std::map<QString, std::string> plant{
+            {"body edited", "UPDATE document_rows SET body = replace(body, 'ALG-1', 'ALG-9') WHERE " + course},
+            {"referential id changed", "UPDATE alias_rows SET referential_id = randomblob(16) WHERE doc_key = " +
+                                           docKeyOf(target.loneSchoolId) + " AND resource_key = (SELECT resource_key "
+                                           "FROM resources WHERE resource = 'School')"},
+            {"aliases lost", "DELETE FROM alias_rows WHERE resource_key = (SELECT resource_key FROM resources "
+                             "WHERE resource = 'EducationOrganization')"},
+            {"reference row lost", "DELETE FROM refs WHERE from_doc = " + docKeyOf(target.courseId) + " AND to_alias = " + firstRef},
+            {"reference row dangling", "UPDATE refs SET to_alias = 999999 WHERE from_doc = " + docKeyOf(target.courseId) +
+                                           " AND to_alias = " + firstRef},
+            {"document vanished", "DELETE FROM document_rows WHERE " + lone},
+            {"change_seq lost", "UPDATE document_rows SET change_seq = NULL WHERE " + lone},
+            {"entry lost its time", "UPDATE change_rows SET at = '' WHERE op = 'insert' AND id = steward_id_key('" +
+                                        target.updatedSchoolId + "')"},
+            {"current entry has another body", "UPDATE change_rows SET body = '{}' WHERE seq = "
+                                               "(SELECT change_seq FROM document_rows WHERE " + lone + ")"},
+            {"current entry has another etag", "UPDATE change_rows SET etag = randomblob(8) WHERE seq = "
+                                               "(SELECT change_seq FROM document_rows WHERE " + lone + ")"},
+            {"query word lost", "INSERT INTO query_index (query_index, rowid, words) VALUES ('delete', " +
+                                    docKeyOf(target.loneSchoolId) + ", '" + schoolIdWord(db, 7) + "')"},
+            {"query word invented", "INSERT INTO query_index (rowid, words) VALUES (" +
+                                        docKeyOf(target.loneSchoolId) + ", '" + schoolIdWord(db, 555) + "')"},
+            {"search row changed", "UPDATE search_index SET terms = 'ghost' WHERE rowid = " + docKeyOf(target.loneSchoolId)},
+            {"search row of no document", "INSERT INTO search_index (rowid, terms) VALUES (999999, 'ghost')"},
+        };
+        vandalize(db, plant.at(damage));
+
+        const IntegrityReport routine = checkDatabase(db, f.model());
+        const IntegrityReport full = checkDatabase(db, f.model(), CheckDepth::Full);
+        const std::string routineText = violationsBesidesIntegrityCheck(routine);
+        QVERIFY2(routineText.find(expected.toStdString()) != std::string::npos, routineText.c_str());
+        QCOMPARE(routineText, violationsBesidesIntegrityCheck(full));
+    }
+
+    // What only SQLite's integrity_check sees, an index entry whose row is gone: check --full finds it,
+    // the routine check (quick_check) does not look.
+    void fullCheckFindsAnIndexEntryWithoutItsRow()
+    {
+        Fixture f;
+        buildDamageTarget(f);
+        const std::string db = f.databasePath();
+        vandalize(db, "CREATE TABLE scratch (a INTEGER); CREATE INDEX scratch_by_a ON scratch(a); "
+                      "INSERT INTO scratch VALUES (1), (2), (3)");
+        const std::string rootPage = std::to_string(scalar(db, "SELECT rootpage FROM sqlite_schema "
+                                                               "WHERE name = 'scratch_by_a'"));
+        // The row goes while SQLite does not know the index is there, so its entry stays.
+        vandalize(db, "PRAGMA writable_schema = ON; DELETE FROM sqlite_schema WHERE name = 'scratch_by_a'");
+        vandalize(db, "DELETE FROM scratch WHERE a = 2");
+        vandalize(db, "PRAGMA writable_schema = ON; INSERT INTO sqlite_schema VALUES ('index', 'scratch_by_a', "
+                      "'scratch', " + rootPage + ", 'CREATE INDEX scratch_by_a ON scratch(a)')");
+
+        const std::string full = violationsText(checkDatabase(db, f.model(), CheckDepth::Full));
+        QVERIFY2(full.find("SQLite integrity_check") != std::string::npos &&
+                     full.find("scratch_by_a") != std::string::npos,
+                 full.c_str());
+        QVERIFY2(checkDatabase(db, f.model()).clean(), violationsText(checkDatabase(db, f.model())).c_str());
+
+        CliRun routineRun = runCli({"--db", QString::fromStdString(db), "check"}, "");
+        QCOMPARE(routineRun.exitCode, 0);
+        CliRun fullRun = runCli({"--db", QString::fromStdString(db), "check", "--full"}, "");
+        QCOMPARE(fullRun.exitCode, 1);
+        QVERIFY2(fullRun.stdoutText.contains("scratch_by_a"), qPrintable(fullRun.stdoutText));
     }
 
     void backupWhileOpenThenRestore()

@@ -165,7 +165,9 @@ void MainWindow::buildMenus()
     tools->addAction(tr("Load a &sample district"), this, &MainWindow::loadSampleDistrict);
     tools->addSeparator();
     tools->addAction(tr("S&ync with an Ed-Fi API…"), QKeySequence(tr("Ctrl+Shift+Y")), this, &MainWindow::openSyncDialog);
-    tools->addAction(tr("C&heck database"), this, &MainWindow::checkDatabase);
+    tools->addAction(tr("C&heck database"), this, [this] { checkDatabase(steward::CheckDepth::Routine); });
+    tools->addAction(tr("Check database &fully (with SQLite's integrity_check)"), this,
+                     [this] { checkDatabase(steward::CheckDepth::Full); });
     tools->addAction(tr("Run &rules"), this, &MainWindow::runRules);
     tools->addAction(tr("Import a rule &pack…"), this, &MainWindow::importRulePackDialog);
     tools->addAction(tr("Import the s&tate's results…"), this, &MainWindow::importStateResultsDialog);
@@ -824,15 +826,18 @@ void MainWindow::openSyncDialog()
     dialog.exec();
 }
 
-void MainWindow::checkDatabase()
+void MainWindow::checkDatabase(steward::CheckDepth depth)
 {
     steward::Engine *engine = &m_session->engine();
     const steward::IntegrityReport report = runWithProgress<steward::IntegrityReport>(
-        this, tr("Checking the database…"), [engine](const std::function<bool(int, int)> &progress) {
-            return engine->check(false, [&progress](std::int64_t done, std::int64_t total) {
+        this, tr("Checking the database…"),
+        [engine, depth](const std::function<bool(int, int)> &progress) {
+            const auto documentsDone = [&progress](std::int64_t done, std::int64_t total) {
                 return progress(static_cast<int>(done), static_cast<int>(total));
-            });
-        });
+            };
+            return engine->check(false, documentsDone, depth);
+        },
+        ProgressLabel::WithTimeLeft);
     if (report.cancelled) {
         statusBar()->showMessage(tr("Check stopped after %1 documents.").arg(report.documents), 8000);
         return;

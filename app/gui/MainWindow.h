@@ -96,7 +96,8 @@ public Q_SLOTS:
     void importFilesDialog();
     void importSpreadsheetDialog();
     void openSyncDialog();
-    void checkDatabase();
+    // Tools > Check database: the routine check, or with SQLite's integrity_check (Full).
+    void checkDatabase(steward::CheckDepth depth = steward::CheckDepth::Routine);
     // Tools > Run rules: the starter rule pack on a worker thread, then a summary.
     void runRules();
     void exportBatchDialog();

@@ -153,6 +153,15 @@ struct IntegrityReport
     Json toJson() const;
 };
 
+// How much of SQLite's own checking Engine::check does: Routine runs quick_check (pages and records),
+// Full integrity_check, which also proves every index holds exactly its table's rows (it looks up
+// the row of every index entry).
+enum class CheckDepth
+{
+    Routine,
+    Full
+};
+
 // What Engine::check reads the stored documents with (EngineCheck.cpp).
 struct StoredDocumentCheck;
 
@@ -236,13 +245,15 @@ public:
     // The same for a body already prepared (its identity worked out once): none when it was refused.
     std::optional<StoredDocument> documentByIdentity(const PreparedBody &prepared);
 
-    // PRAGMA integrity_check and foreign_key_check, then Steward's own invariants for every
-    // document: its referential id and aliases recompute from its body, its refs rows are exactly
-    // what its body references (and all exist), and the change log's last entry is its current
-    // state; a change log that says a document exists when it does not is reported too.
-    // repairIndexes first rebuilds every index (REINDEX). progress() may return false to stop.
+    // PRAGMA quick_check (integrity_check when depth is Full) and foreign_key_check, then Steward's own
+    // invariants for every document, in one scan of the documents beside scans of its other rows in
+    // the same order: its referential id and aliases recompute from its body, its refs rows are exactly
+    // what its body references (and all exist), its index entries are its values, and the change log's
+    // last entry is its current state; a change log that says a document exists when it does not is
+    // reported too. repairIndexes first rebuilds every index (REINDEX). progress() may return false to stop.
     IntegrityReport check(bool repairIndexes = false,
-                          const std::function<bool(std::int64_t done, std::int64_t total)> &progress = {});
+                          const std::function<bool(std::int64_t done, std::int64_t total)> &progress = {},
+                          CheckDepth depth = CheckDepth::Routine);
 
     // Batch mode for imports: one BEGIN IMMEDIATE around many requests, each request in its own
     // savepoint so a refused one leaves nothing behind. Waits (with the busy retries) for the lock.
@@ -333,8 +344,14 @@ private:
     void checkIdentityAndAliases(const StoredDocumentCheck &check, IntegrityReport &report);
     void checkReferenceRows(StoredDocumentCheck &check, IntegrityReport &report);
     void checkIndexes(StoredDocumentCheck &check, IntegrityReport &report);
+    // The query index word by word for the document at hand (a lookup per word).
+    void checkQueryIndexWords(StoredDocumentCheck &check, IntegrityReport &report);
+    // Compares the index's entries with the documents' words per field; the documents of a field that
+    // differs are looked up word by word. Answers the index's entries per field.
+    std::map<std::int64_t, std::int64_t> recheckQueryIndex(StoredDocumentCheck &check, IntegrityReport &report);
     // Query-index entries and find-anything rows that no document checked accounts for.
-    void checkIndexLeftovers(const StoredDocumentCheck &check, IntegrityReport &report);
+    void checkIndexLeftovers(const StoredDocumentCheck &check,
+                             const std::map<std::int64_t, std::int64_t> &entriesPerField, IntegrityReport &report);
 
     const Model &m_model;
     Database &m_database;

@@ -21,24 +21,31 @@ void databaseWide(IntegrityReport &report, const std::string &problem)
     report.violations.push_back({{}, {}, problem});
 }
 
-// SQLite's own checks: pages, indexes, foreign keys.
-void checkSqliteIntegrity(SQLite::Database &db, IntegrityReport &report)
+void runSqliteCheck(SQLite::Database &db, IntegrityReport &report, const char *pragma)
 {
-    try {
-        SQLite::Statement integrity(db, "PRAGMA integrity_check");
-        while (integrity.executeStep())
-            if (integrity.getColumn(0).getString() != "ok")
-                databaseWide(report, "SQLite integrity_check: " + integrity.getColumn(0).getString());
-    } catch (const SQLite::Exception &e) {
-        // The natural-key index is worked out from stored text; text that cannot be read stops
-        // integrity_check there. quick_check reads no index expression (the documents that
-        // cannot be read are named below).
-        databaseWide(report, std::string("SQLite integrity_check could not finish: ") + e.what() +
-                                 "; quick_check ran instead");
-        SQLite::Statement quick(db, "PRAGMA quick_check");
-        while (quick.executeStep())
-            if (quick.getColumn(0).getString() != "ok")
-                databaseWide(report, "SQLite quick_check: " + quick.getColumn(0).getString());
+    SQLite::Statement rows(db, std::string("PRAGMA ") + pragma);
+    while (rows.executeStep())
+        if (rows.getColumn(0).getString() != "ok")
+            databaseWide(report, std::string("SQLite ") + pragma + ": " + rows.getColumn(0).getString());
+}
+
+// SQLite's own checks: pages and records (quick_check), with CheckDepth::Full also that every index
+// holds exactly its table's rows (integrity_check, which reads every index entry's row); foreign keys.
+void checkSqliteIntegrity(SQLite::Database &db, IntegrityReport &report, CheckDepth depth)
+{
+    if (depth == CheckDepth::Full) {
+        try {
+            runSqliteCheck(db, report, "integrity_check");
+        } catch (const SQLite::Exception &e) {
+            // The natural-key index is worked out from stored text; text that cannot be read stops
+            // integrity_check there. quick_check reads no index expression (the documents that
+            // cannot be read are named below).
+            databaseWide(report, std::string("SQLite integrity_check could not finish: ") + e.what() +
+                                     "; quick_check ran instead");
+            runSqliteCheck(db, report, "quick_check");
+        }
+    } else {
+        runSqliteCheck(db, report, "quick_check");
     }
     SQLite::Statement foreignKeys(db, "PRAGMA foreign_key_check");
     while (foreignKeys.executeStep())
@@ -175,7 +182,65 @@ Json IntegrityReport::toJson() const
     return Json{{"documents", documents}, {"clean", clean()}, {"cancelled", cancelled}, {"violations", list}};
 }
 
+// Rows keyed by column 0 in ascending order, read alongside the documents (ordered by doc_key): the
+// rows of one document are taken when the scan of documents reaches it, so nothing is asked per document.
+class OrderedScan
+{
+public:
+    OrderedScan(SQLite::Database &db, const std::string &sql)
+        : m_rows(db, sql)
+    {
+        m_more = m_rows.executeStep();
+    }
+    // Calls take(row) for each row keyed `key`, passing over those before it (another check reports them).
+    template<typename Take>
+    void rowsOf(std::int64_t key, Take take)
+    {
+        while (m_more && m_rows.getColumn(0).getInt64() < key)
+            m_more = m_rows.executeStep();
+        while (m_more && m_rows.getColumn(0).getInt64() == key) {
+            take(m_rows);
+            m_more = m_rows.executeStep();
+        }
+    }
+
+private:
+    SQLite::Statement m_rows;
+    bool m_more = false;
+};
+
+namespace {
+
+// A query field of a resource of the loaded model, by its key in the index.
+struct CheckedQueryField
+{
+    const ResourceSchema *resource = nullptr;
+    std::string name; // "Resource.field"
+};
+
+// The query fields of resources this model has: their documents are checked (another model's are not).
+std::map<std::int64_t, CheckedQueryField> queryFieldsOf(const Model &model, const DocumentStore &store)
+{
+    std::map<std::int64_t, CheckedQueryField> fields;
+    for (const ResourceSchema *resource : model.resources()) {
+        std::size_t position = 0;
+        for (const auto &[name, field] : resource->queryFields)
+            fields[store.queryFieldKey(*resource, position++)] = {resource, resource->resourceName + "." + field.name};
+    }
+    return fields;
+}
+
+std::string bytesOf(const SQLite::Column &column)
+{
+    return std::string(static_cast<const char *>(column.getBlob()), static_cast<std::size_t>(column.getBytes()));
+}
+
+} // namespace
+
 // The statements check() reads the documents with, what it has counted so far, and the document at hand.
+// The documents come in one scan with their texts and current change-log entry, their aliases, reference
+// rows and find-anything row in scans of the same order; a document whose rows do not plainly agree
+// with its body is looked at again with the statements of one document, which name what is wrong.
 struct StoredDocumentCheck
 {
     explicit StoredDocumentCheck(SQLite::Database &db);
@@ -183,9 +248,15 @@ struct StoredDocumentCheck
     {
         report.violations.push_back({id, resourceName, problem});
     }
+    // Takes the scanned rows of the document the scan of documents is at.
+    void takeScannedRows();
 
     SQLite::Statement rows;
-    // Stored text is read one document at a time, so that one that cannot be read is reported, not fatal.
+    OrderedScan aliasScan;
+    OrderedScan referenceScan;
+    OrderedScan searchScan;
+    // Stored text is read one document at a time when the scan could not, so that one that cannot be
+    // read is reported, not fatal.
     SQLite::Statement texts;
     SQLite::Statement refs;
     SQLite::Statement searchRow;
@@ -193,6 +264,8 @@ struct StoredDocumentCheck
     // Every value a document gives a query field has its word in the query index; the words found are
     // counted per field, so that any other entry (one no document gives) shows too.
     std::map<std::int64_t, std::int64_t> indexRowsFound;
+    // The documents' words per field, compared with the index's own entries after the scan.
+    std::map<std::int64_t, QueryIndexFingerprint> wordsExpected;
     std::int64_t unreadable = 0; // documents whose words could not be counted: no index entry is then "extra"
 
     std::int64_t docKey = 0;
@@ -203,11 +276,26 @@ struct StoredDocumentCheck
     std::string bodyText;
     Json body;
     std::optional<DocumentIdentity> identity;
+    // The document's rows as the scans found them: referential ids of its aliases and of what its
+    // reference rows point at (a row pointing at no alias leaves danglingReference), its search terms.
+    std::set<std::string> scannedAliases;
+    std::set<std::string> scannedReferences;
+    bool danglingReference = false;
+    std::string scannedSearchTerms;
 };
 
+// Columns 0-8 are the document's; then its texts as steward_text_or_null reads them, then the change-log entry
+// it points at and the newest entry that keeps its id.
 StoredDocumentCheck::StoredDocumentCheck(SQLite::Database &db)
-    : rows(db, "SELECT doc_key, id, project, resource, referential_id, identity, body, etag, change_seq "
-               "FROM documents ORDER BY doc_key"),
+    : rows(db, "SELECT d.doc_key, d.id, d.project, d.resource, d.referential_id, d.identity, d.body, d.etag, "
+               "d.change_seq, steward_text_or_null(d.identity), steward_text_or_null(d.body), c.seq, c.op, "
+               "steward_hex_text(c.etag), c.body IS NULL, steward_text_or_null(c.body), "
+               "(SELECT max(o.seq) FROM change_rows o WHERE o.id = d.id_key) "
+               "FROM documents d LEFT JOIN change_rows c ON c.seq = d.change_seq ORDER BY d.doc_key"),
+      aliasScan(db, "SELECT doc_key, referential_id FROM alias_rows ORDER BY doc_key"),
+      referenceScan(db, "SELECT r.from_doc, a.referential_id FROM refs r "
+                        "LEFT JOIN alias_rows a ON a.alias_key = r.to_alias ORDER BY r.from_doc"),
+      searchScan(db, "SELECT rowid, terms FROM search_index ORDER BY rowid"),
       texts(db, "SELECT steward_text(?), steward_text(?)"),
       refs(db, "SELECT to_alias FROM refs WHERE from_doc = ?"),
       searchRow(db, "SELECT terms FROM search_index WHERE rowid = ?"),
@@ -216,11 +304,37 @@ StoredDocumentCheck::StoredDocumentCheck(SQLite::Database &db)
 {
 }
 
+void StoredDocumentCheck::takeScannedRows()
+{
+    scannedAliases.clear();
+    scannedReferences.clear();
+    danglingReference = false;
+    scannedSearchTerms.clear();
+    aliasScan.rowsOf(docKey, [this](const SQLite::Statement &row) {
+        Uuid referentialId;
+        readUuid(row.getColumn(1), referentialId);
+        scannedAliases.insert(hex(referentialId));
+    });
+    referenceScan.rowsOf(docKey, [this](const SQLite::Statement &row) {
+        if (row.getColumn(1).isNull())
+            danglingReference = true;
+        else
+            scannedReferences.insert(bytesOf(row.getColumn(1)));
+    });
+    searchScan.rowsOf(docKey,
+                      [this](const SQLite::Statement &row) { scannedSearchTerms = row.getColumn(1).getString(); });
+}
+
 namespace {
 
 // Reads the stored identity and body text of the document at hand; false (reported) when they cannot be read.
 bool readStoredTexts(StoredDocumentCheck &check, IntegrityReport &report)
 {
+    if (!check.rows.getColumn(9).isNull() && !check.rows.getColumn(10).isNull()) {
+        check.identityText = check.rows.getColumn(9).getString();
+        check.bodyText = check.rows.getColumn(10).getString();
+        return true;
+    }
     try {
         check.texts.reset();
         for (int column : {5, 6}) {
@@ -241,9 +355,27 @@ bool readStoredTexts(StoredDocumentCheck &check, IntegrityReport &report)
     }
 }
 
+// Whether the entry the document points at (read by the scan) is plainly its current state: it is its
+// last entry (none that keeps its id is newer), not a delete, and has the document's etag and body.
+bool pointsAtItsCurrentEntry(const StoredDocumentCheck &check)
+{
+    const SQLite::Statement &row = check.rows;
+    const std::int64_t changeSeq = row.getColumn(8).getInt64();
+    if (changeSeq == 0 || row.getColumn(11).isNull() || row.getColumn(12).getString() == "delete")
+        return false;
+    if (!row.getColumn(16).isNull() && row.getColumn(16).getInt64() > changeSeq)
+        return false;
+    if (!row.getColumn(13).isNull() && row.getColumn(13).getString() != row.getColumn(7).getString())
+        return false;
+    return row.getColumn(14).getInt() != 0 ||
+           (!row.getColumn(15).isNull() && row.getColumn(15).getString() == check.bodyText);
+}
+
 // The change log's last entry for the document at hand is its current state.
 void checkLastChange(StoredDocumentCheck &check, IntegrityReport &report)
 {
+    if (pointsAtItsCurrentEntry(check))
+        return;
     SQLite::Statement &lastChange = check.lastChange;
     lastChange.reset();
     lastChange.bind(1, check.id);
@@ -281,6 +413,7 @@ void Engine::checkStoredDocument(StoredDocumentCheck &check, IntegrityReport &re
     check.id = check.rows.getColumn(1).getString();
     check.resourceName = check.rows.getColumn(3).getString();
     check.resource = m_model.findByName(check.rows.getColumn(2).getString(), check.resourceName);
+    check.takeScannedRows();
     if (check.resource == nullptr) {
         check.violation(report, "its resource is not in the loaded model (" + m_model.describe() +
                                     "); open it with the schema it was made with");
@@ -322,9 +455,7 @@ void Engine::checkIdentityAndAliases(const StoredDocumentCheck &check, Integrity
     std::set<std::string> expectedAliases{hex(identity.referentialId())};
     if (std::optional<DocumentIdentity> super = m_identity.superclassIdentity(*check.resource, identity))
         expectedAliases.insert(hex(super->referentialId()));
-    std::set<std::string> actualAliases;
-    for (const auto &[aliasKey, referentialId] : m_store.aliasesOf(check.docKey))
-        actualAliases.insert(hex(referentialId));
+    const std::set<std::string> &actualAliases = check.scannedAliases;
     if (actualAliases != expectedAliases)
         check.violation(report, "its aliases (" + std::to_string(actualAliases.size()) + ") are not the " +
                                     std::to_string(expectedAliases.size()) + " its identity needs");
@@ -332,6 +463,21 @@ void Engine::checkIdentityAndAliases(const StoredDocumentCheck &check, Integrity
 
 void Engine::checkReferenceRows(StoredDocumentCheck &check, IntegrityReport &report)
 {
+    // The reference rows the scan found point at exactly the referential ids the body references: each
+    // of them is then stored, and its alias is the one a lookup would find.
+    if (!check.danglingReference) {
+        std::set<std::string> referenced;
+        bool complete = true;
+        for (const PreparedReference &reference : prepareReferences(*check.resource, check.body)) {
+            if (!reference.referentialId) {
+                complete = false;
+                break;
+            }
+            referenced.emplace(reference.referentialId->bytes.begin(), reference.referentialId->bytes.end());
+        }
+        if (complete && referenced == check.scannedReferences)
+            return;
+    }
     Resolved resolved;
     if (std::optional<Response> unresolved = resolveReferences(*check.resource, check.body, resolved)) {
         check.violation(report, "it references what is not stored: " +
@@ -351,6 +497,25 @@ void Engine::checkReferenceRows(StoredDocumentCheck &check, IntegrityReport &rep
 }
 
 void Engine::checkIndexes(StoredDocumentCheck &check, IntegrityReport &report)
+{
+    // The words are counted as found and folded into their field's fingerprint; a field whose
+    // fingerprint the index does not match has its documents looked up word by word afterwards
+    // (recheckQueryIndex).
+    const ResourceSchema &resource = *check.resource;
+    std::set<std::pair<std::int64_t, std::string>> distinct;
+    for (QueryIndexWord &word : m_store.queryIndexWords(resource.projectName(), resource.resourceName, check.body)) {
+        ++check.indexRowsFound[word.fieldKey];
+        distinct.emplace(word.fieldKey, std::move(word.word));
+    }
+    for (const auto &[fieldKey, word] : distinct)
+        check.wordsExpected[fieldKey].add(check.docKey, word);
+
+    if (const std::string expected = searchTermsOf(check.body); check.scannedSearchTerms != expected)
+        check.violation(report, "the find-anything index holds '" + check.scannedSearchTerms +
+                                    "' for it, not its values '" + expected + "'");
+}
+
+void Engine::checkQueryIndexWords(StoredDocumentCheck &check, IntegrityReport &report)
 {
     const ResourceSchema &resource = *check.resource;
     const std::vector<QueryIndexWord> words =
@@ -373,34 +538,58 @@ void Engine::checkIndexes(StoredDocumentCheck &check, IntegrityReport &report)
     if (!unindexed.empty())
         check.violation(report, "the query index lacks its values of " + unindexed +
                                     ": queries by them would miss it");
-
-    check.searchRow.reset();
-    check.searchRow.bind(1, check.docKey);
-    const std::string searchTerms =
-        check.searchRow.executeStep() ? check.searchRow.getColumn(0).getString() : std::string();
-    if (const std::string expected = searchTermsOf(check.body); searchTerms != expected)
-        check.violation(report, "the find-anything index holds '" + searchTerms +
-                                    "' for it, not its values '" + expected + "'");
 }
 
-void Engine::checkIndexLeftovers(const StoredDocumentCheck &check, IntegrityReport &report)
+std::map<std::int64_t, std::int64_t> Engine::recheckQueryIndex(StoredDocumentCheck &check, IntegrityReport &report)
 {
-    // Fields of resources this model has: their documents were checked (another model's were not).
-    std::map<std::int64_t, std::string> fieldsOfThisModel; // key -> "Resource.field"
-    for (const ResourceSchema *resource : m_model.resources()) {
-        std::size_t position = 0;
-        for (const auto &[name, field] : resource->queryFields)
-            fieldsOfThisModel[m_store.queryFieldKey(*resource, position++)] =
-                resource->resourceName + "." + field.name;
+    std::map<std::int64_t, std::int64_t> entries;
+    std::set<const ResourceSchema *> mismatched;
+    const std::map<std::int64_t, CheckedQueryField> fields = queryFieldsOf(m_model, m_store);
+    std::map<std::int64_t, QueryIndexFingerprint> held = m_store.queryIndexFingerprints();
+    for (const auto &[key, fingerprint] : held)
+        entries[key] = fingerprint.entries;
+    for (const auto &[key, field] : fields)
+        if (key != 0 && !(held[key] == check.wordsExpected[key]))
+            mismatched.insert(field.resource);
+    for (const ResourceSchema *resource : mismatched) {
+        // Counted again, word by word, as the index has them.
+        for (std::size_t position = 0; position < resource->queryFields.size(); ++position)
+            check.indexRowsFound.erase(m_store.queryFieldKey(*resource, position));
+        SQLite::Statement documents(m_database.connection(),
+                                    "SELECT doc_key, id, steward_text_or_null(body) FROM documents "
+                                    "WHERE project = ? AND resource = ? ORDER BY doc_key");
+        documents.bind(1, resource->projectName());
+        documents.bind(2, resource->resourceName);
+        while (documents.executeStep()) {
+            if (documents.getColumn(2).isNull())
+                continue; // named as unreadable already
+            check.docKey = documents.getColumn(0).getInt64();
+            check.id = documents.getColumn(1).getString();
+            check.resourceName = resource->resourceName;
+            check.resource = resource;
+            check.body = Json::parse(documents.getColumn(2).getString(), nullptr, false);
+            // Only a document the scan got as far as its indexes counts (checkStoredDocument).
+            if (check.body.is_discarded() || !check.body.is_object() ||
+                !m_identity.documentIdentity(*resource, check.body))
+                continue;
+            checkQueryIndexWords(check, report);
+        }
     }
+    return entries;
+}
+
+void Engine::checkIndexLeftovers(const StoredDocumentCheck &check,
+                                 const std::map<std::int64_t, std::int64_t> &entriesPerField, IntegrityReport &report)
+{
     if (check.unreadable == 0) {
-        for (const auto &[key, entries] : m_store.queryIndexEntriesPerField()) {
+        const std::map<std::int64_t, CheckedQueryField> fields = queryFieldsOf(m_model, m_store);
+        for (const auto &[key, entries] : entriesPerField) {
             auto found = check.indexRowsFound.find(key);
             const std::int64_t extra = entries - (found != check.indexRowsFound.end() ? found->second : 0);
-            auto field = fieldsOfThisModel.find(key);
-            if (extra > 0 && key != 0 && field != fieldsOfThisModel.end())
+            auto field = fields.find(key);
+            if (extra > 0 && key != 0 && field != fields.end())
                 databaseWide(report, "the query index holds " + std::to_string(extra) + " values of " +
-                                         field->second +
+                                         field->second.name +
                                          " that no document has: queries by them would answer wrongly");
         }
     }
@@ -414,7 +603,7 @@ void Engine::checkIndexLeftovers(const StoredDocumentCheck &check, IntegrityRepo
 }
 
 IntegrityReport Engine::check(bool repairIndexes,
-                              const std::function<bool(std::int64_t, std::int64_t)> &progress)
+                              const std::function<bool(std::int64_t, std::int64_t)> &progress, CheckDepth depth)
 {
     IntegrityReport report;
     SQLite::Database &db = m_database.connection();
@@ -427,7 +616,7 @@ IntegrityReport Engine::check(bool repairIndexes,
     }
 
     DeferredTransaction snapshot(db);
-    checkSqliteIntegrity(db, report);
+    checkSqliteIntegrity(db, report, depth);
     checkAliasesAndReferences(db, report);
     checkChangeLog(db, report);
     checkSyncBookkeeping(db, report);
@@ -442,7 +631,8 @@ IntegrityReport Engine::check(bool repairIndexes,
         }
         checkStoredDocument(documents, report);
     }
-    checkIndexLeftovers(documents, report);
+    const std::map<std::int64_t, std::int64_t> entriesPerField = recheckQueryIndex(documents, report);
+    checkIndexLeftovers(documents, entriesPerField, report);
     if (progress)
         progress(report.documents, total);
     return report;

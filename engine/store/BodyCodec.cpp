@@ -110,6 +110,23 @@ struct ReadDictionaries
     std::unordered_map<std::uint32_t, std::shared_ptr<const BodyDictionary>> byId;
 };
 
+// What one registration of the text function reads with. steward_text fails on a text it cannot read;
+// steward_text_or_null answers NULL there instead, so that one such text does not end a scan over
+// many (check reads that document again on its own to name the reason).
+struct TextFunction
+{
+    std::shared_ptr<ReadDictionaries> cache;
+    bool nullWhenUnreadable = false;
+};
+
+void failText(sqlite3_context *context, const std::string &message)
+{
+    if (static_cast<const TextFunction *>(sqlite3_user_data(context))->nullWhenUnreadable)
+        sqlite3_result_null(context);
+    else
+        sqlite3_result_error(context, message.c_str(), -1);
+}
+
 void textFunction(sqlite3_context *context, int, sqlite3_value **argv)
 {
     sqlite3_value *value = argv[0];
@@ -119,7 +136,7 @@ void textFunction(sqlite3_context *context, int, sqlite3_value **argv)
     }
     const auto *frame = static_cast<const char *>(sqlite3_value_blob(value));
     const auto size = static_cast<std::size_t>(sqlite3_value_bytes(value));
-    auto *cache = static_cast<ReadDictionaries *>(sqlite3_user_data(context));
+    ReadDictionaries *cache = static_cast<const TextFunction *>(sqlite3_user_data(context))->cache.get();
     if (const IndexKeyMemo *memo = cache->memo; memo && memo->known && frame != nullptr
         && std::string_view(frame, size) == memo->storedIdentity) {
         sqlite3_result_text64(context, memo->identityText.data(), memo->identityText.size(), SQLITE_TRANSIENT,
@@ -129,7 +146,7 @@ void textFunction(sqlite3_context *context, int, sqlite3_value **argv)
     ZSTD_frameHeader header{};
     if (frame == nullptr || ZSTD_getFrameHeader_advanced(&header, frame, size, ZSTD_f_zstd1_magicless) != 0
         || header.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN || header.frameContentSize > (1u << 30)) {
-        sqlite3_result_error(context, "a stored document text is not a zstd frame Steward wrote", -1);
+        failText(context, "a stored document text is not a zstd frame Steward wrote");
         return;
     }
     std::shared_ptr<const BodyDictionary> dictionary;
@@ -146,7 +163,7 @@ void textFunction(sqlite3_context *context, int, sqlite3_value **argv)
         if (!dictionary) {
             const std::string message = "a stored document text needs dictionary " + std::to_string(header.dictID)
                                         + ", which body_dictionaries lacks";
-            sqlite3_result_error(context, message.c_str(), -1);
+            failText(context, message);
             return;
         }
     }
@@ -163,7 +180,7 @@ void textFunction(sqlite3_context *context, int, sqlite3_value **argv)
         sqlite3_free(text);
         const std::string message = std::string("a stored document text cannot be decompressed: ")
                                     + (ZSTD_isError(written) ? ZSTD_getErrorName(written) : "its length is wrong");
-        sqlite3_result_error(context, message.c_str(), -1);
+        failText(context, message);
         return;
     }
     sqlite3_result_text64(context, text, length, sqlite3_free, SQLITE_UTF8);
@@ -277,11 +294,13 @@ void BodyCodec::store(const BodyDictionary &dictionary)
 
 void BodyCodec::registerTextFunction(SQLite::Database &db, const IndexKeyMemo *memo)
 {
-    auto *cache = new ReadDictionaries();
+    auto cache = std::make_shared<ReadDictionaries>();
     cache->memo = memo;
-    sqlite3_create_function_v2(
-        db.getHandle(), "steward_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, cache, textFunction, nullptr, nullptr,
-        [](void *data) { delete static_cast<ReadDictionaries *>(data); });
+    for (const bool nullWhenUnreadable : {false, true})
+        sqlite3_create_function_v2(db.getHandle(), nullWhenUnreadable ? "steward_text_or_null" : "steward_text", 1,
+                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC, new TextFunction{cache, nullWhenUnreadable},
+                                   textFunction, nullptr, nullptr,
+                                   [](void *data) { delete static_cast<TextFunction *>(data); });
 }
 
 } // namespace steward

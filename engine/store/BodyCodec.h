@@ -50,7 +50,8 @@ public:
     // Writer: makes sure the dictionary's row is in body_dictionaries, inside the caller's transaction.
     void store(const BodyDictionary &dictionary);
 
-    // Registers steward_text(x) on a connection; its own dictionaries are read through that connection.
+    // Registers steward_text(x) on a connection, and steward_text_or_null(x), NULL where steward_text
+    // fails; their dictionaries are read through that connection.
     // A writer's connection passes its IndexKeyMemo, whose identity it answers without decoding.
     static void registerTextFunction(SQLite::Database &db, const IndexKeyMemo *memo = nullptr);
 

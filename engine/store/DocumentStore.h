@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -98,6 +99,20 @@ extern const std::string kChangeIdentity;
 // WHERE c is an entry of the document whose id is bound to ?1: those that keep its id, and its
 // current entry, which leaves the id to the document's row (schema version 24).
 extern const std::string kEntryOfDocument;
+
+// A multiset of (document, word) entries of one query field, folded so that two are compared
+// without keeping either: the count and the sum of a hash of each entry (any order gives the same).
+struct QueryIndexFingerprint
+{
+    std::int64_t entries = 0;
+    std::uint64_t hashSum = 0;
+
+    void add(std::int64_t docKey, std::string_view word);
+    bool operator==(const QueryIndexFingerprint &other) const
+    {
+        return entries == other.entries && hashSum == other.hashSum;
+    }
+};
 
 // Who made a document write and when; the store records it in the change log with the write.
 struct ChangeRecord
@@ -254,8 +269,9 @@ public:
     std::optional<std::string> queryIndexTextOf(const ResourceSchema &resource, const std::vector<QueryValue> &values) const;
     // Whether the index gives the document every one of these words.
     bool queryIndexHolds(std::int64_t docKey, const std::vector<std::string> &words);
-    // How many (document, value) entries the index holds per field key.
-    std::map<std::int64_t, std::int64_t> queryIndexEntriesPerField();
+    // Per field key, the fingerprint of every (document, word) entry the index holds: one ordered
+    // scan of the index, which check compares with the same fingerprint of the documents' words.
+    std::map<std::int64_t, QueryIndexFingerprint> queryIndexFingerprints();
     // Empties the query index and fills it in again from the documents (check's repair).
     void rebuildQueryIndex();
     // Empties the find-anything index and fills it in again from the documents (check's repair).

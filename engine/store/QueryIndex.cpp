@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -316,24 +317,56 @@ bool DocumentStore::queryIndexHolds(std::int64_t docKey, const std::vector<std::
     return found;
 }
 
-std::map<std::int64_t, std::int64_t> DocumentStore::queryIndexEntriesPerField()
+namespace {
+
+std::uint64_t mixed(std::uint64_t value)
 {
-    // fts5vocab lists each word with the number of documents that have it; a word's leading digits
-    // are its field's key.
-    m_db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.steward_query_words USING fts5vocab(main, query_index, row)");
-    std::map<std::int64_t, std::int64_t> entries;
-    SQLite::Statement words(m_db, "SELECT term, doc FROM temp.steward_query_words");
-    while (words.executeStep()) {
-        const std::string word = words.getColumn(0).getString();
-        std::int64_t key = 0;
-        for (char c : word) {
-            if (c < '0' || c > '9')
-                break;
-            key = key * 10 + (c - '0');
-        }
-        entries[key] += words.getColumn(1).getInt64();
+    // splitmix64's finalizer: every bit of the input moves about half of the output's.
+    value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
+    return value ^ (value >> 31);
+}
+
+std::int64_t fieldKeyOfWord(std::string_view word)
+{
+    // A word's leading digits are its field's key.
+    std::int64_t key = 0;
+    for (char c : word) {
+        if (c < '0' || c > '9')
+            break;
+        key = key * 10 + (c - '0');
     }
-    return entries;
+    return key;
+}
+
+} // namespace
+
+void QueryIndexFingerprint::add(std::int64_t docKey, std::string_view word)
+{
+    ++entries;
+    hashSum += mixed(std::hash<std::string_view>()(word) ^ mixed(static_cast<std::uint64_t>(docKey)));
+}
+
+std::map<std::int64_t, QueryIndexFingerprint> DocumentStore::queryIndexFingerprints()
+{
+    // fts5vocab's instance table lists every (word, document) entry once, the index's detail=none
+    // leaving column and offset empty.
+    m_db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.steward_query_entries "
+              "USING fts5vocab(main, query_index, instance)");
+    std::map<std::int64_t, QueryIndexFingerprint> fingerprints;
+    SQLite::Statement entries(m_db, "SELECT term, doc FROM temp.steward_query_entries");
+    std::string word;
+    std::int64_t key = 0;
+    while (entries.executeStep()) {
+        const SQLite::Column term = entries.getColumn(0);
+        const std::string_view text(static_cast<const char *>(term.getBlob()), static_cast<std::size_t>(term.getBytes()));
+        if (text != word) {
+            word.assign(text);
+            key = fieldKeyOfWord(word);
+        }
+        fingerprints[key].add(entries.getColumn(1).getInt64(), word);
+    }
+    return fingerprints;
 }
 
 void DocumentStore::rebuildSearchIndex()
