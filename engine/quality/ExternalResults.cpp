@@ -661,18 +661,22 @@ Json QualityResult::toJson() const
 std::vector<QualityResult> readQualityResults(SQLite::Database &db, const QualityResultFilter &filter)
 {
     // One statement over both kinds, so ordering and limits hold across them.
+    // One document's results: each arm reads its table's index on doc_id (the outer filter cannot
+    // reach through the imported arm's coalesce, which would scan every imported result).
+    const std::string ownOfDocument = filter.docId.empty() ? std::string() : " WHERE r.doc_id = :doc";
+    const std::string importedOfDocument = filter.docId.empty() ? std::string() : " WHERE doc_id = :doc";
     std::string sql =
         "WITH own AS ("
         "  SELECT r.pack_id AS origin, 'rules' AS kind, 'Steward rules, pack ' || r.pack_id AS label,"
         "         r.rule_id, r.severity, r.project, r.resource, r.doc_id, r.natural_key, r.message,"
         "         '' AS school_year, '' AS school_id, 0 AS row_number, NULL AS unmatched, 0 AS changed"
-        "  FROM rule_results r),"
+        "  FROM rule_results r" + ownOfDocument + "),"
         " imported AS ("
         "  SELECT source AS origin, 'imported' AS kind,"
         "         source || ', file ' || file || coalesce(', run ' || run_at, ', imported ' || imported_at) AS label,"
         "         rule_id, severity, project, resource, coalesce(doc_id, '') AS doc_id, natural_key, message,"
         "         school_year, school_id, row_number, unmatched, changed_since AS changed"
-        "  FROM imported_results),"
+        "  FROM imported_results" + importedOfDocument + "),"
         " everything AS (SELECT * FROM own UNION ALL SELECT * FROM imported)"
         " SELECT x.origin, x.kind, x.label, x.rule_id, x.severity, x.project, x.resource, x.doc_id, x.natural_key,"
         "        x.message, x.school_year, x.school_id, x.row_number, x.unmatched, x.changed,"

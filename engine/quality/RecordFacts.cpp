@@ -226,9 +226,6 @@ void addDraftFacts(SQLite::Database &db, const std::string &id, std::vector<Reco
 void addConflictFacts(SQLite::Database &db, const std::string &id, std::vector<RecordFact> &facts)
 {
     SyncState sync(db);
-    std::map<std::int64_t, std::string> urls;
-    for (const SyncTarget &target : sync.targets())
-        urls[target.targetId] = target.url;
     for (const SyncTarget &target : sync.targets()) {
         const std::optional<SyncConflict> conflict = sync.conflict(target.targetId, id);
         if (!conflict || !sync.isOpen(*conflict))
@@ -241,7 +238,7 @@ void addConflictFacts(SQLite::Database &db, const std::string &id, std::vector<R
         fact.message = conflict->reason;
         fact.fix = "Decide which version to keep, field by field (Decide…); the push holds it back until then.";
         fact.targetId = target.targetId;
-        fact.targetUrl = urls[target.targetId];
+        fact.targetUrl = target.url;
         fact.source = "sync with " + fact.targetUrl + ", found " + conflict->foundAt;
         facts.push_back(std::move(fact));
     }
