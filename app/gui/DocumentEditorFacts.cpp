@@ -75,25 +75,30 @@ void DocumentEditor::Private::reloadFacts()
 
 void DocumentEditor::Private::appendFacts()
 {
-    int index = 0;
-    for (const RecordFact &fact : facts.facts) {
-        if (fact.kind == RecordFact::Kind::Draft && fact.draftId == draftId)
-            continue; // the draft being edited: its problem is the validation above
+    for (std::size_t index = 0; index < facts.facts.size(); ++index) {
+        const RecordFact &fact = facts.facts[index];
+        if (!shownFact(fact))
+            continue;
         auto *item = new QListWidgetItem(q->style()->standardIcon(severityIcon(fact.severity, fact.acknowledged)),
                                          factText(fact));
-        item->setData(editorparts::kFactRole, index);
+        item->setData(editorparts::kFactRole, static_cast<int>(index));
         item->setData(editorparts::kPathRole, QString::fromStdString(fact.field));
         item->setToolTip(item->text());
         problems->addItem(item);
-        ++index;
     }
+}
+
+bool DocumentEditor::Private::shownFact(const RecordFact &fact) const
+{
+    // The draft being edited is not listed as a fact: its problem is the validation above.
+    return !(fact.kind == RecordFact::Kind::Draft && fact.draftId == draftId);
 }
 
 int DocumentEditor::Private::openFactCount() const
 {
     int count = 0;
     for (const RecordFact &fact : facts.facts)
-        if (!fact.acknowledged && !(fact.kind == RecordFact::Kind::Draft && fact.draftId == draftId))
+        if (!fact.acknowledged && shownFact(fact))
             ++count;
     return count;
 }
@@ -103,7 +108,7 @@ QString DocumentEditor::Private::factsSummary() const
     std::map<int, int> bySeverity;
     int acknowledged = 0;
     for (const RecordFact &fact : facts.facts) {
-        if (fact.kind == RecordFact::Kind::Draft && fact.draftId == draftId)
+        if (!shownFact(fact))
             continue;
         if (fact.acknowledged)
             ++acknowledged;
@@ -122,25 +127,18 @@ QString DocumentEditor::Private::factsSummary() const
 bool DocumentEditor::Private::goToFact(QListWidgetItem *item)
 {
     const QVariant index = item->data(editorparts::kFactRole);
-    if (!index.isValid())
+    if (!index.isValid() || index.toInt() < 0 || index.toInt() >= static_cast<int>(facts.facts.size()))
         return false;
-    int position = 0;
-    for (const RecordFact &fact : facts.facts) {
-        if (fact.kind == RecordFact::Kind::Draft && fact.draftId == draftId)
-            continue;
-        if (position++ != index.toInt())
-            continue;
-        if (fact.kind == RecordFact::Kind::Conflict) {
-            Q_EMIT q->conflictRequested(documentId, QString::fromStdString(fact.targetUrl));
-            return true;
-        }
-        if (fact.kind == RecordFact::Kind::Draft) {
-            Q_EMIT q->draftRequested(fact.draftId);
-            return true;
-        }
-        return fact.field.empty(); // a field: the form shows it
+    const RecordFact &fact = facts.facts[static_cast<std::size_t>(index.toInt())];
+    if (fact.kind == RecordFact::Kind::Conflict) {
+        Q_EMIT q->conflictRequested(documentId, QString::fromStdString(fact.targetUrl));
+        return true;
     }
-    return true;
+    if (fact.kind == RecordFact::Kind::Draft) {
+        Q_EMIT q->draftRequested(fact.draftId);
+        return true;
+    }
+    return fact.field.empty(); // a field: the form shows it
 }
 
 void DocumentEditor::Private::checkChangedElsewhere()

@@ -61,7 +61,7 @@ constexpr int kValidationDelayMs = 300;
 constexpr int kPathRole = Qt::UserRole + 1;
 constexpr int kLineRole = Qt::UserRole + 2;
 constexpr int kColumnRole = Qt::UserRole + 3;
-constexpr int kFactRole = Qt::UserRole + 4; // the position among the record's facts shown
+constexpr int kFactRole = Qt::UserRole + 4; // the fact's index in the record's facts
 
 struct ParseProblem
 {
@@ -213,6 +213,7 @@ struct DocumentEditor::Private
     // The record's facts and other programs' changes (DocumentEditorFacts.cpp)
     void reloadFacts();
     void appendFacts();
+    bool shownFact(const steward::RecordFact &fact) const; // all but the draft being edited
     int openFactCount() const;
     QString factsSummary() const; // "1 fatal, 1 acknowledged"
     // True when the item was a fact that needs no field shown (a conflict, a draft: signalled).
