@@ -44,7 +44,7 @@ class StandInTarget : public SharedTarget
 {
 public:
     // Answers come back out of order (held 0 to 3 ms each), to pushes and pulls with requests in flight.
-    StandInTarget() : m_model(Model::loadStarter()), m_server(*m_model) { m_server.setAnswerDelays(3, 20261128); }
+    StandInTarget() : m_model(Model::loadStarter()), m_server(*m_model) { m_server.setAnswerDelays(1, 20261128); }
     RemoteOptions options() const override { return standInOptions(m_server.base()); }
     std::string kind() const override { return "ods-api"; }
     OdsApiStandIn &server() { return m_server; }

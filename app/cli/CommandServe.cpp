@@ -58,7 +58,7 @@ namespace {
 const char *const kServeHelp =
     "Usage: steward-cli [--db PATH] [--schema PATH]... serve [--port N] [--host ADDRESS]\n"
     "                  [--rate N] [--max-connections N] [--max-connections-per-peer N]\n"
-    "                  [--token-lifetime SECONDS]\n"
+    "                  [--token-lifetime SECONDS] [--request-timeout SECONDS]\n"
     "\n"
     "Answers Ed-Fi API requests over HTTP with the same semantics as 'requests', laid out as an\n"
     "Ed-Fi ODS/API 7.x sandbox, so its clients work with the base URL alone:\n"
@@ -83,8 +83,11 @@ const char *const kServeHelp =
     "  --max-connections N          open connections in all (default 128)\n"
     "  --max-connections-per-peer N open connections per client address (default 32)\n"
     "  --token-lifetime SECONDS     how long a bearer token stays valid (default 1800)\n"
-    "Requests over 8 MB, headers over 16 KB, chunked bodies and requests that take over 15 s to\n"
-    "arrive are refused (413, 431, 411, 408); idle connections close after 60 s.\n"
+    "  --request-timeout SECONDS    how long a request may take to arrive, from its first byte "
+    "(default 15;\n"
+    "                               a slower one is answered 408)\n"
+    "Requests over 8 MB, headers over 16 KB and chunked bodies are refused (413, 431, 411); idle\n"
+    "connections close after 60 s.\n"
     "Exit code 0 when stopped by a signal, 1 when the address cannot be used, 2 on usage errors.\n"
     "\n"
     "Example:\n"
@@ -116,6 +119,13 @@ std::optional<int> readServeArgs(const std::vector<std::string> &args, ServeArgs
         limits.tokenLifetimeSeconds = static_cast<int>(seconds);
         return std::string();
     };
+    auto requestTimeout = [&limits](const std::string &value) {
+        long long seconds = 0;
+        if (!parseNumber(value, 1, 3600, seconds))
+            return std::string("--request-timeout takes seconds from 1 to 3600");
+        limits.requestTimeoutMs = static_cast<int>(seconds * 1000);
+        return std::string();
+    };
     auto limit = [](const char *name, int &target, std::function<void()> then = {}) {
         return [name, &target, then](const std::string &value) {
             long long number = 0;
@@ -133,6 +143,7 @@ std::optional<int> readServeArgs(const std::vector<std::string> &args, ServeArgs
              .text("--host", host)
              .value("--port", port)
              .value("--token-lifetime", tokenLifetime)
+             .value("--request-timeout", requestTimeout)
              .value("--rate", limit("--rate", limits.requestsPerMinute, rateForEveryone))
              .value("--max-connections", limit("--max-connections", limits.maxConnections))
              .value("--max-connections-per-peer", limit("--max-connections-per-peer", limits.maxConnectionsPerPeer))
