@@ -1,6 +1,8 @@
 // Bulk edits, descriptor mappings and their undo: previews, one transaction, the edit journal.
 #include "BulkEdit.h"
 #include "CliSupport.h"
+#include "Database.h"
+#include "EditJournal.h"
 #include "TestSupport.h"
 
 #include <QTest>
@@ -485,6 +487,274 @@ private Q_SLOTS:
         CliRun help = runCli({"fix", "--help"}, {});
         QCOMPARE(help.exitCode, 0);
         QVERIFY(help.stdoutText.contains("fix map-descriptor"));
+        QVERIFY(help.stdoutText.contains("Defaults: 100 operations,\n      30 days."));
+
+        // How long undo lasts: shown, set, refused when not a number.
+        CliRun shown = runCli({"--db", db, "fix", "keep"}, {});
+        QCOMPARE(shown.exitCode, 0);
+        QCOMPARE(shown.stdoutText, QStringLiteral("Undo lasts for the newest 100 operations and 30 days.\n"));
+        CliRun set = runCli({"--db", db, "fix", "keep", "--operations", "0", "--days", "7", "--json"}, {});
+        QCOMPARE(set.exitCode, 0);
+        JSON_COMPARE(set.responses.at(0), (Json{{"operations", 0}, {"days", 7}}));
+        QCOMPARE(runCli({"--db", db, "fix", "keep"}, {}).stdoutText,
+                 QStringLiteral("Undo lasts for the newest no limit of operations and 7 days.\n"));
+        CliRun bad = runCli({"--db", db, "fix", "keep", "--days", "a week"}, {});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.stderrText.contains("--days takes a whole number from 0 (no limit) to 1000000, not 'a week'"),
+                 qPrintable(bad.stderrText));
+    }
+
+    // History costs about what an edit changed: the journal keeps the text before an edit as a delta
+    // against the text after it, the change log each rewritten version as a delta against the one
+    // after it. Every version reads back byte for byte, and undo puts the texts back.
+    void historyIsKeptAsDeltasAndReadsBackExactly()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        std::vector<std::string> ids;
+        std::vector<std::string> originals;
+        for (int i = 1; i <= 20; ++i) {
+            Json school = Fixture::school(100 + i, "School number " + std::to_string(i) + " of the district");
+            school["webSite"] = "https://school-" + std::to_string(i) + ".example.org/about/us";
+            ids.push_back(f.create("/ed-fi/schools", school));
+            originals.push_back(storedBody(f, ids.back()));
+        }
+        BulkEditor editor(f.engine(), f.database());
+        const EditResult first = editor.apply({ids, {}}, FieldEdit{"$.shortNameOfInstitution", Json("Renamed")});
+        editor.apply({{ids.front()}, {}}, FieldEdit{"$.shortNameOfInstitution", Json("Renamed again")});
+        const std::string twiceEdited = storedBody(f, ids.front());
+
+        // The journal: 20 texts before the edit, each a delta much smaller than the text.
+        std::int64_t plain = 0;
+        for (const std::string &body : originals)
+            plain += static_cast<std::int64_t>(body.size());
+        QCOMPARE(count(f, "SELECT count(*) FROM edit_items WHERE op_id = " + std::to_string(first.opId)
+                              + " AND hex(substr(before_text, 1, 4)) = '28B52FFD'"),
+                 std::int64_t(20));
+        const std::int64_t kept = count(f, "SELECT sum(length(before_text)) FROM edit_items WHERE op_id = "
+                                               + std::to_string(first.opId));
+        QVERIFY2(kept * 4 < plain, qPrintable(QStringLiteral("%1 bytes kept for %2 of text").arg(kept).arg(plain)));
+        // The change log: every version that has one after it is a delta (the first school's two).
+        QCOMPARE(count(f, "SELECT count(*) FROM change_rows WHERE hex(substr(body, 1, 4)) = '28B52FFD'"),
+                 std::int64_t(21));
+        const std::vector<HistoryEntry> history = f.engine().history(ids.front());
+        QCOMPARE(history.size(), std::size_t(3));
+        QCOMPARE(dumpJson(*history[2].body), dumpJson(Json::parse(originals.front())));
+        QCOMPARE(dumpJson(*history[0].body), dumpJson(Json::parse(twiceEdited)));
+        QVERIFY(history[1].body->at("shortNameOfInstitution") == "Renamed");
+        QCOMPARE(checkProblems(f), std::string());
+
+        // Undo of the first edit is refused for the school edited since; the others come back exactly.
+        QVERIFY_THROWS_EXCEPTION(EditRefused, editor.undo(first.opId));
+        editor.undo(editor.journal().lastUndoable()->opId);
+        const UndoResult undone = editor.undo(first.opId);
+        QCOMPARE(undone.documentsRestored, 20);
+        for (std::size_t i = 0; i < ids.size(); ++i)
+            QCOMPARE(storedBody(f, ids[i]), originals[i]);
+        QCOMPARE(f.engine().history(ids.back()).size(), std::size_t(3));
+        QCOMPARE(checkProblems(f), std::string());
+    }
+
+    // Undo lasts for the newest operations and days the database keeps; older ones are let go as
+    // new ones are made (their changes stay in history) and undoing one says why it cannot.
+    void undoLastsAsTheRetentionSays()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const std::string a = f.create("/ed-fi/schools", Fixture::school(1, "Alpha"));
+        {
+            UndoRetention keep;
+            keep.operations = 2;
+            keep.days = 0;
+            ImmediateTransaction transaction(f.database().connection());
+            keep.write(f.database().connection());
+            transaction.commit();
+        }
+        QCOMPARE(UndoRetention::read(f.database().connection()).operations, 2);
+        BulkEditor editor(f.engine(), f.database());
+        const EditResult one = editor.apply({{a}, {}}, FieldEdit{"$.nameOfInstitution", Json("One")});
+        const EditResult two = editor.apply({{a}, {}}, FieldEdit{"$.nameOfInstitution", Json("Two")});
+        QVERIFY(editor.journal().operation(one.opId));
+        const EditResult three = editor.apply({{a}, {}}, FieldEdit{"$.nameOfInstitution", Json("Three")});
+        QVERIFY(!editor.journal().operation(one.opId));
+        QVERIFY(editor.journal().operation(two.opId));
+        QVERIFY(editor.journal().operation(three.opId));
+        QCOMPARE(count(f, "SELECT count(*) FROM edit_items WHERE op_id = " + std::to_string(one.opId)),
+                 std::int64_t(0));
+        try {
+            editor.undo(one.opId);
+            QFAIL("an operation the retention let go was undone");
+        } catch (const EditRefused &e) {
+            QVERIFY2(std::string(e.what()).find("is no longer kept for undo") != std::string::npos, e.what());
+        }
+        QCOMPARE(f.engine().history(a).size(), std::size_t(4)); // every version stays in history
+
+        // Days: with no limit on the count, an operation older than the days goes when the next is made.
+        {
+            UndoRetention keep;
+            keep.operations = 0;
+            keep.days = 30;
+            ImmediateTransaction transaction(f.database().connection());
+            keep.write(f.database().connection());
+            EditJournal(f.database().connection()).beginOperation("bulk-edit", "long ago", Json::object(), "a",
+                                                                   "2020-01-01T00:00:00Z");
+            transaction.commit();
+        }
+        QCOMPARE(count(f, "SELECT count(*) FROM edit_operations WHERE summary = 'long ago'"), std::int64_t(1));
+        editor.apply({{a}, {}}, FieldEdit{"$.nameOfInstitution", Json("Four")});
+        QCOMPARE(count(f, "SELECT count(*) FROM edit_operations WHERE summary = 'long ago'"), std::int64_t(0));
+        QVERIFY(editor.journal().operation(two.opId)); // recent: kept, now that the count has no limit
+    }
+
+    // A database written before history was compact (version 29: the journal's texts and every
+    // rewritten version kept whole, no incremental vacuum) is converted when opened: the same texts
+    // read back, undo works, and free pages are given back from then on.
+    void aVersion29DatabaseIsConverted()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        std::vector<std::string> ids;
+        std::vector<std::string> originals;
+        for (int i = 1; i <= 5; ++i) {
+            ids.push_back(f.create("/ed-fi/schools", Fixture::school(200 + i, "Converted school " + std::to_string(i))));
+            originals.push_back(storedBody(f, ids.back()));
+        }
+        const std::int64_t opId =
+            BulkEditor(f.engine(), f.database())
+                .apply({ids, {}}, FieldEdit{"$.shortNameOfInstitution", Json("Before the upgrade")})
+                .opId;
+        const std::string path = f.databasePath();
+        {
+            // Back to version 29's forms.
+            SQLite::Database db(path, SQLite::OPEN_READWRITE);
+            Database::registerFunctions(db);
+            db.exec("CREATE TEMP TABLE whole AS SELECT seq, steward_version_text(body, seq, id) AS text "
+                    "FROM change_rows WHERE body IS NOT NULL;"
+                    "UPDATE change_rows SET body = (SELECT text FROM temp.whole w WHERE w.seq = change_rows.seq) "
+                    "WHERE body IS NOT NULL;");
+            SQLite::Statement whole(db, "UPDATE edit_items SET before_text = ?, after_text = ? WHERE op_id = ? "
+                                        "AND item = ?");
+            for (const EditItem &item : EditJournal(db).items(opId)) {
+                whole.bind(1, item.beforeText);
+                whole.bind(2, item.afterText);
+                whole.bind(3, opId);
+                whole.bind(4, item.item);
+                whole.exec();
+                whole.reset();
+            }
+            db.exec("PRAGMA user_version=29; PRAGMA auto_vacuum=NONE; VACUUM;");
+            QCOMPARE(db.execAndGet("PRAGMA auto_vacuum").getInt(), 0);
+            QCOMPARE(db.execAndGet("SELECT count(*) FROM change_rows WHERE typeof(body) = 'blob'").getInt(), 0);
+            QCOMPARE(db.execAndGet("SELECT count(*) FROM edit_items WHERE typeof(before_text) = 'blob'").getInt(), 0);
+        }
+        std::unique_ptr<Database> upgraded = Database::open(path);
+        SQLite::Database &db = upgraded->connection();
+        QCOMPARE(db.execAndGet("PRAGMA user_version").getInt(), Database::schemaVersion());
+        QCOMPARE(db.execAndGet("PRAGMA auto_vacuum").getInt(), 2);
+        QCOMPARE(db.execAndGet("SELECT count(*) FROM change_rows WHERE hex(substr(body, 1, 4)) = '28B52FFD'").getInt(),
+                 5);
+        QCOMPARE(db.execAndGet("SELECT count(*) FROM edit_items WHERE hex(substr(before_text, 1, 4)) = '28B52FFD'")
+                     .getInt(),
+                 5);
+        Engine engine(f.model(), *upgraded);
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            const std::vector<HistoryEntry> history = engine.history(ids[i]);
+            QCOMPARE(history.size(), std::size_t(2));
+            QCOMPARE(dumpJson(*history[1].body), dumpJson(Json::parse(originals[i])));
+        }
+        BulkEditor editor(engine, *upgraded);
+        QCOMPARE(editor.undo(opId).documentsRestored, 5);
+        for (std::size_t i = 0; i < ids.size(); ++i)
+            QCOMPARE(engine.document(ids[i])->body, originals[i]);
+    }
+
+    // Under a steady load of fixes the file grows by what history keeps (the deltas), not by the
+    // undo it lets go: forty rounds of a fix of every school, the newest five kept for undo, free
+    // pages given back between rounds as an idle app does.
+    void theFileStopsGrowingUnderSteadyFixes()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        std::vector<std::string> ids;
+        for (int i = 1; i <= 100; ++i)
+            ids.push_back(f.create("/ed-fi/schools", Fixture::school(3000 + i, "Steady school " + std::to_string(i))));
+        SQLite::Database &db = f.database().connection();
+        {
+            UndoRetention keep;
+            keep.operations = 5;
+            ImmediateTransaction transaction(db);
+            keep.write(db);
+            transaction.commit();
+        }
+        auto fileBytes = [&db] {
+            return db.execAndGet("PRAGMA page_count").getInt64() * db.execAndGet("PRAGMA page_size").getInt64();
+        };
+        BulkEditor editor(f.engine(), f.database());
+        std::int64_t afterTen = 0;
+        for (int round = 1; round <= 40; ++round) {
+            editor.apply({ids, {}}, FieldEdit{"$.shortNameOfInstitution", Json("Round " + std::to_string(round))});
+            f.database().giveBackFreePages(100000);
+            if (round == 10)
+                afterTen = fileBytes();
+        }
+        QCOMPARE(db.execAndGet("SELECT count(*) FROM edit_operations").getInt(), 5);
+        // Before, each changed document cost the file about 4,500 bytes a fix (its texts before and
+        // after, and its old version, whole); history's delta is tens of bytes.
+        const double perDocumentAndRound = static_cast<double>(fileBytes() - afterTen) / (30.0 * 100.0);
+        QVERIFY2(perDocumentAndRound < 300,
+                 qPrintable(QStringLiteral("%1 bytes a document and round").arg(perDocumentAndRound)));
+        QCOMPARE(f.engine().history(ids.front()).size(), std::size_t(41));
+        QCOMPARE(checkProblems(f), std::string());
+    }
+
+    // What forgotten undo and deleted documents free is given back to the file system: the file
+    // stops growing when the work does.
+    void freedPagesAreGivenBack()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        QCOMPARE(f.database().connection().execAndGet("PRAGMA auto_vacuum").getInt(), 2); // incremental
+        // Text zstd cannot shrink much: every school's name and web site differ throughout.
+        auto scrambled = [](int seed, std::size_t length) {
+            std::string text;
+            std::uint32_t state = static_cast<std::uint32_t>(seed) * 2654435761u + 1;
+            while (text.size() < length) {
+                state = state * 1664525u + 1013904223u;
+                text += "abcdefghijklmnopqrstuvwxyz0123456789"[(state >> 16) % 36];
+            }
+            return text;
+        };
+        std::vector<std::string> ids;
+        for (int i = 1; i <= 400; ++i) {
+            Json school = Fixture::school(1000 + i, "School " + scrambled(i, 60));
+            school["webSite"] = "https://example.org/" + scrambled(-i, 200);
+            ids.push_back(f.create("/ed-fi/schools", school));
+        }
+        BulkEditor editor(f.engine(), f.database());
+        for (int round = 1; round <= 3; ++round)
+            for (std::size_t i = 0; i < ids.size(); i += 100)
+                editor.apply({std::vector<std::string>(ids.begin() + static_cast<std::ptrdiff_t>(i),
+                                                       ids.begin() + static_cast<std::ptrdiff_t>(i + 100)),
+                              {}},
+                             FieldEdit{"$.webSite", Json("https://example.org/" + scrambled(round * 1000 + static_cast<int>(i), 200))});
+        SQLite::Database &db = f.database().connection();
+        {
+            UndoRetention keep;
+            keep.operations = 1;
+            ImmediateTransaction transaction(db);
+            keep.write(db);
+            EditJournal(db).forgetBeyond(keep, "2030-01-01T00:00:00Z");
+            transaction.commit();
+        }
+        const int pagesBefore = db.execAndGet("PRAGMA page_count").getInt();
+        const int freeBefore = db.execAndGet("PRAGMA freelist_count").getInt();
+        QVERIFY2(freeBefore > 0, "forgetting an operation freed no page");
+        const int givenBack = f.database().giveBackFreePages(100000);
+        QCOMPARE(givenBack, freeBefore);
+        QCOMPARE(db.execAndGet("PRAGMA freelist_count").getInt(), 0);
+        QCOMPARE(db.execAndGet("PRAGMA page_count").getInt(), pagesBefore - freeBefore);
+        QCOMPARE(f.database().giveBackFreePages(), 0); // nothing left to give
+        QCOMPARE(checkProblems(f), std::string());
     }
 };
 

@@ -6,6 +6,7 @@
 #include "Validation.h"
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -145,17 +146,22 @@ private Q_SLOTS:
     }
 
     // A database made with --schema records its model: checked without --schema (here, renamed, and
-    // copied elsewhere) it is clean; a --schema that would leave its documents out is refused.
+    // copied elsewhere, the schema files it was made with gone) it is clean; a --schema that would
+    // leave its documents out is refused.
     void theDatabaseOpensWithTheModelItRecords()
     {
         QTemporaryDir dir;
         const QString db = dir.filePath("made-with-ds51.db");
         const QString ds51 = sharedEdfiDir() + "/ds-5.1/ApiSchema.json";
-        const CliRun made = runCli({"--db", db, "--schema", ds51, "requests"}, descriptorsOutsideTheStarter());
+        QVERIFY(QDir(dir.path()).mkdir("schemas"));
+        const QString copied = dir.filePath("schemas/ApiSchema.json");
+        QVERIFY(QFile::copy(ds51, copied));
+        const CliRun made = runCli({"--db", db, "--schema", copied, "requests"}, descriptorsOutsideTheStarter());
         QCOMPARE(made.exitCode, 0);
         QCOMPARE(made.responses.size(), std::size_t(2));
         for (const Json &response : made.responses)
             QCOMPARE(response["status"].get<int>(), 201);
+        QVERIFY(QDir(dir.filePath("schemas")).removeRecursively());
 
         const QString moved = dir.filePath("copied elsewhere.db");
         QVERIFY(QFile::copy(db, moved));

@@ -2,6 +2,9 @@
 #include "BulkEdit.h"
 #include "Cli.h"
 #include "CommandLine.h"
+#include "Database.h"
+#include "DocumentJournal.h"
+#include "EditJournal.h"
 #include "Engine.h"
 
 #include <functional>
@@ -43,6 +46,12 @@ const char *const kFixHelp =
     "\n"
     "  fix history [--json]\n"
     "      The edit operations, newest first.\n"
+    "\n"
+    "  fix keep [--operations N] [--days D] [--json]\n"
+    "      How long undo lasts in this database: an operation can be undone while it is among the\n"
+    "      newest N and no older than D days (0: no limit of that kind). Defaults: 100 operations,\n"
+    "      30 days. Older operations are let go as new ones are made; what they changed stays in\n"
+    "      each document's history. Without options, prints the setting.\n"
     "\n"
     "--json prints one line of JSON instead of the table ({\"preview\":[..],\"result\":{..}}; history: [..]).\n"
     "\n"
@@ -122,7 +131,8 @@ struct Options
 bool parseOptions(const std::vector<std::string> &args, Options &options)
 {
     CommandLine line("fix");
-    for (const char *name : {"--field", "--value", "--resource", "--rule", "--descriptor", "--from", "--to"})
+    for (const char *name :
+         {"--field", "--value", "--resource", "--rule", "--descriptor", "--from", "--to", "--operations", "--days"})
         line.value(name, [name, &options](const std::string &value) {
             if (!options.single.emplace(name, value).second)
                 return std::string(name) + " given twice";
@@ -318,6 +328,59 @@ int runHistory(const CliContext &context, const Options &options)
     return kExitOk;
 }
 
+// --operations / --days: a whole number from 0 to 1,000,000 into `target`; false (said) otherwise.
+bool readKeepLimit(const Options &options, const char *name, int &target)
+{
+    const auto found = options.single.find(name);
+    if (found == options.single.end())
+        return true;
+    long long value = -1;
+    std::size_t used = 0;
+    try {
+        value = std::stoll(found->second, &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used == 0 || used != found->second.size() || value < 0 || value > 1000000) {
+        usageError("fix", std::string(name) + " takes a whole number from 0 (no limit) to 1000000, not '"
+                              + found->second + "'");
+        return false;
+    }
+    target = static_cast<int>(value);
+    return true;
+}
+
+int runKeep(const CliContext &context, const Options &options)
+{
+    if (!options.positional.empty())
+        return usageError("fix", "fix keep takes --operations N and --days D");
+    std::unique_ptr<Database> database = context.openDatabase();
+    if (!database)
+        return kExitUsage;
+    return reportingEditErrors([&] {
+        UndoRetention retention = UndoRetention::read(database->connection());
+        const bool changes = options.single.count("--operations") != 0 || options.single.count("--days") != 0;
+        if (!readKeepLimit(options, "--operations", retention.operations)
+            || !readKeepLimit(options, "--days", retention.days))
+            return kExitUsage;
+        if (changes) {
+            ImmediateTransaction transaction(database->connection());
+            retention.write(database->connection());
+            EditJournal(database->connection()).forgetBeyond(retention, nowUtcText());
+            transaction.commit();
+        }
+        auto limit = [](int value, const char *unit) {
+            return value == 0 ? std::string("no limit of ") + unit : std::to_string(value) + " " + unit;
+        };
+        if (options.json)
+            std::cout << dumpJson(Json{{"operations", retention.operations}, {"days", retention.days}}) << "\n";
+        else
+            std::cout << "Undo lasts for the newest " << limit(retention.operations, "operations") << " and "
+                      << limit(retention.days, "days") << ".\n";
+        return kExitOk;
+    });
+}
+
 } // namespace
 
 int commandFix(const CliContext &context, const std::vector<std::string> &args)
@@ -338,5 +401,7 @@ int commandFix(const CliContext &context, const std::vector<std::string> &args)
         return runUndo(context, options);
     if (sub == "history")
         return runHistory(context, options);
-    return usageError("fix", "unknown fix subcommand '" + sub + "' (set, map-descriptor, undo, history)");
+    if (sub == "keep")
+        return runKeep(context, options);
+    return usageError("fix", "unknown fix subcommand '" + sub + "' (set, map-descriptor, undo, history, keep)");
 }

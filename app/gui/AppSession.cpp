@@ -1,8 +1,9 @@
 #include "AppSession.h"
 
+#include "Database.h"
 #include "DatabaseWatcher.h"
+#include "DocumentJournal.h"
 #include "ModelRecord.h"
-
 
 QString describeDocument(const steward::StoredDocument &document)
 {
@@ -92,7 +93,40 @@ std::unique_ptr<AppSession> AppSession::open(const QString &databasePath, const 
     QObject::connect(raw, &AppSession::documentsChanged, raw, [raw] { raw->m_descriptorLabels->forget(); });
     session->m_database->startBackgroundCheckpoints();
     session->startWatching();
+    // Idle time comes between a steward's actions: a minute without a job is enough.
+    session->m_idleTimer.setInterval(60 * 1000);
+    connect(&session->m_idleTimer, &QTimer::timeout, session.get(), [raw = session.get()] {
+        raw->giveBackFreePagesWhenIdle();
+    });
+    session->m_idleTimer.start();
     return session;
+}
+
+void AppSession::giveBackFreePagesWhenIdle()
+{
+    if (DatabaseWatcher::paused())
+        return;
+    try {
+        if (m_database->giveBackFreePages() > 0 && m_watcher)
+            m_watcher->catchUp(); // its own commit, not another program's
+    } catch (const std::exception &) {
+        // The pages stay free inside the file and are reused; the next idle minute tries again.
+    }
+}
+
+steward::UndoRetention AppSession::undoRetention()
+{
+    return steward::UndoRetention::read(m_database->connection());
+}
+
+void AppSession::setUndoRetention(const steward::UndoRetention &retention)
+{
+    steward::ImmediateTransaction transaction(m_database->connection());
+    retention.write(m_database->connection());
+    steward::EditJournal(m_database->connection()).forgetBeyond(retention, steward::nowUtcText());
+    transaction.commit();
+    if (m_watcher)
+        m_watcher->catchUp();
 }
 
 void AppSession::startWatching()

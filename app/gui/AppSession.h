@@ -1,10 +1,12 @@
 #pragma once
 
 #include "DescriptorLabels.h"
+#include "EditJournal.h"
 #include "Engine.h"
 #include "RecordFacts.h"
 
 #include <QObject>
+#include <QTimer>
 #include <QString>
 #include <QStringList>
 
@@ -63,6 +65,10 @@ public:
     // Other programs' writes: null when the database could not be opened a second time.
     DatabaseWatcher *watcher() const { return m_watcher.get(); }
 
+    // How long undo lasts, as the database keeps it; setting it lets go of what it no longer keeps.
+    steward::UndoRetention undoRetention();
+    void setUndoRetention(const steward::UndoRetention &retention);
+
     const steward::ResourceSchema *resourceByName(const std::string &project, const std::string &resource) const;
     // How descriptor values read on screen; forgotten at every documentsChanged.
     DescriptorLabels &descriptorLabels() { return *m_descriptorLabels; }
@@ -79,6 +85,8 @@ Q_SIGNALS:
 private:
     AppSession() = default;
     void startWatching();
+    // Gives back a few MB of the pages deletes freed, while no long job has the writer connection.
+    void giveBackFreePagesWhenIdle();
 
     QString m_databasePath;
     std::unique_ptr<steward::Model> m_model;
@@ -87,4 +95,5 @@ private:
     std::unique_ptr<DescriptorLabels> m_descriptorLabels;
     std::unique_ptr<DatabaseWatcher> m_watcher;
     std::optional<steward::RuleCatalog> m_ruleCatalog;
+    QTimer m_idleTimer;
 };

@@ -21,6 +21,11 @@ DatabaseWatcher::Pause::~Pause()
     --g_pauses;
 }
 
+bool DatabaseWatcher::paused()
+{
+    return g_pauses > 0;
+}
+
 DatabaseWatcher::DatabaseWatcher(const QString &databasePath, QObject *parent)
     : QObject(parent)
     , m_connection(steward::Database::open(databasePath.toStdString(), steward::Database::Access::ReadOnly))

@@ -42,6 +42,8 @@ public:
         Pause(const Pause &) = delete;
         Pause &operator=(const Pause &) = delete;
     };
+    // Whether a long job has the writer connection now.
+    static bool paused();
 
 Q_SIGNALS:
     // resources: "Project/Resource" of every document written after `since`; empty when only other

@@ -168,6 +168,7 @@ void MainWindow::buildMenus()
     tools->addAction(tr("C&heck database"), this, [this] { checkDatabase(steward::CheckDepth::Routine); });
     tools->addAction(tr("Check database &fully (with SQLite's integrity_check)"), this,
                      [this] { checkDatabase(steward::CheckDepth::Full); });
+    tools->addAction(tr("&Undo and history…"), this, &MainWindow::undoRetentionDialog);
     tools->addAction(tr("Run &rules"), this, &MainWindow::runRules);
     tools->addAction(tr("Import a rule &pack…"), this, &MainWindow::importRulePackDialog);
     tools->addAction(tr("Import the s&tate's results…"), this, &MainWindow::importStateResultsDialog);

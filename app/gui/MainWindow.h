@@ -151,6 +151,7 @@ private:
     void updateActions();
     void openDatabaseDialog(bool create);
     void chooseModelDialog(bool starter);
+    void undoRetentionDialog();
     void rebuildForSession();
     void addRecent(const QString &path);
     void updateRecentMenu();

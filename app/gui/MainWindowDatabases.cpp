@@ -1,14 +1,20 @@
-// The main window's database and model: opening and creating databases, the recent ones, and
-// choosing the model (which the database records; a choice that leaves stored documents out is asked about).
+// The main window's database and model: opening and creating databases, the recent ones,
+// choosing the model (which the database records; a choice that leaves stored documents out is asked
+// about), and how long undo lasts in it.
 #include "MainWindow.h"
 #include "AppSession.h"
 #include "Prompt.h"
 
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
 #include <QMenu>
 #include <QSettings>
+#include <QSpinBox>
 
 namespace {
 
@@ -120,4 +126,49 @@ void MainWindow::updateRecentMenu()
         });
     }
     m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::undoRetentionDialog()
+{
+    const steward::UndoRetention current = m_session->undoRetention();
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Undo and history"));
+    auto *layout = new QFormLayout(&dialog);
+    auto *explanation = new QLabel(
+        tr("An operation (a bulk fix, a mapping, a merge, a resolved conflict…) can be undone while it is among "
+           "the newest operations and young enough. Older ones are let go as new ones are made; what they "
+           "changed stays in each record's History. 0 means no limit of that kind. Defaults: %1 operations, "
+           "%2 days.")
+            .arg(steward::UndoRetention::kDefaultOperations)
+            .arg(steward::UndoRetention::kDefaultDays),
+        &dialog);
+    explanation->setWordWrap(true);
+    layout->addRow(explanation);
+    auto *operations = new QSpinBox(&dialog);
+    operations->setObjectName(QStringLiteral("undoKeepOperations"));
+    operations->setRange(0, 1000000);
+    operations->setSpecialValueText(tr("no limit"));
+    operations->setValue(current.operations);
+    layout->addRow(tr("Keep undo for the newest &operations:"), operations);
+    auto *days = new QSpinBox(&dialog);
+    days->setObjectName(QStringLiteral("undoKeepDays"));
+    days->setRange(0, 100000);
+    days->setSpecialValueText(tr("no limit"));
+    days->setSuffix(tr(" days"));
+    days->setValue(current.days);
+    layout->addRow(tr("…made within the last:"), days);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    layout->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    steward::UndoRetention chosen;
+    chosen.operations = operations->value();
+    chosen.days = days->value();
+    try {
+        m_session->setUndoRetention(chosen);
+    } catch (const std::exception &e) {
+        Prompt::inform(this, tr("Undo and history"), QString::fromStdString(e.what()));
+    }
 }

@@ -25,7 +25,7 @@ std::int64_t journalDocumentChanges(Engine &engine, std::int64_t since, const st
     const std::vector<DocumentChange> changes = engine.documentsChangedSince(since);
     if (changes.empty() && !evenWhenNothingChanged)
         return 0;
-    EditJournal journal(engine.database().connection());
+    EditJournal journal(engine.database().connection(), engine.database().codec());
     const std::int64_t opId = journal.beginOperation(kind, summary, detail, actor, nowUtcText());
     std::int64_t position = 0;
     for (const DocumentChange &change : changes) {

@@ -233,7 +233,7 @@ const ResourceSchema *findResourceByName(const Model &model, const std::string &
 BulkEditor::BulkEditor(Engine &engine, Database &database)
     : m_engine(engine)
     , m_database(database)
-    , m_journal(database.connection())
+    , m_journal(database.connection(), database.codec())
 {
 }
 
@@ -705,8 +705,19 @@ std::string BulkEditor::putBack(const std::vector<EditItem> &items, const std::s
 UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
 {
     const std::optional<EditOperation> operation = m_journal.operation(opId);
-    if (!operation)
+    if (!operation) {
+        // Ids are never used again: one below the newest was let go by the undo retention.
+        const std::vector<EditOperation> newest = m_journal.operations(1);
+        if (!newest.empty() && opId < newest.front().opId) {
+            const UndoRetention retention = UndoRetention::read(m_database.connection());
+            throw EditRefused("Edit operation " + std::to_string(opId)
+                              + " is no longer kept for undo: this database keeps the newest "
+                              + std::to_string(retention.operations) + " operation(s) for "
+                              + std::to_string(retention.days)
+                              + " day(s) (steward-cli fix keep). What it changed is in each document's history.");
+        }
         throw EditRefused("There is no edit operation " + std::to_string(opId) + ".");
+    }
     const ChangeSourceScope source(m_engine, "undo of " + operation->kind + " " + std::to_string(opId));
     if (operation->undone())
         throw EditRefused("Edit operation " + std::to_string(opId) + " was already undone (at " + operation->undoneAt

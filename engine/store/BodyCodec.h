@@ -42,6 +42,18 @@ public:
     // The stored form of text made with the dictionary: a zstd frame. Any thread.
     static std::string compress(const BodyDictionary &dictionary, std::string_view text);
     static std::uint32_t idOf(const BodyDictionary &dictionary);
+    // A stored frame made without a dictionary (zstd alone), which steward_text reads too. Any thread.
+    static std::string compressAlone(std::string_view text);
+
+    // History versions kept against the version written after them (as Fossil and RCS keep theirs):
+    // a zstd frame made with the next version's text as its prefix, tens of bytes where an edit
+    // changed a field. Such a delta keeps zstd's magic number, which no stored frame has, so a
+    // reader tells the two apart. steward_version_text(body, seq, id_key) reads a change-log
+    // entry's text either way; steward_delta_of(stored, next_text) makes the delta when it is smaller.
+    static bool isDelta(std::string_view stored);
+    static std::string deltaAgainst(std::string_view text, std::string_view next);
+    // Throws std::runtime_error when the delta was not made against `next`'s bytes.
+    static std::string textFromDelta(std::string_view delta, std::string_view next);
 
     // Writer: keeps the text as a sample of its resource (which has no dictionary); once enough are
     // kept, trains a dictionary from them and answers it (the caller stores it, see store()), else null.

@@ -1,6 +1,7 @@
 #include "Database.h"
 
 #include "BodyCodec.h"
+#include "CompactHistory.h"
 #include "IndexKeyMemo.h"
 #include "Migrations.h"
 
@@ -42,6 +43,8 @@ const DeferrableIndex kDeferrableIndexes[] = {
 };
 
 const int kSchemaVersion = migrationCount();
+// 100 MB of 4 KB pages.
+constexpr int kPagesGivenBackOnClose = 25600;
 
 int pragmaInt(SQLite::Database &db, const char *pragma)
 {
@@ -84,6 +87,15 @@ Database::Database(std::unique_ptr<SQLite::Database> db, std::string path)
 Database::~Database()
 {
     stopBackgroundCheckpoints();
+    // A writer done with the file (a steward-cli command, the app closing) gives back what its work
+    // freed: the idle time a one-shot program has. Bounded, so closing stays quick.
+    if (m_codec && sqlite3_get_autocommit(m_db->getHandle()) != 0) {
+        try {
+            giveBackFreePages(kPagesGivenBackOnClose);
+        } catch (...) {
+            // The pages stay free in the file and are reused; the next writer gives them back.
+        }
+    }
 }
 
 void Database::startBackgroundCheckpoints(std::chrono::milliseconds interval)
@@ -246,6 +258,8 @@ std::unique_ptr<Database> Database::open(const std::string &path, Access access)
         if (access == Access::ReadWrite && version < kSchemaVersion)
             database->migrate(version);
         if (access == Access::ReadWrite)
+            database->giveFreePagesBackOnce();
+        if (access == Access::ReadWrite)
             database->m_codec = std::make_unique<BodyCodec>(*database->m_db);
         // An import that stopped without building its deferred indexes again (killed, power cut).
         if (access == Access::ReadWrite && database->indexesDeferred()) {
@@ -317,6 +331,11 @@ void Database::migrate(int fromVersion)
     // Index builds sort every key of a table: at 1M documents that held 550 MB in memory (as in
     // buildDeferredIndexes, a file spills what does not fit).
     const ScopedPragma spillToFile(*m_db, "temp_store=FILE", "temp_store=MEMORY");
+    // A new file gives free pages back from the start (before its first table, the only time the
+    // mode can be set without a VACUUM).
+    if (fromVersion == 0)
+        m_db->exec("PRAGMA auto_vacuum=INCREMENTAL");
+    const CompactionFunctions compaction(*m_db);
     ImmediateTransaction transaction(*m_db);
     // Re-read inside the write lock: another process may have migrated meanwhile.
     const int current = pragmaInt(*m_db, "user_version");
@@ -336,6 +355,40 @@ void Database::migrate(int fromVersion)
     }
     m_db->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
     transaction.commit();
+}
+
+void Database::giveFreePagesBackOnce()
+{
+    if (pragmaInt(*m_db, "auto_vacuum") != 0)
+        return;
+    try {
+        // VACUUM rewrites the file: the one way an existing file takes incremental vacuum.
+        m_db->exec("PRAGMA auto_vacuum=INCREMENTAL");
+        m_db->exec("VACUUM");
+    } catch (const SQLite::Exception &e) {
+        // Another program has the file open in a transaction: the next open tries again.
+        if (!isBusyError(e))
+            throw;
+    }
+}
+
+int Database::giveBackFreePages(int maxPages)
+{
+    if (pragmaInt(*m_db, "auto_vacuum") != 2 || pragmaInt(*m_db, "freelist_count") == 0)
+        return 0;
+    const int before = pragmaInt(*m_db, "freelist_count");
+    try {
+        ImmediateTransaction transaction(*m_db);
+        SQLite::Statement vacuum(*m_db, "PRAGMA incremental_vacuum(" + std::to_string(std::max(1, maxPages)) + ")");
+        while (vacuum.executeStep()) {
+        }
+        transaction.commit();
+    } catch (const SQLite::Exception &e) {
+        if (isBusyError(e))
+            return 0; // another writer is at work: not idle after all
+        throw;
+    }
+    return before - pragmaInt(*m_db, "freelist_count");
 }
 
 bool Database::indexesDeferred()

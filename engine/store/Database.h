@@ -93,9 +93,17 @@ public:
     // missing parent row". A pass over every table with a foreign key.
     std::vector<std::string> foreignKeyViolations(int limit);
 
+    // Pages freed by deletes (forgotten undo, deleted documents) stay in the file until given back.
+    // The file runs in incremental vacuum mode; this gives back at most maxPages of them in one
+    // short write transaction (a front end calls it when idle) and answers how many it gave back
+    // (0 when another writer holds the lock).
+    int giveBackFreePages(int maxPages = 2048);
+
 private:
     Database(std::unique_ptr<SQLite::Database> db, std::string path);
     void migrate(int fromVersion);
+    // A file made before incremental vacuum takes it, through one VACUUM (skipped while busy).
+    void giveFreePagesBackOnce();
     void stopBackgroundCheckpoints();
 
     // Before m_db, so destroyed after it: the connection's functions read it until the connection closes.

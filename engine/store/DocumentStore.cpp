@@ -102,7 +102,7 @@ void bindAll(SQLite::Statement &s, const std::vector<Json> &values)
 // The rows, not the documents view: SQLite cannot flatten a view that is a join into the right side
 // of a LEFT JOIN, and would copy every document (and work out every natural key) first.
 const char *const kChangesWithBodies = "changes c LEFT JOIN document_rows d ON d.change_seq = c.seq";
-const char *const kChangeBody = "steward_text(coalesce(c.body, d.body))";
+const char *const kChangeBody = "steward_version_text(coalesce(c.body, d.body), c.seq, c.id_key)";
 const char *const kChangeEtag = "coalesce(c.etag, steward_hex_text(d.etag))";
 const char *const kChangeAt = "coalesce(nullif(c.at, ''), steward_time_text(d.last_modified))";
 namespace {
@@ -276,7 +276,7 @@ void DocumentStore::insertDocument(StoredDocument &d, const ChangeRecord &change
 void DocumentStore::updateDocument(StoredDocument &d, const ChangeRecord &change)
 {
     indexReplaced(d);
-    copyBodyIntoCurrentChange(d.docKey);
+    copyBodyIntoCurrentChange(d.docKey, &d.body);
     d.changeSeq = appendChange(change.op, d, change.previousReferentialId, change.actor, change.at);
     // SET reads the row as it was: a NULL created_at takes the last_modified being replaced. The
     // referential id is the own alias's, which the caller updates.
@@ -294,7 +294,7 @@ void DocumentStore::updateDocument(StoredDocument &d, const ChangeRecord &change
 
 std::int64_t DocumentStore::deleteDocument(const StoredDocument &d, const std::string &actor, const std::string &at)
 {
-    copyBodyIntoCurrentChange(d.docKey);
+    copyBodyIntoCurrentChange(d.docKey, nullptr);
     indexRemoved(d);
     SQLite::Statement &s = statement("DELETE FROM document_rows WHERE doc_key = ?");
     s.bind(1, d.docKey);
@@ -338,16 +338,23 @@ void DocumentStore::bindStoredIdentity(SQLite::Statement &s, int index, const St
     memo.known = true;
 }
 
-void DocumentStore::copyBodyIntoCurrentChange(std::int64_t docKey)
+void DocumentStore::copyBodyIntoCurrentChange(std::int64_t docKey, const std::string *nextBody)
 {
+    // A version the document is rewritten from is kept as a delta against the new text: an edit of
+    // a field costs tens of bytes of history instead of the whole compressed body.
     SQLite::Statement &s = statement(
-        "UPDATE change_rows SET id = coalesce(change_rows.id, d.id), body = coalesce(change_rows.body, d.body), "
+        "UPDATE change_rows SET id = coalesce(change_rows.id, d.id), "
+        "body = coalesce(change_rows.body, steward_delta_of(d.body, ?2)), "
         "etag = coalesce(change_rows.etag, d.etag), "
         "at = coalesce(nullif(change_rows.at, ''), steward_time_text(d.last_modified)) "
-        "FROM document_rows d WHERE d.doc_key = ? "
+        "FROM document_rows d WHERE d.doc_key = ?1 "
         "AND change_rows.seq = d.change_seq "
         "AND (change_rows.body IS NULL OR change_rows.etag IS NULL OR change_rows.at = '' OR change_rows.id IS NULL)");
     s.bind(1, docKey);
+    if (nextBody != nullptr)
+        s.bindNoCopy(2, *nextBody);
+    else
+        s.bind(2);
     s.exec();
 }
 

@@ -301,7 +301,9 @@ private:
     std::int64_t appendChange(const std::string &op, const StoredDocument &document,
                               const std::optional<Uuid> &previousReferentialId, const std::string &actor,
                               const std::string &at);
-    void copyBodyIntoCurrentChange(std::int64_t docKey);
+    // nextBody: the text the document is about to be written with, which the entry's copy is kept
+    // against (a delta, BodyCodec); null for a delete, whose last version is kept whole.
+    void copyBodyIntoCurrentChange(std::int64_t docKey, const std::string *nextBody);
     // A collection query as SQL: what it reads, its conditions and their values.
     struct QuerySql
     {

@@ -1,5 +1,6 @@
 #include "EditJournal.h"
 
+#include "BodyCodec.h"
 #include "Database.h"
 
 #include <SQLiteCpp/Statement.h>
@@ -47,7 +48,81 @@ private:
     std::optional<DeferredTransaction> m_read;
 };
 
+// Binds a text in its stored form: a frame when that is smaller, the text as it is otherwise.
+void bindCompact(SQLite::Statement &s, int index, const std::string &text, const BodyCodec *codec,
+                 const std::string &project, const std::string &resource)
+{
+    if (text.empty()) {
+        s.bind(index, text);
+        return;
+    }
+    std::shared_ptr<const BodyDictionary> dictionary =
+        codec != nullptr && !project.empty() ? codec->dictionaryOf(project, resource) : nullptr;
+    const std::string frame = dictionary ? BodyCodec::compress(*dictionary, text) : BodyCodec::compressAlone(text);
+    if (frame.size() < text.size())
+        s.bind(index, frame.data(), static_cast<int>(frame.size()));
+    else
+        s.bind(index, text);
+}
+
+// The text before an edit: a delta against the text after it when there is one and that is smaller.
+void bindBefore(SQLite::Statement &s, int index, const EditItem &item, const BodyCodec *codec)
+{
+    if (item.beforeText.empty() || item.afterText.empty()) {
+        bindCompact(s, index, item.beforeText, codec, item.project, item.resource);
+        return;
+    }
+    const std::string delta = BodyCodec::deltaAgainst(item.beforeText, item.afterText);
+    if (delta.size() < item.beforeText.size())
+        s.bind(index, delta.data(), static_cast<int>(delta.size()));
+    else
+        s.bind(index, item.beforeText);
+}
+
+// The text before an edit as addItem kept it; `after` is the text after it.
+std::string readBefore(SQLite::Database &db, const SQLite::Column &column, const std::string &after)
+{
+    if (!column.isBlob())
+        return column.getString();
+    const std::string_view stored(static_cast<const char *>(column.getBlob()),
+                                  static_cast<std::size_t>(column.getBytes()));
+    if (BodyCodec::isDelta(stored))
+        return BodyCodec::textFromDelta(stored, after);
+    SQLite::Statement text(db, "SELECT steward_text(?)");
+    text.bind(1, stored.data(), static_cast<int>(stored.size()));
+    text.executeStep();
+    return text.getColumn(0).getString();
+}
+
+constexpr const char *kKeepOperations = "undo_keep_operations";
+constexpr const char *kKeepDays = "undo_keep_days";
+
 } // namespace
+
+UndoRetention UndoRetention::read(SQLite::Database &db)
+{
+    UndoRetention retention;
+    SQLite::Statement s(db, "SELECT key, value FROM meta WHERE key IN (?, ?)");
+    s.bind(1, kKeepOperations);
+    s.bind(2, kKeepDays);
+    while (s.executeStep()) {
+        const int value = std::max(0, std::atoi(s.getColumn(1).getString().c_str()));
+        (s.getColumn(0).getString() == kKeepOperations ? retention.operations : retention.days) = value;
+    }
+    return retention;
+}
+
+void UndoRetention::write(SQLite::Database &db) const
+{
+    SQLite::Statement s(db, "INSERT INTO meta (key, value) VALUES (?, ?) "
+                            "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+    for (const auto &[key, value] : {std::pair{kKeepOperations, operations}, std::pair{kKeepDays, days}}) {
+        s.bind(1, key);
+        s.bind(2, std::to_string(std::max(0, value)));
+        s.exec();
+        s.reset();
+    }
+}
 
 Json EditOperation::toJson() const
 {
@@ -58,8 +133,9 @@ Json EditOperation::toJson() const
     return out;
 }
 
-EditJournal::EditJournal(SQLite::Database &db)
+EditJournal::EditJournal(SQLite::Database &db, const BodyCodec *codec)
     : m_db(db)
+    , m_codec(codec)
 {
 }
 
@@ -74,7 +150,11 @@ std::int64_t EditJournal::beginOperation(const std::string &kind, const std::str
     insert.bind(4, createdAt);
     insert.bind(5, actor);
     insert.exec();
-    return m_db.getLastInsertRowid();
+    const std::int64_t opId = m_db.getLastInsertRowid();
+    // Each new operation lets go of those the retention no longer keeps: the journal stays as long
+    // as the setting says, however long the database lives.
+    forgetBeyond(UndoRetention::read(m_db), createdAt);
+    return opId;
 }
 
 void EditJournal::addItem(std::int64_t opId, const EditItem &item)
@@ -88,14 +168,14 @@ void EditJournal::addItem(std::int64_t opId, const EditItem &item)
     insert.bind(4, item.targetKey);
     insert.bind(5, item.project);
     insert.bind(6, item.resource);
-    insert.bind(7, item.beforeText);
-    insert.bind(8, item.afterText);
+    bindBefore(insert, 7, item, m_codec);
+    bindCompact(insert, 8, item.afterText, m_codec, item.project, item.resource);
     if (item.afterEtag.empty())
         insert.bind(9);
     else
         insert.bind(9, item.afterEtag);
     if (item.draftRow)
-        insert.bind(10, dumpJson(*item.draftRow));
+        bindCompact(insert, 10, dumpJson(*item.draftRow), nullptr, {}, {});
     else
         insert.bind(10);
     if (item.documentId.empty())
@@ -103,7 +183,7 @@ void EditJournal::addItem(std::int64_t opId, const EditItem &item)
     else
         insert.bind(11, item.documentId);
     if (item.documentBefore)
-        insert.bind(12, *item.documentBefore);
+        bindCompact(insert, 12, *item.documentBefore, m_codec, item.project, item.resource);
     else
         insert.bind(12);
     insert.exec();
@@ -153,9 +233,9 @@ std::optional<EditOperation> EditJournal::lastUndoable()
 std::vector<EditItem> EditJournal::items(std::int64_t opId)
 {
     ReadScope read(m_db);
-    SQLite::Statement s(m_db, "SELECT item, target, target_key, project, resource, before_text, after_text, "
-                              "after_etag, draft_row, document_id, document_before FROM edit_items WHERE op_id = ? "
-                              "ORDER BY item");
+    SQLite::Statement s(m_db, "SELECT item, target, target_key, project, resource, before_text, "
+                              "steward_text(after_text), after_etag, steward_text(draft_row), document_id, "
+                              "steward_text(document_before) FROM edit_items WHERE op_id = ? ORDER BY item");
     s.bind(1, opId);
     std::vector<EditItem> out;
     while (s.executeStep()) {
@@ -165,8 +245,8 @@ std::vector<EditItem> EditJournal::items(std::int64_t opId)
         item.targetKey = s.getColumn(2).getString();
         item.project = s.getColumn(3).getString();
         item.resource = s.getColumn(4).getString();
-        item.beforeText = s.getColumn(5).getString();
         item.afterText = s.getColumn(6).getString();
+        item.beforeText = readBefore(m_db, s.getColumn(5), item.afterText);
         item.afterEtag = optionalText(s, 7);
         if (!s.getColumn(8).isNull())
             item.draftRow = Json::parse(s.getColumn(8).getString());
@@ -176,6 +256,31 @@ std::vector<EditItem> EditJournal::items(std::int64_t opId)
         out.push_back(std::move(item));
     }
     return out;
+}
+
+int EditJournal::forgetBeyond(const UndoRetention &retention, const std::string &now)
+{
+    int forgotten = 0;
+    // A resolved sync conflict keeps the operation that resolved it (undoing it opens the conflict again).
+    const std::string unlessResolving =
+        " AND op_id NOT IN (SELECT resolved_op FROM sync_conflicts WHERE resolved_op IS NOT NULL)";
+    if (retention.operations > 0) {
+        SQLite::Statement beyondCount(m_db, "DELETE FROM edit_operations WHERE op_id <= (SELECT op_id FROM "
+                                            "edit_operations ORDER BY op_id DESC LIMIT 1 OFFSET ?)"
+                                                + unlessResolving);
+        beyondCount.bind(1, retention.operations);
+        forgotten += beyondCount.exec();
+    }
+    if (retention.days > 0) {
+        // created_at is ISO 8601 in UTC, so text order is time order.
+        SQLite::Statement tooOld(m_db, "DELETE FROM edit_operations WHERE created_at < "
+                                       "strftime('%Y-%m-%dT%H:%M:%SZ', ?, '-' || ? || ' days')"
+                                           + unlessResolving);
+        tooOld.bind(1, now);
+        tooOld.bind(2, retention.days);
+        forgotten += tooOld.exec();
+    }
+    return forgotten;
 }
 
 } // namespace steward

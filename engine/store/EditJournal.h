@@ -11,6 +11,8 @@
 
 namespace steward {
 
+class BodyCodec;
+
 enum class EditTarget
 {
     Draft,
@@ -53,13 +55,33 @@ struct EditOperation
     Json toJson() const;
 };
 
+// How long undo lasts: an operation stays undoable while it is among the newest `operations` and
+// no older than `days` (0: no limit of that kind). What it changed stays in each document's
+// history either way; only the way back in one step goes.
+struct UndoRetention
+{
+    static constexpr int kDefaultOperations = 100;
+    static constexpr int kDefaultDays = 30;
+    int operations = kDefaultOperations;
+    int days = kDefaultDays;
+
+    // As the database keeps it (the meta table), defaults where it keeps none.
+    static UndoRetention read(SQLite::Database &db);
+    // Inside the caller's write transaction.
+    void write(SQLite::Database &db) const;
+};
+
 // The edit_operations / edit_items tables. Writes join the caller's write transaction (the bulk
 // edit's batch), so an operation and its items are committed with the changes they describe or
 // not at all; reads open a short read transaction only when none is open.
+//
+// Items are kept compact: the text after an edit in the documents' stored form (zstd with the
+// resource's dictionary when `codec` knows one, zstd alone otherwise, as it is when that is not
+// smaller), the text before it as a delta against the text after (BodyCodec::deltaAgainst).
 class EditJournal
 {
 public:
-    explicit EditJournal(SQLite::Database &db);
+    explicit EditJournal(SQLite::Database &db, const BodyCodec *codec = nullptr);
 
     std::int64_t beginOperation(const std::string &kind, const std::string &summary, const Json &detail,
                                 const std::string &actor, const std::string &createdAt);
@@ -72,9 +94,13 @@ public:
     std::vector<EditItem> items(std::int64_t opId);
     // The newest operation that has not been undone.
     std::optional<EditOperation> lastUndoable();
+    // Forgets the operations `retention` no longer keeps (with their items), as of `now` (ISO 8601,
+    // UTC); inside the caller's write transaction. Answers how many went.
+    int forgetBeyond(const UndoRetention &retention, const std::string &now);
 
 private:
     SQLite::Database &m_db;
+    const BodyCodec *m_codec = nullptr;
 };
 
 } // namespace steward
