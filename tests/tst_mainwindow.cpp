@@ -22,6 +22,8 @@
 #include <QAbstractItemModelTester>
 #include <QAbstractButton>
 #include <QAbstractSpinBox>
+#include <QDialogButtonBox>
+#include <QSpinBox>
 #include <QAccessible>
 #include <QMenu>
 #include <QMenuBar>
@@ -928,6 +930,40 @@ private Q_SLOTS:
         window.refreshCounts();
         QVERIFY(counted.wait(10000));
         QTRY_VERIFY(window.documentModel()->totalCount() == 2);
+    }
+
+    // Tools > Undo and history: the database's setting shown with its defaults, changed, kept.
+    void undoRetentionIsSetFromTheToolsMenu()
+    {
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("keep.db"), {}, &error);
+        QVERIFY2(session, qPrintable(error));
+        AppSession *raw = session.get();
+        MainWindow window(std::move(session));
+        window.show();
+        QAction *action = menuAction(window, "&Undo and history…");
+        QVERIFY(action != nullptr);
+        bool answered = false;
+        whenModalDialogOpens([&answered](QWidget *dialog) {
+            auto *operations = dialog->findChild<QSpinBox *>(QStringLiteral("undoKeepOperations"));
+            auto *days = dialog->findChild<QSpinBox *>(QStringLiteral("undoKeepDays"));
+            QVERIFY(operations != nullptr && days != nullptr);
+            QCOMPARE(operations->value(), 100);
+            QCOMPARE(days->value(), 30);
+            int controls = 0;
+            const QStringList nameless = namelessControls(dialog, controls);
+            QVERIFY2(nameless.isEmpty(), qPrintable(nameless.join("; ")));
+            saveScreenshot(dialog, "undo-retention.png");
+            operations->setValue(0);
+            days->setValue(14);
+            answered = true;
+            dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+        });
+        action->trigger();
+        QVERIFY(answered);
+        QCOMPARE(raw->undoRetention().operations, 0);
+        QCOMPARE(raw->undoRetention().days, 14);
     }
 
     void syncDialogListsRefusalsAndOpensThem()
