@@ -16,6 +16,7 @@ OdsApiStandIn::OdsApiStandIn(const Model &model, std::string route, std::string 
 {
     if (m_apiMode.empty() && !m_route.empty())
         m_apiMode = "Year Specific";
+    m_clock.start();
     QObject::connect(&m_server, &QTcpServer::newConnection, this, [this] {
         while (QTcpSocket *socket = m_server.nextPendingConnection()) {
             QObject::connect(socket, &QTcpSocket::readyRead, this, [this, socket] { readFrom(socket); });
@@ -400,10 +401,16 @@ void OdsApiStandIn::readFrom(QTcpSocket *socket)
         const QByteArray body = buffer.mid(end + 4, length);
         buffer.remove(0, end + 4 + length);
         const std::string method = requestLine[0].toStdString();
+        const QByteArray sameRequest = lines[0].trimmed() + '\n' + body;
+        if (auto pushedBack = m_tooManyAt.find(sameRequest); pushedBack != m_tooManyAt.end()) {
+            m_waitsAfterTooMany.push_back(m_clock.elapsed() - pushedBack->second);
+            m_tooManyAt.erase(pushedBack);
+        }
         if (m_mostInFlight > 0 && m_held >= m_mostInFlight && requestLine[1].contains("/data/")) {
             ++m_tooMany;
             respond(socket, Answer{429, Json{{"detail", "Too many requests"}},
                                    {{"Retry-After", std::to_string(m_retryAfter)}}});
+            m_tooManyAt[sameRequest] = m_clock.elapsed();
             continue;
         }
         const Answer result = answer(method, QUrl(QString::fromUtf8(requestLine[1])), authorization, body, ifMatch);

@@ -12,6 +12,7 @@
 #include "RemoteApi.h"
 
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QObject>
 #include <QStringList>
 #include <QTcpServer>
@@ -91,10 +92,15 @@ public:
         m_retryAfter = retryAfterSeconds;
     }
     int tooManyRequests() const { return m_tooMany; }
+    // For each request answered 429 and sent again: milliseconds from the 429 going out to the same
+    // request (method, target and body) coming back. What the client waited, at least.
+    const std::vector<qint64> &waitsAfterTooMany() const { return m_waitsAfterTooMany; }
     // Tokens that expire: after every `dataRequests` data requests the token issued is refused (401).
     void setTokenLifetime(int dataRequests) { m_tokenLifetime = dataRequests; }
     int tokensIssued() const { return m_tokensIssued; }
+    // The most answers held back at once (setAnswerDelays) since the last resetMostHeld().
     int mostHeldAtOnce() const { return m_mostHeld; }
+    void resetMostHeld() { m_mostHeld = 0; }
     int writesCut() const { return m_writesCut; }
     // Data under another path than /data/v3 and no Change Queries, as Meadowlark serves it ("/v3.3b").
     void setDataPath(std::string path) { m_dataPath = std::move(path); }
@@ -161,6 +167,9 @@ private:
     int m_mostInFlight = 0;
     int m_retryAfter = 1;
     int m_tooMany = 0;
+    QElapsedTimer m_clock;
+    std::map<QByteArray, qint64> m_tooManyAt; // a request answered 429 → when
+    std::vector<qint64> m_waitsAfterTooMany;
     int m_tokenLifetime = 0;
     int m_tokenGeneration = 1;
     int m_tokensIssued = 0;
