@@ -451,11 +451,18 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor)
         ++m_refusing;
         connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
         auto *guard = new ConnectionGuard(socket, this, m_limits, ConnectionGuard::Slot::Refused);
-        // Over TLS the answer waits in the socket until the handshake is done.
-        if (auto *tls = qobject_cast<QSslSocket *>(socket))
+        auto refuse = [guard] {
+            guard->refuse(503, "The server has too many connections open; try again shortly.",
+                          {{"Retry-After", "1"}});
+        };
+        // Over TLS the answer goes once the handshake is done (QSslSocket leaves what was written
+        // before it unsent); the guard's timeout ends a handshake that never finishes.
+        if (auto *tls = qobject_cast<QSslSocket *>(socket)) {
+            connect(tls, &QSslSocket::encrypted, guard, refuse);
             startTls(tls, false);
-        guard->refuse(503, "The server has too many connections open; try again shortly.",
-                      {{"Retry-After", "1"}});
+            return;
+        }
+        refuse();
         return;
     }
     ++m_open;
