@@ -5,6 +5,7 @@
 #include "TestSupport.h"
 
 #include <QHostAddress>
+#include <QSslServer>
 #include <QTcpSocket>
 #include <QTimer>
 #include <QUrl>
@@ -17,18 +18,33 @@ OdsApiStandIn::OdsApiStandIn(const Model &model, std::string route, std::string 
     if (m_apiMode.empty() && !m_route.empty())
         m_apiMode = "Year Specific";
     m_clock.start();
-    QObject::connect(&m_server, &QTcpServer::newConnection, this, [this] {
-        while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+    listen(std::make_unique<QTcpServer>());
+}
+
+void OdsApiStandIn::listen(std::unique_ptr<QTcpServer> server)
+{
+    m_server = std::move(server);
+    // pendingConnectionAvailable, not newConnection: a QSslServer has a connection only once encrypted.
+    QObject::connect(m_server.get(), &QTcpServer::pendingConnectionAvailable, this, [this] {
+        while (QTcpSocket *socket = m_server->nextPendingConnection()) {
             QObject::connect(socket, &QTcpSocket::readyRead, this, [this, socket] { readFrom(socket); });
             QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
         }
     });
-    m_server.listen(QHostAddress::LocalHost);
+    m_server->listen(QHostAddress::LocalHost);
+}
+
+void OdsApiStandIn::serveTls(const QSslConfiguration &configuration)
+{
+    auto server = std::make_unique<QSslServer>();
+    server->setSslConfiguration(configuration);
+    m_tls = true;
+    listen(std::move(server));
 }
 
 std::string OdsApiStandIn::base() const
 {
-    return "http://127.0.0.1:" + std::to_string(m_server.serverPort()) + "/api";
+    return std::string(m_tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(m_server->serverPort()) + "/api";
 }
 
 std::vector<const OdsRecord *> OdsApiStandIn::recordsOf(const std::string &endpoint) const

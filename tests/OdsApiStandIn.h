@@ -14,11 +14,13 @@
 #include <QByteArray>
 #include <QElapsedTimer>
 #include <QObject>
+#include <QSslConfiguration>
 #include <QStringList>
 #include <QTcpServer>
 #include <QUrlQuery>
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -45,6 +47,9 @@ public:
     explicit OdsApiStandIn(const Model &model, std::string route = {}, std::string apiMode = {});
 
     std::string base() const;
+    // From now on it listens (on another port) for TLS only, with this certificate and key: base()
+    // names https. For sync over TLS with a district's own authority.
+    void serveTls(const QSslConfiguration &configuration);
     // Requests to the data API and Change Queries since the last reset.
     int dataRequests() const { return m_dataRequests; }
     void resetCounts() { m_dataRequests = 0; }
@@ -145,7 +150,10 @@ private:
     IdentityCalculator m_identity;
     std::string m_route;
     std::string m_apiMode;
-    QTcpServer m_server;
+    void listen(std::unique_ptr<QTcpServer> server);
+
+    std::unique_ptr<QTcpServer> m_server;
+    bool m_tls = false;
     std::map<QTcpSocket *, QByteArray> m_buffers;
     std::map<std::string, OdsRecord> m_records;
     std::vector<std::pair<std::string, Json>> m_deletes;

@@ -9,9 +9,13 @@
 #include "Sync.h"
 #include "SyncJobs.h"
 #include "TestSupport.h"
+#include "CliSupport.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QSslCertificate>
+#include <QSslKey>
+#include <QTemporaryDir>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
@@ -260,6 +264,57 @@ private Q_SLOTS:
 
     // A target that allows 4 requests at once answers the rest 429 with Retry-After: the whole push
     // slows down to what it takes, waits as it asks, and nothing is lost or refused for it.
+    // The same over TLS, trusting the district's own authority: many requests in flight on their
+    // kept-alive connections for the push and the pull, the Retry-After kept; refused without it.
+    void overTlsTheSameHolds()
+    {
+        if (!hasOpenssl())
+            QSKIP("openssl is not installed: no certificate to serve TLS with");
+        QTemporaryDir dir;
+        const TlsFiles tls = makeTlsFiles(dir.path(), "standin");
+        QVERIFY2(tls.problem.isEmpty(), qPrintable(tls.problem));
+        QFile keyFile(tls.key);
+        QVERIFY(keyFile.open(QIODevice::ReadOnly));
+        QSslConfiguration configuration = QSslConfiguration::defaultConfiguration();
+        configuration.setLocalCertificateChain(QSslCertificate::fromPath(tls.cert));
+        configuration.setPrivateKey(QSslKey(keyFile.readAll(), QSsl::Ec));
+        Fixture local;
+        local.loadSampleDistrict(2026, 4);
+        OdsApiStandIn server(local.model());
+        server.serveTls(configuration);
+        QVERIFY(server.base().rfind("https://", 0) == 0);
+        server.setAnswerDelays(4, 7);
+        server.setMostInFlight(6, 1);
+
+        std::string error;
+        RemoteApi untrusting(standInOptions(server.base()));
+        QVERIFY(!untrusting.connect(&error));
+        QVERIFY2(error.find("certificate was not accepted") != std::string::npos, error.c_str());
+
+        RemoteOptions options = standInOptions(server.base());
+        options.caCertFile = tls.caCert.toStdString();
+        RemoteApi remote(options);
+        QVERIFY2(remote.connect(&error), error.c_str());
+        SyncPace pace;
+        pace.parallel = 16;
+        const PushReport pushed = runPush(local.engine(), local.database(), remote, "district", {}, {}, {}, pace);
+        QVERIFY2(pushed.completed, pushed.error.c_str());
+        QVERIFY2(pushed.refused == 0, pushed.toJson()["groups"].dump().c_str());
+        QVERIFY2(server.mostHeldAtOnce() >= 4, std::to_string(server.mostHeldAtOnce()).c_str());
+        QVERIFY(pushed.pushedBack > 0);
+        for (qint64 waited : server.waitsAfterTooMany())
+            QVERIFY2(waited >= 1000, (std::to_string(waited) + " ms after a 429 with Retry-After: 1").c_str());
+        checkOneRecordPerDocument(local, server);
+
+        server.resetMostHeld();
+        server.setMostInFlight(0);
+        Fixture fresh;
+        const PullReport pulled = runPull(fresh.engine(), fresh.database(), remote, "district", {}, {}, pace);
+        QVERIFY2(pulled.outcome.completed, pulled.outcome.error.c_str());
+        QCOMPARE(documentCount(fresh), documentCount(local));
+        QVERIFY2(server.mostHeldAtOnce() >= 8, std::to_string(server.mostHeldAtOnce()).c_str());
+    }
+
     void aTargetThatPushesBackSlowsTheWholePushDown()
     {
         Fixture local;
@@ -384,7 +439,7 @@ private Q_SLOTS:
         });
         const std::string base = "http://127.0.0.1:" + std::to_string(server.serverPort());
         HttpCarrier carrier;
-        HttpCall silent{"GET", base + "/silent", "GET /silent", {"Accept: application/json"}, {}, 500};
+        HttpCall silent{"GET", base + "/silent", "GET /silent", {"Accept: application/json"}, {}, 500, {}, false};
         QElapsedTimer waited;
         waited.start();
         const RemoteResponse given = carrier.exchange(silent);
@@ -393,7 +448,7 @@ private Q_SLOTS:
         QCOMPARE(given.request, std::string("GET /silent"));
         QVERIFY2(waited.elapsed() >= 500, std::to_string(waited.elapsed()).c_str());
 
-        HttpCall trickle{"GET", base + "/trickle", "GET /trickle", {}, {}, 500};
+        HttpCall trickle{"GET", base + "/trickle", "GET /trickle", {}, {}, 500, {}, false};
         const RemoteResponse slow = carrier.exchange(trickle);
         QVERIFY2(slow.status == 200, slow.describeWithRequest().c_str());
         QCOMPARE(slow.body, QByteArray("[1,2,3,4,5 ]"));

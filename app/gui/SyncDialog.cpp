@@ -23,6 +23,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QTableWidget>
+#include <QUrl>
 #include <QVBoxLayout>
 
 namespace {
@@ -84,28 +85,11 @@ SyncDialog::SyncDialog(AppSession &session, QWidget *parent)
     m_secret->setEchoMode(QLineEdit::Password);
     m_secret->setPlaceholderText(tr("leave empty to use the system keychain or STEWARD_CLIENT_SECRET"));
     m_remember = new QCheckBox(tr("Remember the secret in the system keychain"), this);
-    m_caCert = new QLineEdit(this);
-    m_caCert->setObjectName(QStringLiteral("syncCaCert"));
-    m_caCert->setPlaceholderText(tr("leave empty to trust the system's certificate authorities"));
-    m_caCert->setToolTip(tr("The certificate (PEM) of the district's own certificate authority, when its API's "
-                            "certificate was issued by one"));
-    auto *browseCaCert = new QPushButton(tr("Choose…"), this);
-    browseCaCert->setObjectName(QStringLiteral("syncCaCertBrowse"));
-    connect(browseCaCert, &QPushButton::clicked, this, [this] {
-        const QString chosen = QFileDialog::getOpenFileName(this, tr("The district's certificate authority"),
-                                                            m_caCert->text(),
-                                                            tr("Certificates (*.pem *.crt *.cer);;All files (*)"));
-        if (!chosen.isEmpty())
-            m_caCert->setText(chosen);
-    });
-    auto *caCertRow = new QHBoxLayout;
-    caCertRow->addWidget(m_caCert, 1);
-    caCertRow->addWidget(browseCaCert);
     form->addRow(tr("API address"), m_url);
     form->addRow(tr("Client key"), m_client);
     form->addRow(tr("Client secret"), m_secret);
     form->addRow(QString(), m_remember);
-    form->addRow(tr("Certificate authority"), caCertRow);
+    form->addRow(tr("Certificate authority"), caCertificateRow());
 
     steward::SyncState state(m_session.database().connection());
     for (const steward::SyncTarget &target : state.targets())
@@ -178,6 +162,29 @@ SyncDialog::SyncDialog(AppSession &session, QWidget *parent)
     layout->addWidget(buttons);
     showFailures();
     showConflicts();
+}
+
+QLayout *SyncDialog::caCertificateRow()
+{
+    m_caCert = new QLineEdit(this);
+    m_caCert->setObjectName(QStringLiteral("syncCaCert"));
+    m_caCert->setAccessibleName(tr("Certificate authority"));
+    m_caCert->setPlaceholderText(tr("leave empty to trust the system's certificate authorities"));
+    m_caCert->setToolTip(tr("The certificate (PEM) of the district's own certificate authority, when its API's "
+                            "certificate was issued by one"));
+    auto *browseCaCert = new QPushButton(tr("Choose…"), this);
+    browseCaCert->setObjectName(QStringLiteral("syncCaCertBrowse"));
+    connect(browseCaCert, &QPushButton::clicked, this, [this] {
+        const QString chosen = QFileDialog::getOpenFileName(this, tr("The district's certificate authority"),
+                                                            m_caCert->text(),
+                                                            tr("Certificates (*.pem *.crt *.cer);;All files (*)"));
+        if (!chosen.isEmpty())
+            m_caCert->setText(chosen);
+    });
+    auto *row = new QHBoxLayout;
+    row->addWidget(m_caCert, 1);
+    row->addWidget(browseCaCert);
+    return row;
 }
 
 void SyncDialog::showCaCertificateOf(const QString &url)

@@ -11,6 +11,7 @@ struct RemoteOptions;
 class AppSession;
 class QComboBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QCheckBox;
 class QTableWidget;
@@ -39,6 +40,8 @@ Q_SIGNALS:
 private:
     // The target as the form names it, its secret found; false with the reason shown when it cannot be.
     bool readTarget(steward::RemoteOptions &target);
+    // The certificate authority field and its file chooser.
+    QLayout *caCertificateRow();
     // The certificate authority file last used with this target (remembered per address on this computer).
     void showCaCertificateOf(const QString &url);
     void showFailures();
