@@ -15,6 +15,7 @@
 #include <QProcess>
 #include <QSslCertificate>
 #include <QSslKey>
+#include <QSslServer>
 #include <QTemporaryDir>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -32,6 +33,17 @@ using namespace steward;
 using namespace steward::test;
 
 namespace {
+
+// A server side TLS configuration with the certificate and key openssl made.
+QSslConfiguration serverTls(const TlsFiles &tls)
+{
+    QFile keyFile(tls.key);
+    keyFile.open(QIODevice::ReadOnly);
+    QSslConfiguration configuration = QSslConfiguration::defaultConfiguration();
+    configuration.setLocalCertificateChain(QSslCertificate::fromPath(tls.cert));
+    configuration.setPrivateKey(QSslKey(keyFile.readAll(), QSsl::Ec));
+    return configuration;
+}
 
 std::int64_t countOf(Fixture &f, const std::string &endpoint)
 {
@@ -273,11 +285,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const TlsFiles tls = makeTlsFiles(dir.path(), "standin");
         QVERIFY2(tls.problem.isEmpty(), qPrintable(tls.problem));
-        QFile keyFile(tls.key);
-        QVERIFY(keyFile.open(QIODevice::ReadOnly));
-        QSslConfiguration configuration = QSslConfiguration::defaultConfiguration();
-        configuration.setLocalCertificateChain(QSslCertificate::fromPath(tls.cert));
-        configuration.setPrivateKey(QSslKey(keyFile.readAll(), QSsl::Ec));
+        const QSslConfiguration configuration = serverTls(tls);
         Fixture local;
         local.loadSampleDistrict(2026, 4);
         OdsApiStandIn server(local.model());
@@ -313,6 +321,54 @@ private Q_SLOTS:
         QVERIFY2(pulled.outcome.completed, pulled.outcome.error.c_str());
         QCOMPARE(documentCount(fresh), documentCount(local));
         QVERIFY2(server.mostHeldAtOnce() >= 8, std::to_string(server.mostHeldAtOnce()).c_str());
+    }
+
+    // An https address that redirects to plain HTTP is not followed, even with plain HTTP allowed:
+    // the token request (with the client's secret) never reaches the http address.
+    void aRedirectNeverLeadsFromHttpsToHttp()
+    {
+        if (!hasOpenssl())
+            QSKIP("openssl is not installed: no certificate to serve TLS with");
+        QTemporaryDir dir;
+        const TlsFiles tls = makeTlsFiles(dir.path(), "redirect");
+        QVERIFY2(tls.problem.isEmpty(), qPrintable(tls.problem));
+        QTcpServer plain;
+        QVERIFY(plain.listen(QHostAddress::LocalHost));
+        int plainConnections = 0;
+        QObject::connect(&plain, &QTcpServer::pendingConnectionAvailable, &plain, [&plain, &plainConnections] {
+            while (QTcpSocket *socket = plain.nextPendingConnection()) {
+                ++plainConnections;
+                socket->abort();
+                socket->deleteLater();
+            }
+        });
+        QSslServer secure;
+        secure.setSslConfiguration(serverTls(tls));
+        QVERIFY(secure.listen(QHostAddress::LocalHost));
+        const QByteArray location = "http://127.0.0.1:" + QByteArray::number(plain.serverPort()) + "/api/oauth/token";
+        QObject::connect(&secure, &QTcpServer::pendingConnectionAvailable, &secure, [&secure, location] {
+            while (QTcpSocket *socket = secure.nextPendingConnection())
+                QObject::connect(socket, &QTcpSocket::readyRead, socket, [socket, location] {
+                    socket->readAll();
+                    socket->write("HTTP/1.1 307 Temporary Redirect\r\nLocation: " + location
+                                  + "\r\nContent-Length: 0\r\n\r\n");
+                });
+        });
+        HttpCarrier carrier;
+        HttpCall call;
+        call.method = "POST";
+        call.url = "https://127.0.0.1:" + std::to_string(secure.serverPort()) + "/api/oauth/token";
+        call.label = "POST " + call.url;
+        call.headers = {"Authorization: Basic ZGlzdHJpY3Q6czNjcmV0"};
+        call.body = "grant_type=client_credentials";
+        call.caFile = tls.caCert.toStdString();
+        call.idleTimeoutMs = 5000;
+        for (bool plainAllowed : {false, true}) {
+            call.plainRedirects = plainAllowed;
+            const RemoteResponse answer = carrier.exchange(call);
+            QVERIFY2(answer.status == 0 && !answer.networkError.empty(), answer.describeWithRequest().c_str());
+            QCOMPARE(plainConnections, 0);
+        }
     }
 
     void aTargetThatPushesBackSlowsTheWholePushDown()
