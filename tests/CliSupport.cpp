@@ -168,13 +168,13 @@ TlsFiles makeTlsFiles(const QString &dir, const QString &prefix)
     return files;
 }
 
-bool signAgain(const TlsFiles &files, const TlsFiles &authority, int days, const QString &out)
+bool signAgain(const TlsFiles &files, const TlsFiles &authority, int days, const QString &out, const QString &names)
 {
     const QString extensions = out + ".ext";
     QFile ext(extensions);
     if (!ext.open(QIODevice::WriteOnly))
         return false;
-    ext.write("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
+    ext.write("subjectAltName=" + names.toUtf8() + "\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
     ext.close();
     const QString problem = openssl(QFileInfo(out).absolutePath(),
                                     {"x509", "-req", "-in", files.request, "-CA", authority.caCert, "-CAkey",

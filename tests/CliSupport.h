@@ -66,8 +66,9 @@ struct TlsFiles
 bool hasOpenssl();
 TlsFiles makeTlsFiles(const QString &dir, const QString &prefix);
 // The server's certificate request of `files` signed by `authority`'s CA for `days` (-1: expired since
-// yesterday) into `out`; false when openssl failed.
-bool signAgain(const TlsFiles &files, const TlsFiles &authority, int days, const QString &out);
+// yesterday) into `out`, for the names given (subjectAltName); false when openssl failed.
+bool signAgain(const TlsFiles &files, const TlsFiles &authority, int days, const QString &out,
+               const QString &names = QStringLiteral("IP:127.0.0.1,DNS:localhost"));
 
 struct Credentials
 {

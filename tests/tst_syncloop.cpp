@@ -444,8 +444,8 @@ private Q_SLOTS:
         }
     }
 
-    // A certificate signed by an authority that is not the one trusted, and one that has expired:
-    // each refused with the address and curl's reason.
+    // A certificate signed by an authority that is not the one trusted, one that has expired and one
+    // for another server's name: each refused with the address and curl's reason.
     void wrongCertificatesAreRefusedWithTheReason()
     {
         if (!hasOpenssl())
@@ -456,6 +456,8 @@ private Q_SLOTS:
                  qPrintable(district.problem + stranger.problem));
         const QString expired = m_dir.filePath("expired-server.crt");
         QVERIFY(signAgain(district, district, -1, expired));
+        const QString elsewhere = m_dir.filePath("elsewhere-server.crt");
+        QVERIFY(signAgain(district, district, 2, elsewhere, "DNS:steward.district.example"));
         const QString dbB = m_dir.filePath("b-wrong.db");
         const Credentials client = addClient(dbB, "district");
         const struct
@@ -464,7 +466,8 @@ private Q_SLOTS:
             QString key;
             QString reason;
         } cases[] = {{stranger.cert, stranger.key, "unable to get local issuer certificate"},
-                     {expired, district.key, "certificate has expired"}};
+                     {expired, district.key, "certificate has expired"},
+                     {elsewhere, district.key, "no alternative certificate subject name matches"}};
         for (const auto &wrong : cases) {
             Server server(dbB, {"--tls-cert", wrong.certificate, "--tls-key", wrong.key});
             QVERIFY2(server.port() != 0, qPrintable(server.firstLine()));
