@@ -116,7 +116,7 @@ const char *const kServeHelp =
     "Requests over 8 MB, headers over 16 KB and chunked bodies are refused (413, 431, 411); idle\n"
     "connections close after 60 s.\n"
     "Exit code 0 when stopped by a signal, 1 when the address cannot be used, 2 on usage errors\n"
-    "(a certificate or key that cannot be read or do not belong together among them).\n"
+    "(among them a certificate or key that cannot be read, or that do not belong together).\n"
     "\n"
     "Example:\n"
     "  steward-cli --db district.db clients add sis-sync\n"
