@@ -381,9 +381,8 @@ void ConnectionGuard::close()
 
 qint64 ConnectionGuard::unsentBytes() const
 {
-    // Over TLS an answer waits twice: as plaintext not yet encrypted (before the handshake ends, a
-    // refusal's), then as encrypted bytes not yet handed to the system. Shutting the write side
-    // before both are out would cut it.
+    // Over TLS an answer waits twice: as plaintext not yet encrypted, then as encrypted bytes not yet
+    // handed to the system. Shutting the write side before both are out would cut it.
     qint64 unsent = m_socket->bytesToWrite();
     if (const auto *tls = qobject_cast<const QSslSocket *>(m_socket))
         unsent += tls->encryptedBytesToWrite();
