@@ -29,6 +29,9 @@ packages=(
   # A sync's HTTP requests: libcurl's multi interface carries many at once for a few system calls
   # each; QNetworkAccessManager spent more CPU a request than the rest of a pushed document.
   libcurl4-openssl-dev
+  # serve over TLS: libcrypto checks a certificate against its key before serving; the openssl
+  # program makes the certificates the TLS tests use (they skip without it).
+  libssl-dev openssl
   # The programs allocate with mimalloc (an import frees on one thread what another allocated).
   libmimalloc-dev
   # Packaging: dpkg-shlibdeps for the .deb's Depends, PNG icons rendered from the SVG, and the

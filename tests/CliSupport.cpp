@@ -3,8 +3,10 @@
 
 #include <QCryptographicHash>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTest>
 
 namespace steward::test {
@@ -86,10 +88,20 @@ Server::Server(const QString &dbPath, const QStringList &extra)
     while (!m_process.canReadLine() && m_process.state() == QProcess::Running)
         m_process.waitForReadyRead(30000);
     m_firstLine = QString::fromUtf8(m_process.readLine()).trimmed();
+    m_output = m_firstLine + "\n";
     const QRegularExpressionMatch match =
-        QRegularExpression("^Serving http://127\\.0\\.0\\.1:(\\d+) \\(Ctrl-C stops\\)$").match(m_firstLine);
-    if (match.hasMatch())
-        m_port = static_cast<quint16>(match.captured(1).toUInt());
+        QRegularExpression("^Serving (https?)://[^ ]+:(\\d+) \\(Ctrl-C stops\\)$").match(m_firstLine);
+    if (match.hasMatch()) {
+        m_scheme = match.captured(1);
+        m_port = static_cast<quint16>(match.captured(2).toUInt());
+    }
+}
+
+QString Server::output()
+{
+    m_output += QString::fromUtf8(m_process.readAllStandardOutput());
+    m_output += QString::fromUtf8(m_process.readAllStandardError());
+    return m_output;
 }
 
 Server::~Server()
@@ -110,7 +122,67 @@ int Server::stop()
 
 QUrl Server::url(const QString &pathAndQuery) const
 {
-    return QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(m_port).arg(pathAndQuery));
+    return QUrl(QStringLiteral("%1://127.0.0.1:%2%3").arg(m_scheme).arg(m_port).arg(pathAndQuery));
+}
+
+namespace {
+
+// openssl with these arguments in `dir`; its complaint when it fails.
+QString openssl(const QString &dir, const QStringList &args)
+{
+    QProcess process;
+    process.setWorkingDirectory(dir);
+    process.setProcessChannelMode(QProcess::MergedChannels);
+    process.start(QStringLiteral("openssl"), args);
+    if (!process.waitForFinished(60000) || process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0)
+        return "openssl " + args.join(' ') + ": " + QString::fromUtf8(process.readAll()) + process.errorString();
+    return {};
+}
+
+const QStringList kNewEcKey{"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"};
+
+} // namespace
+
+bool hasOpenssl()
+{
+    return !QStandardPaths::findExecutable(QStringLiteral("openssl")).isEmpty();
+}
+
+TlsFiles makeTlsFiles(const QString &dir, const QString &prefix)
+{
+    TlsFiles files;
+    files.caCert = dir + "/" + prefix + "-ca.crt";
+    files.caKey = dir + "/" + prefix + "-ca.key";
+    files.cert = dir + "/" + prefix + "-server.crt";
+    files.key = dir + "/" + prefix + "-server.key";
+    files.request = dir + "/" + prefix + "-server.csr";
+    files.problem = openssl(dir, QStringList{"req", "-x509"} + kNewEcKey
+                                     + QStringList{"-keyout", files.caKey, "-out", files.caCert, "-days", "2",
+                                                   "-subj", "/CN=" + prefix + " test district CA"});
+    if (files.problem.isEmpty())
+        files.problem = openssl(dir, QStringList{"req", "-new"} + kNewEcKey
+                                         + QStringList{"-keyout", files.key, "-out", files.request, "-subj",
+                                                       "/CN=127.0.0.1"});
+    if (files.problem.isEmpty() && !signAgain(files, files, 2, files.cert))
+        files.problem = "openssl could not sign " + files.request;
+    return files;
+}
+
+bool signAgain(const TlsFiles &files, const TlsFiles &authority, int days, const QString &out, const QString &names)
+{
+    const QString extensions = out + ".ext";
+    QFile ext(extensions);
+    if (!ext.open(QIODevice::WriteOnly))
+        return false;
+    ext.write("subjectAltName=" + names.toUtf8() + "\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
+    ext.close();
+    const QString problem = openssl(QFileInfo(out).absolutePath(),
+                                    {"x509", "-req", "-in", files.request, "-CA", authority.caCert, "-CAkey",
+                                     authority.caKey, "-CAcreateserial", "-out", out, "-days", QString::number(days),
+                                     "-extfile", extensions});
+    if (!problem.isEmpty())
+        qWarning("%s", qPrintable(problem));
+    return problem.isEmpty();
 }
 
 Credentials addClient(const QString &dbPath, const QString &name)

@@ -5,6 +5,7 @@
 #include "TestSupport.h"
 
 #include <QHostAddress>
+#include <QSslServer>
 #include <QTcpSocket>
 #include <QTimer>
 #include <QUrl>
@@ -16,18 +17,34 @@ OdsApiStandIn::OdsApiStandIn(const Model &model, std::string route, std::string 
 {
     if (m_apiMode.empty() && !m_route.empty())
         m_apiMode = "Year Specific";
-    QObject::connect(&m_server, &QTcpServer::newConnection, this, [this] {
-        while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+    m_clock.start();
+    listen(std::make_unique<QTcpServer>());
+}
+
+void OdsApiStandIn::listen(std::unique_ptr<QTcpServer> server)
+{
+    m_server = std::move(server);
+    // pendingConnectionAvailable, not newConnection: a QSslServer has a connection only once encrypted.
+    QObject::connect(m_server.get(), &QTcpServer::pendingConnectionAvailable, this, [this] {
+        while (QTcpSocket *socket = m_server->nextPendingConnection()) {
             QObject::connect(socket, &QTcpSocket::readyRead, this, [this, socket] { readFrom(socket); });
             QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
         }
     });
-    m_server.listen(QHostAddress::LocalHost);
+    m_server->listen(QHostAddress::LocalHost);
+}
+
+void OdsApiStandIn::serveTls(const QSslConfiguration &configuration)
+{
+    auto server = std::make_unique<QSslServer>();
+    server->setSslConfiguration(configuration);
+    m_tls = true;
+    listen(std::move(server));
 }
 
 std::string OdsApiStandIn::base() const
 {
-    return "http://127.0.0.1:" + std::to_string(m_server.serverPort()) + "/api";
+    return std::string(m_tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(m_server->serverPort()) + "/api";
 }
 
 std::vector<const OdsRecord *> OdsApiStandIn::recordsOf(const std::string &endpoint) const
@@ -400,10 +417,16 @@ void OdsApiStandIn::readFrom(QTcpSocket *socket)
         const QByteArray body = buffer.mid(end + 4, length);
         buffer.remove(0, end + 4 + length);
         const std::string method = requestLine[0].toStdString();
+        const QByteArray sameRequest = lines[0].trimmed() + '\n' + body;
+        if (auto pushedBack = m_tooManyAt.find(sameRequest); pushedBack != m_tooManyAt.end()) {
+            m_waitsAfterTooMany.push_back(m_clock.elapsed() - pushedBack->second);
+            m_tooManyAt.erase(pushedBack);
+        }
         if (m_mostInFlight > 0 && m_held >= m_mostInFlight && requestLine[1].contains("/data/")) {
             ++m_tooMany;
             respond(socket, Answer{429, Json{{"detail", "Too many requests"}},
                                    {{"Retry-After", std::to_string(m_retryAfter)}}});
+            m_tooManyAt[sameRequest] = m_clock.elapsed();
             continue;
         }
         const Answer result = answer(method, QUrl(QString::fromUtf8(requestLine[1])), authorization, body, ifMatch);

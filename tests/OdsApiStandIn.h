@@ -12,12 +12,15 @@
 #include "RemoteApi.h"
 
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QObject>
+#include <QSslConfiguration>
 #include <QStringList>
 #include <QTcpServer>
 #include <QUrlQuery>
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -44,6 +47,9 @@ public:
     explicit OdsApiStandIn(const Model &model, std::string route = {}, std::string apiMode = {});
 
     std::string base() const;
+    // From now on it listens (on another port) for TLS only, with this certificate and key: base()
+    // names https. For sync over TLS with a district's own authority.
+    void serveTls(const QSslConfiguration &configuration);
     // Requests to the data API and Change Queries since the last reset.
     int dataRequests() const { return m_dataRequests; }
     void resetCounts() { m_dataRequests = 0; }
@@ -91,10 +97,15 @@ public:
         m_retryAfter = retryAfterSeconds;
     }
     int tooManyRequests() const { return m_tooMany; }
+    // For each request answered 429 and sent again: milliseconds from the 429 going out to the same
+    // request (method, target and body) coming back. What the client waited, at least.
+    const std::vector<qint64> &waitsAfterTooMany() const { return m_waitsAfterTooMany; }
     // Tokens that expire: after every `dataRequests` data requests the token issued is refused (401).
     void setTokenLifetime(int dataRequests) { m_tokenLifetime = dataRequests; }
     int tokensIssued() const { return m_tokensIssued; }
+    // The most answers held back at once (setAnswerDelays) since the last resetMostHeld().
     int mostHeldAtOnce() const { return m_mostHeld; }
+    void resetMostHeld() { m_mostHeld = 0; }
     int writesCut() const { return m_writesCut; }
     // Data under another path than /data/v3 and no Change Queries, as Meadowlark serves it ("/v3.3b").
     void setDataPath(std::string path) { m_dataPath = std::move(path); }
@@ -139,7 +150,10 @@ private:
     IdentityCalculator m_identity;
     std::string m_route;
     std::string m_apiMode;
-    QTcpServer m_server;
+    void listen(std::unique_ptr<QTcpServer> server);
+
+    std::unique_ptr<QTcpServer> m_server;
+    bool m_tls = false;
     std::map<QTcpSocket *, QByteArray> m_buffers;
     std::map<std::string, OdsRecord> m_records;
     std::vector<std::pair<std::string, Json>> m_deletes;
@@ -161,6 +175,9 @@ private:
     int m_mostInFlight = 0;
     int m_retryAfter = 1;
     int m_tooMany = 0;
+    QElapsedTimer m_clock;
+    std::map<QByteArray, qint64> m_tooManyAt; // a request answered 429 → when
+    std::vector<qint64> m_waitsAfterTooMany;
     int m_tokenLifetime = 0;
     int m_tokenGeneration = 1;
     int m_tokensIssued = 0;

@@ -369,6 +369,49 @@ private Q_SLOTS:
             qputenv("LOGNAME", savedLogname);
         QCOMPARE(QString::fromStdString(who), accountName);
     }
+
+    // Plain HTTP to another machine is refused from the address alone: district.invalid resolves to
+    // nothing, and the answer is the refusal, not a failed lookup; no database is made, no secret asked.
+    // Loopback stays allowed; a certificate authority file that cannot be used is a usage error naming it.
+    void plainHttpToAnotherMachineIsRefusedBeforeAnyConnection()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("never.db");
+        for (const QString &action : {QStringLiteral("pull"), QStringLiteral("push")}) {
+            const CliRun refused = runCli({"--db", db, "sync", action, action == "pull" ? "--from" : "--to",
+                                           "http://district.invalid/api", "--client", "district",
+                                           "--secret-env", "STEWARD_TEST_NEVER_SET"},
+                                          "");
+            QCOMPARE(refused.exitCode, 2);
+            QVERIFY2(refused.stderrText.contains("plain HTTP to another machine")
+                         && refused.stderrText.contains("--plain-http")
+                         && !refused.stderrText.contains("resolve"),
+                     qPrintable(refused.stderrText));
+        }
+        QVERIFY(!QFile::exists(db));
+        const CliRun credentials = runCli({"--db", db, "sync", "pull", "--from", "https://district:pw@district.invalid",
+                                           "--client", "district"},
+                                          "");
+        QCOMPARE(credentials.exitCode, 2);
+        QVERIFY2(!credentials.stderrText.contains("pw@"), qPrintable(credentials.stderrText));
+        const QString missing = dir.filePath("no-ca.crt");
+        const CliRun noCa = runCli({"--db", db, "sync", "pull", "--from", "https://district.invalid", "--client",
+                                    "district", "--ca-cert", missing},
+                                   "");
+        QCOMPARE(noCa.exitCode, 2);
+        QVERIFY2(noCa.stderrText.contains(missing), qPrintable(noCa.stderrText));
+        QVERIFY(!QFile::exists(db));
+        // This machine by name or loopback address is allowed: the refusal is not what stops these
+        // (nothing listens on port 9, the secret is missing first).
+        for (const QString &local : {QStringLiteral("http://localhost:9"), QStringLiteral("http://127.0.0.1:9"),
+                                     QStringLiteral("http://[::1]:9")}) {
+            const CliRun allowed = runCli({"--db", db, "sync", "pull", "--from", local, "--client", "district",
+                                           "--secret-env", "STEWARD_TEST_NEVER_SET"},
+                                          "");
+            QVERIFY2(!allowed.stderrText.contains("plain HTTP"), qPrintable(allowed.stderrText));
+            QVERIFY2(allowed.stderrText.contains("STEWARD_TEST_NEVER_SET"), qPrintable(allowed.stderrText));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

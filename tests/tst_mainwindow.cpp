@@ -18,6 +18,7 @@
 #include "SpreadsheetImportDialog.h"
 #include "Importer.h"
 #include "TestSupport.h"
+#include "CliSupport.h"
 
 #include <QAbstractItemModelTester>
 #include <QAbstractButton>
@@ -1016,6 +1017,62 @@ private Q_SLOTS:
         QImage shot = dialog.grab().toImage();
         QVERIFY(!shot.isNull());
         shot.save(QDir::temp().filePath(QStringLiteral("steward-sync-dialog.png"))); // for a look by eye
+    }
+
+    // The sync dialog takes a district's certificate authority (a file chooser field), remembered for
+    // each address on this computer, and refuses plain HTTP to another machine before anything is sent.
+    void syncDialogTakesADistrictsAuthorityPerTarget()
+    {
+        QSettings().remove(QStringLiteral("sync/caCertificate")); // what an earlier run remembered
+        QTemporaryDir dir;
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(dir.filePath("sync-ca.db"), {}, &error);
+        AppSession *raw = session.get();
+        SyncState state(raw->database().connection());
+        state.ensureTarget("https://127.0.0.1:9", "district");
+        state.ensureTarget("http://127.0.0.1:9", "other");
+        MainWindow window(std::move(session));
+        window.show();
+        auto open = [&window, raw] {
+            auto dialog = std::make_unique<SyncDialog>(*raw, &window);
+            dialog->show();
+            return dialog;
+        };
+        std::unique_ptr<SyncDialog> dialog = open();
+        QVERIFY(QTest::qWaitForWindowExposed(dialog.get()));
+        int controls = 0;
+        const QStringList nameless = namelessControls(dialog.get(), controls);
+        QVERIFY2(nameless.isEmpty(), qPrintable("nameless in the sync dialog: " + nameless.join("; ")));
+        auto *url = child<QComboBox>(*dialog, "syncUrl");
+        auto *caCert = child<QLineEdit>(*dialog, "syncCaCert");
+        auto *status = child<QLabel>(*dialog, "syncStatus");
+        QVERIFY(url && caCert && child<QPushButton>(*dialog, "syncCaCertBrowse"));
+        child<QLineEdit>(*dialog, "syncSecret")->setText(QStringLiteral("secret"));
+
+        url->setEditText(QStringLiteral("http://district.invalid"));
+        dialog->pull();
+        QVERIFY2(status->text().contains("plain HTTP to another machine"), qPrintable(status->text()));
+        url->setCurrentIndex(url->findText(QStringLiteral("https://127.0.0.1:9")));
+        const QString missing = dir.filePath("no-ca.crt");
+        caCert->setText(missing);
+        dialog->pull();
+        QVERIFY2(status->text().contains(missing), qPrintable(status->text()));
+
+        if (!steward::test::hasOpenssl())
+            QSKIP("openssl is not installed: no certificate authority to remember");
+        const steward::test::TlsFiles tls = steward::test::makeTlsFiles(dir.path(), "gui");
+        QVERIFY2(tls.problem.isEmpty(), qPrintable(tls.problem));
+        caCert->setText(tls.caCert);
+        dialog->pull(); // nobody answers on port 9: what matters is that the file was taken
+        QVERIFY2(status->text().contains("127.0.0.1:9"), qPrintable(status->text()));
+
+        dialog = open();
+        url = child<QComboBox>(*dialog, "syncUrl");
+        caCert = child<QLineEdit>(*dialog, "syncCaCert");
+        url->setCurrentIndex(url->findText(QStringLiteral("http://127.0.0.1:9")));
+        QCOMPARE(caCert->text(), QString());
+        url->setCurrentIndex(url->findText(QStringLiteral("https://127.0.0.1:9")));
+        QCOMPARE(caCert->text(), tls.caCert);
     }
 
     // An address replaced on one side and moved on the other: one row, each version whole with the fields

@@ -9,9 +9,14 @@
 #include "Sync.h"
 #include "SyncJobs.h"
 #include "TestSupport.h"
+#include "CliSupport.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QSslCertificate>
+#include <QSslKey>
+#include <QSslServer>
+#include <QTemporaryDir>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
@@ -28,6 +33,17 @@ using namespace steward;
 using namespace steward::test;
 
 namespace {
+
+// A server side TLS configuration with the certificate and key openssl made.
+QSslConfiguration serverTls(const TlsFiles &tls)
+{
+    QFile keyFile(tls.key);
+    keyFile.open(QIODevice::ReadOnly);
+    QSslConfiguration configuration = QSslConfiguration::defaultConfiguration();
+    configuration.setLocalCertificateChain(QSslCertificate::fromPath(tls.cert));
+    configuration.setPrivateKey(QSslKey(keyFile.readAll(), QSsl::Ec));
+    return configuration;
+}
 
 std::int64_t countOf(Fixture &f, const std::string &endpoint)
 {
@@ -238,14 +254,20 @@ private Q_SLOTS:
         QVERIFY2(pushed.completed, pushed.error.c_str());
         QVERIFY2(pushed.refused == 0 && pushed.waiting == 0, pushed.toJson()["groups"].dump().c_str());
         QCOMPARE(pushed.parallel, 16);
-        QVERIFY2(server.mostHeldAtOnce() >= 8, std::to_string(server.mostHeldAtOnce()).c_str());
+        // Held at once by the push alone.
+        const int pushHeld = server.mostHeldAtOnce();
+        QVERIFY2(pushHeld >= 8, std::to_string(pushHeld).c_str());
         checkOneRecordPerDocument(local, server);
         // Remembered for the target.
         QCOMPARE(SyncState(local.database().connection()).targets().front().parallel, 16);
 
+        server.resetMostHeld();
         Fixture fresh;
         const PullReport pulled = runPull(fresh.engine(), fresh.database(), remote, "district", {}, {}, pace);
         QVERIFY2(pulled.outcome.completed, pulled.outcome.error.c_str());
+        // Held at once by the pull alone: its pages go many at once too.
+        QVERIFY2(server.mostHeldAtOnce() >= 8, std::to_string(server.mostHeldAtOnce()).c_str());
+        qInfo("answers held at once: %d by the push, %d by the pull", pushHeld, server.mostHeldAtOnce());
         QCOMPARE(pulled.outcome.totals.drafts, 0);
         QCOMPARE(documentCount(fresh), documentCount(local));
         const std::string problems = fresh.engine().check().toJson().dump();
@@ -254,6 +276,106 @@ private Q_SLOTS:
 
     // A target that allows 4 requests at once answers the rest 429 with Retry-After: the whole push
     // slows down to what it takes, waits as it asks, and nothing is lost or refused for it.
+    // The same over TLS, trusting the district's own authority: many requests in flight on their
+    // kept-alive connections for the push and the pull, the Retry-After kept; refused without it.
+    void overTlsTheSameHolds()
+    {
+        if (!hasOpenssl())
+            QSKIP("openssl is not installed: no certificate to serve TLS with");
+        QTemporaryDir dir;
+        const TlsFiles tls = makeTlsFiles(dir.path(), "standin");
+        QVERIFY2(tls.problem.isEmpty(), qPrintable(tls.problem));
+        const QSslConfiguration configuration = serverTls(tls);
+        Fixture local;
+        local.loadSampleDistrict(2026, 4);
+        OdsApiStandIn server(local.model());
+        server.serveTls(configuration);
+        QVERIFY(server.base().rfind("https://", 0) == 0);
+        server.setAnswerDelays(4, 7);
+        server.setMostInFlight(6, 1);
+
+        std::string error;
+        RemoteApi untrusting(standInOptions(server.base()));
+        QVERIFY(!untrusting.connect(&error));
+        QVERIFY2(error.find("certificate was not accepted") != std::string::npos, error.c_str());
+
+        RemoteOptions options = standInOptions(server.base());
+        options.caCertFile = tls.caCert.toStdString();
+        RemoteApi remote(options);
+        QVERIFY2(remote.connect(&error), error.c_str());
+        SyncPace pace;
+        pace.parallel = 16;
+        const PushReport pushed = runPush(local.engine(), local.database(), remote, "district", {}, {}, {}, pace);
+        QVERIFY2(pushed.completed, pushed.error.c_str());
+        QVERIFY2(pushed.refused == 0, pushed.toJson()["groups"].dump().c_str());
+        QVERIFY2(server.mostHeldAtOnce() >= 4, std::to_string(server.mostHeldAtOnce()).c_str());
+        QVERIFY(pushed.pushedBack > 0);
+        for (qint64 waited : server.waitsAfterTooMany())
+            QVERIFY2(waited >= 1000, (std::to_string(waited) + " ms after a 429 with Retry-After: 1").c_str());
+        checkOneRecordPerDocument(local, server);
+
+        server.resetMostHeld();
+        server.setMostInFlight(0);
+        // Answers held longer, so that the pull's requests overlap whatever the handshakes cost.
+        server.setAnswerDelays(20, 11);
+        Fixture fresh;
+        const PullReport pulled = runPull(fresh.engine(), fresh.database(), remote, "district", {}, {}, pace);
+        QVERIFY2(pulled.outcome.completed, pulled.outcome.error.c_str());
+        QCOMPARE(documentCount(fresh), documentCount(local));
+        // Several at once (10 to 16 seen; new connections' handshakes stagger the first ones).
+        QVERIFY2(server.mostHeldAtOnce() >= 4, std::to_string(server.mostHeldAtOnce()).c_str());
+        qInfo("over TLS: %d requests, %d answered 429; the pull held %d answers at once", pushed.requests,
+              pushed.pushedBack, server.mostHeldAtOnce());
+    }
+
+    // An https address that redirects to plain HTTP is not followed, even with plain HTTP allowed:
+    // the token request (with the client's secret) never reaches the http address.
+    void aRedirectNeverLeadsFromHttpsToHttp()
+    {
+        if (!hasOpenssl())
+            QSKIP("openssl is not installed: no certificate to serve TLS with");
+        QTemporaryDir dir;
+        const TlsFiles tls = makeTlsFiles(dir.path(), "redirect");
+        QVERIFY2(tls.problem.isEmpty(), qPrintable(tls.problem));
+        QTcpServer plain;
+        QVERIFY(plain.listen(QHostAddress::LocalHost));
+        int plainConnections = 0;
+        QObject::connect(&plain, &QTcpServer::pendingConnectionAvailable, &plain, [&plain, &plainConnections] {
+            while (QTcpSocket *socket = plain.nextPendingConnection()) {
+                ++plainConnections;
+                socket->abort();
+                socket->deleteLater();
+            }
+        });
+        QSslServer secure;
+        secure.setSslConfiguration(serverTls(tls));
+        QVERIFY(secure.listen(QHostAddress::LocalHost));
+        const QByteArray location = "http://127.0.0.1:" + QByteArray::number(plain.serverPort()) + "/api/oauth/token";
+        QObject::connect(&secure, &QTcpServer::pendingConnectionAvailable, &secure, [&secure, location] {
+            while (QTcpSocket *socket = secure.nextPendingConnection())
+                QObject::connect(socket, &QTcpSocket::readyRead, socket, [socket, location] {
+                    socket->readAll();
+                    socket->write("HTTP/1.1 307 Temporary Redirect\r\nLocation: " + location
+                                  + "\r\nContent-Length: 0\r\n\r\n");
+                });
+        });
+        HttpCarrier carrier;
+        HttpCall call;
+        call.method = "POST";
+        call.url = "https://127.0.0.1:" + std::to_string(secure.serverPort()) + "/api/oauth/token";
+        call.label = "POST " + call.url;
+        call.headers = {"Authorization: Basic ZGlzdHJpY3Q6czNjcmV0"};
+        call.body = "grant_type=client_credentials";
+        call.caFile = tls.caCert.toStdString();
+        call.idleTimeoutMs = 5000;
+        for (bool plainAllowed : {false, true}) {
+            call.plainRedirects = plainAllowed;
+            const RemoteResponse answer = carrier.exchange(call);
+            QVERIFY2(answer.status == 0 && !answer.networkError.empty(), answer.describeWithRequest().c_str());
+            QCOMPARE(plainConnections, 0);
+        }
+    }
+
     void aTargetThatPushesBackSlowsTheWholePushDown()
     {
         Fixture local;
@@ -272,6 +394,14 @@ private Q_SLOTS:
         QCOMPARE(pushed.pushedBack, server.tooManyRequests());
         QVERIFY(pushed.pushedBack > 0);
         QVERIFY2(pushed.fewestInFlight <= 4, std::to_string(pushed.fewestInFlight).c_str());
+        // The Retry-After was kept: each request answered 429 came back a second later at the soonest
+        // (a lower bound the client promises, not a measure of speed).
+        const std::vector<qint64> &waits = server.waitsAfterTooMany();
+        QVERIFY(!waits.empty());
+        for (qint64 waited : waits)
+            QVERIFY2(waited >= 1000, (std::to_string(waited) + " ms after a 429 with Retry-After: 1").c_str());
+        qInfo("%zu requests sent again after a 429, the soonest %lld ms after it", waits.size(),
+              static_cast<long long>(*std::min_element(waits.begin(), waits.end())));
         // Slowed down, not hammering: a 429 for a few in a hundred requests.
         QVERIFY2(pushed.pushedBack * 20 < pushed.requests,
                  (std::to_string(pushed.pushedBack) + " of " + std::to_string(pushed.requests)).c_str());
@@ -370,7 +500,7 @@ private Q_SLOTS:
         });
         const std::string base = "http://127.0.0.1:" + std::to_string(server.serverPort());
         HttpCarrier carrier;
-        HttpCall silent{"GET", base + "/silent", "GET /silent", {"Accept: application/json"}, {}, 500};
+        HttpCall silent{"GET", base + "/silent", "GET /silent", {"Accept: application/json"}, {}, 500, {}, false};
         QElapsedTimer waited;
         waited.start();
         const RemoteResponse given = carrier.exchange(silent);
@@ -379,7 +509,7 @@ private Q_SLOTS:
         QCOMPARE(given.request, std::string("GET /silent"));
         QVERIFY2(waited.elapsed() >= 500, std::to_string(waited.elapsed()).c_str());
 
-        HttpCall trickle{"GET", base + "/trickle", "GET /trickle", {}, {}, 500};
+        HttpCall trickle{"GET", base + "/trickle", "GET /trickle", {}, {}, 500, {}, false};
         const RemoteResponse slow = carrier.exchange(trickle);
         QVERIFY2(slow.status == 200, slow.describeWithRequest().c_str());
         QCOMPARE(slow.body, QByteArray("[1,2,3,4,5 ]"));

@@ -10,6 +10,8 @@
 #include <QNetworkReply>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSslConfiguration>
+#include <QSslSocket>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
@@ -132,6 +134,33 @@ RawResponse rawExchange(quint16 port, const QByteArray &bytes)
     // Every use expects the server to close after answering.
     response.closed = response.closed || socket.state() == QAbstractSocket::UnconnectedState
                       || socket.waitForDisconnected(10000);
+    return response;
+}
+
+// A TLS connection to the server on this machine, trusting only the test's certificate authority.
+std::unique_ptr<QSslSocket> tlsConnection(quint16 port, const QString &caCert)
+{
+    auto socket = std::make_unique<QSslSocket>();
+    QSslConfiguration configuration = socket->sslConfiguration();
+    configuration.setCaCertificates(QSslCertificate::fromPath(caCert));
+    socket->setSslConfiguration(configuration);
+    socket->connectToHostEncrypted(QStringLiteral("127.0.0.1"), port);
+    if (!socket->waitForEncrypted(10000))
+        qWarning("TLS connection: %s", qPrintable(socket->errorString()));
+    return socket;
+}
+
+// rawExchange over TLS.
+RawResponse rawTlsExchange(quint16 port, const QString &caCert, const QByteArray &bytes)
+{
+    std::unique_ptr<QSslSocket> socket = tlsConnection(port, caCert);
+    if (!socket->isEncrypted())
+        return {};
+    socket->write(bytes);
+    socket->waitForBytesWritten(10000);
+    RawResponse response = readRawResponse(*socket);
+    response.closed = response.closed || socket->state() == QAbstractSocket::UnconnectedState
+                      || socket->waitForDisconnected(10000);
     return response;
 }
 
@@ -293,6 +322,132 @@ private Q_SLOTS:
         QCOMPARE(runCli({"--db", m_db, "serve", "--port", "70000"}, "").exitCode, 2);
         QCOMPARE(runCli({"--db", m_db, "serve", "--host", "not-an-address"}, "").exitCode, 2);
         QCOMPARE(runCli({"--db", m_db, "serve", "--bogus"}, "").exitCode, 2);
+    }
+
+    // HTTPS with a certificate made here: the discovery document names https addresses, tokens and
+    // data go through, and the guard's limits hold over TLS as over plain HTTP (each checked on the
+    // decrypted bytes). The secret and the token never reach serve's output.
+    void tlsServesHttpsWithEveryLimitKept()
+    {
+        if (!hasOpenssl())
+            QSKIP("openssl is not installed: no certificate to serve TLS with");
+        const TlsFiles tls = makeTlsFiles(m_dir->path(), "serve");
+        QVERIFY2(tls.problem.isEmpty(), qPrintable(tls.problem));
+        // Qt's HTTP server would log each request with its headers at debug level: asked for here,
+        // it must still not print the secret or the token.
+        qputenv("QT_LOGGING_RULES", "qt.httpserver*=true");
+        Server server(m_db, {"--tls-cert", tls.cert, "--tls-key", tls.key, "--request-timeout", "2",
+                             "--max-connections-per-peer", "4"});
+        qunsetenv("QT_LOGGING_RULES");
+        QVERIFY2(server.port() != 0, qPrintable(server.firstLine()));
+        QVERIFY2(server.firstLine().startsWith("Serving https://127.0.0.1:"), qPrintable(server.firstLine()));
+        QSslConfiguration trusting = QSslConfiguration::defaultConfiguration();
+        trusting.setCaCertificates(trusting.caCertificates() + QSslCertificate::fromPath(tls.caCert));
+        QSslConfiguration::setDefaultConfiguration(trusting);
+
+        QNetworkAccessManager nam;
+        const HttpResult root = call(nam, "GET", server.url("/"));
+        QCOMPARE(root.status, 200);
+        const std::string base = "https://127.0.0.1:" + std::to_string(server.port());
+        const Json urls = root.json()["urls"];
+        QVERIFY(urls.size() >= 6);
+        for (const auto &item : urls.items())
+            QVERIFY2(item.value().get<std::string>().rfind(base + "/", 0) == 0, item.value().dump().c_str());
+        const QByteArray token = fetchToken(nam, server, m_client);
+        QVERIFY(!token.isEmpty());
+        const HttpResult created = call(nam, "POST", server.url("/data/v3/ed-fi/schoolYearTypes"),
+                                        R"({"schoolYear":2031,"currentSchoolYear":false,"schoolYearDescription":"Y"})",
+                                        bearer(token));
+        QCOMPARE(created.status, 201);
+        QVERIFY2(created.header("Location").startsWith(QByteArray::fromStdString(base) + "/data/v3/"),
+                 created.header("Location").constData());
+
+        // 431 and 411 over TLS, each closing that connection only.
+        const RawResponse bigHeaders = rawTlsExchange(
+            server.port(), tls.caCert,
+            "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + QByteArray(17 * 1024, 'p') + "\r\n\r\n");
+        QCOMPARE(bigHeaders.status, 431);
+        QVERIFY(bigHeaders.closed);
+        const RawResponse chunked = rawTlsExchange(
+            server.port(), tls.caCert,
+            "POST /ed-fi/schools HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n");
+        QCOMPARE(chunked.status, 411);
+        // Plain HTTP on the TLS port gets no HTTP answer, only a closed connection.
+        const RawResponse plain = rawExchange(server.port(), "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        QCOMPARE(plain.status, 0);
+        QVERIFY(plain.closed);
+        // A request that does not arrive in time gets 408, encrypted.
+        std::unique_ptr<QSslSocket> slow = tlsConnection(server.port(), tls.caCert);
+        QVERIFY(slow->isEncrypted());
+        slow->write("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: appl");
+        QVERIFY(slow->waitForBytesWritten(10000));
+        QCOMPARE(readRawResponse(*slow, 60000).status, 408);
+        // A connection that never starts its handshake is closed by the same timeout.
+        QTcpSocket silent;
+        silent.connectToHost(QHostAddress::LocalHost, server.port());
+        QVERIFY(silent.waitForConnected(10000));
+        QVERIFY(silent.state() == QAbstractSocket::UnconnectedState || silent.waitForDisconnected(30000));
+
+        // The connection caps: a fifth connection from this address is answered 503 over TLS.
+        std::vector<std::unique_ptr<QSslSocket>> held;
+        for (int i = 0; i < 4; ++i) {
+            held.push_back(tlsConnection(server.port(), tls.caCert));
+            QVERIFY(held.back()->isEncrypted());
+        }
+        const RawResponse refused =
+            rawTlsExchange(server.port(), tls.caCert, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        QCOMPARE(refused.status, 503);
+        QVERIFY(refused.head.contains("Retry-After"));
+        held.front()->write("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        QCOMPARE(readRawResponse(*held.front()).status, 200);
+        held.clear();
+        QTRY_COMPARE_WITH_TIMEOUT(call(nam, "GET", server.url("/")).status, 200, 30000);
+
+        QCOMPARE(server.stop(), 0);
+        const QString output = server.output();
+        QVERIFY2(!output.contains(QString::fromUtf8(m_client.secret)), qPrintable(output));
+        QVERIFY2(!output.contains(QString::fromUtf8(token)), qPrintable(output));
+    }
+
+    // Without TLS, serve stays on this machine unless told --plain-http, which it then says at every
+    // start; a certificate or key that cannot serve is a usage error naming the file.
+    void plainHttpStaysOnThisMachineUnlessAskedFor()
+    {
+        const CliRun refused = runCli({"--db", m_db, "serve", "--host", "0.0.0.0", "--port", "0"}, "");
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.stderrText.contains("--tls-cert") && refused.stderrText.contains("--plain-http"),
+                 qPrintable(refused.stderrText));
+        QVERIFY(refused.stdoutText.isEmpty()); // it never listened
+
+        // Listening on every address, reached here over loopback only.
+        Server plain(m_db, {"--host", "0.0.0.0", "--plain-http"});
+        QVERIFY2(plain.port() != 0, qPrintable(plain.firstLine()));
+        QVERIFY2(plain.firstLine().startsWith("Serving http://0.0.0.0:"), qPrintable(plain.firstLine()));
+        QNetworkAccessManager nam;
+        QCOMPARE(call(nam, "GET", plain.url("/")).status, 200);
+        QCOMPARE(plain.stop(), 0);
+        QVERIFY2(plain.output().contains("warning: serving plain HTTP on 0.0.0.0"), qPrintable(plain.output()));
+
+        const QString missing = m_dir->filePath("no-such.crt");
+        const CliRun noFile = runCli({"--db", m_db, "serve", "--tls-cert", missing, "--tls-key", missing}, "");
+        QCOMPARE(noFile.exitCode, 2);
+        QVERIFY2(noFile.stderrText.contains(missing), qPrintable(noFile.stderrText));
+        const CliRun alone = runCli({"--db", m_db, "serve", "--tls-cert", missing}, "");
+        QCOMPARE(alone.exitCode, 2);
+        QVERIFY2(alone.stderrText.contains("--tls-key"), qPrintable(alone.stderrText));
+        if (!hasOpenssl())
+            QSKIP("openssl is not installed: no certificates to mismatch");
+        const TlsFiles one = makeTlsFiles(m_dir->path(), "one");
+        const TlsFiles other = makeTlsFiles(m_dir->path(), "other");
+        QVERIFY2(one.problem.isEmpty() && other.problem.isEmpty(), qPrintable(one.problem + other.problem));
+        const CliRun mismatched = runCli({"--db", m_db, "serve", "--tls-cert", one.cert, "--tls-key", other.key}, "");
+        QCOMPARE(mismatched.exitCode, 2);
+        QVERIFY2(mismatched.stderrText.contains(other.key) && mismatched.stderrText.contains(one.cert),
+                 qPrintable(mismatched.stderrText));
+        const CliRun keyAsCertificate =
+            runCli({"--db", m_db, "serve", "--tls-cert", one.key, "--tls-key", one.key}, "");
+        QCOMPARE(keyAsCertificate.exitCode, 2);
+        QVERIFY2(keyAsCertificate.stderrText.contains(one.key), qPrintable(keyAsCertificate.stderrText));
     }
 
     void dataRequestsNeedAValidToken()

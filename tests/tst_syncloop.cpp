@@ -377,6 +377,114 @@ private Q_SLOTS:
         QCOMPARE(follower.exitCode(), 0);
     }
 
+    // A push and a pull over HTTPS to a serve whose certificate a district authority made here:
+    // trusted with --ca-cert, refused without it (with the reason and the way out). The client's
+    // secret appears in no output of either side: stdout, stderr, the report file.
+    void pushAndPullOverTlsWithTheDistrictsAuthority()
+    {
+        if (!hasOpenssl())
+            QSKIP("openssl is not installed: no certificate to serve TLS with");
+        const TlsFiles tls = makeTlsFiles(m_dir.path(), "district");
+        QVERIFY2(tls.problem.isEmpty(), qPrintable(tls.problem));
+        const QString dbB = m_dir.filePath("b-tls.db");
+        const Credentials client = addClient(dbB, "district");
+        Server server(dbB, {"--tls-cert", tls.cert, "--tls-key", tls.key, "--rate", "1000000"});
+        QVERIFY2(server.port() != 0, qPrintable(server.firstLine()));
+        const QString url = QStringLiteral("https://127.0.0.1:%1").arg(server.port());
+
+        Fixture a;
+        a.seedDescriptors();
+        a.create("/ed-fi/schools", Fixture::school(100));
+        a.create("/ed-fi/schoolYearTypes", Fixture::schoolYear(2022));
+        a.create("/ed-fi/sessions", Fixture::session(100, 2022, "Fall"));
+        const QString dbA = QString::fromStdString(a.databasePath());
+        auto syncWith = [&](const QString &db, const QStringList &args) {
+            qputenv("STEWARD_CLIENT_SECRET", client.secret);
+            CliRun run = runCli(QStringList{"--db", db, "sync"} + args + QStringList{"--progress", "json"}, "");
+            qunsetenv("STEWARD_CLIENT_SECRET");
+            return run;
+        };
+        std::vector<CliRun> runs;
+        QStringList reports;
+
+        // The system's authorities do not know the district's: refused, with the reason, not retried.
+        CliRun untrusted = syncWith(dbA, {"push", "--to", url, "--client", "district"});
+        QCOMPARE(untrusted.exitCode, 1);
+        QVERIFY2(untrusted.stderrText.contains(url) && untrusted.stderrText.contains("certificate was not accepted")
+                     && untrusted.stderrText.contains("--ca-cert"),
+                 qPrintable(untrusted.stderrText));
+        runs.push_back(untrusted);
+
+        reports << m_dir.filePath("tls-push.json") << m_dir.filePath("tls-pull.json");
+        CliRun pushed = syncWith(dbA, {"push", "--to", url, "--client", "district", "--ca-cert", tls.caCert,
+                                       "--report", reports[0]});
+        QVERIFY2(pushed.exitCode == 0, qPrintable(pushed.stderrText + pushed.stdoutText));
+        QCOMPARE(contents(dbB.toStdString()), contents(a.databasePath()));
+        runs.push_back(pushed);
+        const QString dbC = m_dir.filePath("c-tls.db");
+        CliRun pulled = syncWith(dbC, {"pull", "--from", url, "--client", "district", "--ca-cert", tls.caCert,
+                                       "--report", reports[1]});
+        QVERIFY2(pulled.exitCode == 0, qPrintable(pulled.stderrText));
+        QCOMPARE(contents(dbC.toStdString()), contents(dbB.toStdString()));
+        runs.push_back(pulled);
+
+        QCOMPARE(server.stop(), 0);
+        const QString secret = QString::fromUtf8(client.secret);
+        QVERIFY2(!server.output().contains(secret), qPrintable(server.output()));
+        for (const CliRun &run : runs)
+            QVERIFY2(!run.stdoutText.contains(secret) && !run.stderrText.contains(secret)
+                         && !run.stderrText.contains("Bearer"),
+                     qPrintable(run.stderrText));
+        for (const QString &report : reports) {
+            QFile file(report);
+            QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(report));
+            const QByteArray text = file.readAll();
+            QVERIFY(!text.isEmpty());
+            QVERIFY2(!text.contains(client.secret) && !text.contains("Bearer"), qPrintable(report));
+        }
+    }
+
+    // A certificate signed by an authority that is not the one trusted, one that has expired and one
+    // for another server's name: each refused with the address and curl's reason.
+    void wrongCertificatesAreRefusedWithTheReason()
+    {
+        if (!hasOpenssl())
+            QSKIP("openssl is not installed: no certificates to refuse");
+        const TlsFiles district = makeTlsFiles(m_dir.path(), "trusted");
+        const TlsFiles stranger = makeTlsFiles(m_dir.path(), "stranger");
+        QVERIFY2(district.problem.isEmpty() && stranger.problem.isEmpty(),
+                 qPrintable(district.problem + stranger.problem));
+        const QString expired = m_dir.filePath("expired-server.crt");
+        QVERIFY(signAgain(district, district, -1, expired));
+        const QString elsewhere = m_dir.filePath("elsewhere-server.crt");
+        QVERIFY(signAgain(district, district, 2, elsewhere, "DNS:steward.district.example"));
+        const QString dbB = m_dir.filePath("b-wrong.db");
+        const Credentials client = addClient(dbB, "district");
+        const struct
+        {
+            QString certificate;
+            QString key;
+            QString reason;
+        } cases[] = {{stranger.cert, stranger.key, "unable to get local issuer certificate"},
+                     {expired, district.key, "certificate has expired"},
+                     {elsewhere, district.key, "no alternative certificate subject name matches"}};
+        for (const auto &wrong : cases) {
+            Server server(dbB, {"--tls-cert", wrong.certificate, "--tls-key", wrong.key});
+            QVERIFY2(server.port() != 0, qPrintable(server.firstLine()));
+            const QString url = QStringLiteral("https://127.0.0.1:%1").arg(server.port());
+            qputenv("STEWARD_CLIENT_SECRET", client.secret);
+            const CliRun refused = runCli({"--db", m_dir.filePath("d-wrong.db"), "sync", "pull", "--from", url,
+                                           "--client", "district", "--ca-cert", district.caCert},
+                                          "");
+            qunsetenv("STEWARD_CLIENT_SECRET");
+            QCOMPARE(refused.exitCode, 1);
+            QVERIFY2(refused.stderrText.contains(url) && refused.stderrText.contains("certificate was not accepted")
+                         && refused.stderrText.contains(wrong.reason),
+                     qPrintable(refused.stderrText));
+            QCOMPARE(server.stop(), 0);
+        }
+    }
+
     void wrongSecretOrUnreachableTargetIsAClearError()
     {
         const QString d = m_dir.filePath("d.db");
@@ -385,6 +493,8 @@ private Q_SLOTS:
         qunsetenv("STEWARD_CLIENT_SECRET");
         QCOMPARE(wrong.exitCode, 1);
         QVERIFY2(wrong.stderrText.contains("no token") && wrong.stderrText.contains("401"), qPrintable(wrong.stderrText));
+        QVERIFY2(!wrong.stderrText.contains("not-the-secret") && !wrong.stdoutText.contains("not-the-secret"),
+                 qPrintable(wrong.stderrText));
         CliRun none = runCli({"--db", d, "sync", "push", "--to", m_url, "--client", "district", "--secret-env", "STEWARD_TEST_UNSET"}, "");
         QCOMPARE(none.exitCode, 2);
         QVERIFY2(none.stderrText.contains("STEWARD_TEST_UNSET is not set"), qPrintable(none.stderrText));

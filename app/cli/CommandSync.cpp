@@ -23,6 +23,7 @@ const char *const kSyncHelp =
     "       steward-cli [--db PATH] [--schema PATH]... sync push --to URL --client ID [--dry-run|--plan-only] [--strict]\n"
     "                                                 [--retry-refused] [--allow-blind-creates] [--sign-off NAME]\n"
     "                                                 [--parallel N] [--rate R] [OPTIONS]\n"
+    "       (pull and push also take [--ca-cert FILE] [--plain-http])\n"
     "       steward-cli [--db PATH] sync remember --url URL --client ID [--secret-env NAME]\n"
     "       steward-cli [--db PATH] sync status\n"
     "       steward-cli [--db PATH] [--schema PATH]... sync conflicts [--url URL] [--json]\n"
@@ -75,6 +76,13 @@ const char *const kSyncHelp =
     "                      what it references is accepted; an API that answers 429 or 503 with\n"
     "                      Retry-After slows the whole sync down until it takes them again.\n"
     "  --rate R            (push, pull) at most R requests a second (an API with a published limit).\n"
+    "  --ca-cert FILE      (push, pull) trust the certificate authority in FILE (PEM), a district's own,\n"
+    "                      in place of the system's list (as curl --cacert). The API's certificate is\n"
+    "                      always verified: a refused one stops the sync and says why.\n"
+    "  --plain-http        (push, pull) allow http:// to another machine: the client secret, the token\n"
+    "                      and student records then cross the network unencrypted. Without it, http://\n"
+    "                      is refused for any host but this machine (localhost, 127.0.0.1, ::1), before\n"
+    "                      anything is looked up or sent.\n"
     "  --sign-off NAME     (push) once everything is pushed, record it as a submission NAME signed off,\n"
     "                      with the readiness verdict of now (see steward-cli submission).\n"
     "  --secret-env NAME   the environment variable holding the client secret (default\n"
@@ -96,6 +104,8 @@ struct SyncArgs
     std::string reportPath;
     std::string progressMode = isatty(STDERR_FILENO) ? "bar" : "none";
     std::string signOff;   // push: who signs off what was pushed
+    std::string caCert;    // push, pull: a district's certificate authority (PEM)
+    bool plainHttp = false; // push, pull: http:// to another machine, on purpose
     bool dryRun = false;   // push: preview against the target
     bool planOnly = false; // push: the plan, offline
     bool strict = false;   // push: refuse when not ready to submit
@@ -267,6 +277,8 @@ int connectTarget(const SyncArgs &args, SyncRun &run)
     options.url = args.url;
     options.client = args.client;
     options.secret = *secret.secret;
+    options.caCertFile = args.caCert;
+    options.plainHttp = args.plainHttp;
     run.remote = std::make_unique<RemoteApi>(options);
     std::string error;
     if (!run.remote->connect(&error)) {
@@ -534,7 +546,12 @@ bool readSyncOptions(const std::vector<std::string> &argv, SyncArgs &args)
             .flag("--retry-refused", args.push.retryRefused)
             .text("--sign-off", args.signOff, "a name");
     if (action == "push" || action == "pull")
-        line.count("--parallel", 1, kMostParallel, args.pace.parallel)
+        line.flag("--plain-http", args.plainHttp)
+            .value("--ca-cert", [&args](const std::string &value) {
+                args.caCert = value;
+                return caCertificateProblem(value);
+            }, "a certificate file (PEM)")
+            .count("--parallel", 1, kMostParallel, args.pace.parallel)
             .value("--rate", [&args](const std::string &value) {
                 char *end = nullptr;
                 args.pace.rate = std::strtod(value.c_str(), &end);
@@ -598,5 +615,9 @@ int commandSync(const CliContext &context, const std::vector<std::string> &argv)
         return usageError("sync", "sync " + args.action + " needs --client ID");
     if (args.action == "remember")
         return remember(args);
+    // Refused before the database is opened, and so before anything is looked up or sent.
+    if (!args.planOnly)
+        if (const std::string problem = addressProblem(args.url, args.plainHttp); !problem.empty())
+            return usageError("sync", problem);
     return pushOrPull(context, args);
 }

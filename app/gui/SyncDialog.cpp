@@ -14,12 +14,16 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QFileDialog>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QTableWidget>
+#include <QUrl>
 #include <QVBoxLayout>
 
 namespace {
@@ -54,6 +58,13 @@ Result runAgainstTarget(QWidget *parent, const QString &label, const steward::Re
     });
 }
 
+// Where the certificate authority file of a target is kept: a file of this computer, so in its
+// settings rather than in the database, which may travel.
+QString caCertificateKey(const QString &url)
+{
+    return QStringLiteral("sync/caCertificate/") + QString::fromLatin1(QUrl::toPercentEncoding(url));
+}
+
 } // namespace
 
 SyncDialog::SyncDialog(AppSession &session, QWidget *parent)
@@ -78,18 +89,23 @@ SyncDialog::SyncDialog(AppSession &session, QWidget *parent)
     form->addRow(tr("Client key"), m_client);
     form->addRow(tr("Client secret"), m_secret);
     form->addRow(QString(), m_remember);
+    form->addRow(tr("Certificate authority"), caCertificateRow());
 
     steward::SyncState state(m_session.database().connection());
     for (const steward::SyncTarget &target : state.targets())
         m_url->addItem(QString::fromStdString(target.url), QString::fromStdString(target.client));
     connect(m_url, &QComboBox::currentIndexChanged, this, [this](int index) {
-        if (index >= 0)
+        if (index >= 0) {
             m_client->setText(m_url->itemData(index).toString());
+            showCaCertificateOf(m_url->itemText(index));
+        }
         showFailures();
         showConflicts();
     });
-    if (m_url->count() > 0)
+    if (m_url->count() > 0) {
         m_client->setText(m_url->itemData(0).toString());
+        showCaCertificateOf(m_url->itemText(0));
+    }
 
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("syncStatus"));
@@ -148,42 +164,86 @@ SyncDialog::SyncDialog(AppSession &session, QWidget *parent)
     showConflicts();
 }
 
-bool SyncDialog::readTarget(std::string *url, std::string *client, std::string *secret)
+QLayout *SyncDialog::caCertificateRow()
 {
-    *url = m_url->currentText().trimmed().toStdString();
-    *client = m_client->text().trimmed().toStdString();
-    if (url->empty() || client->empty()) {
+    m_caCert = new QLineEdit(this);
+    m_caCert->setObjectName(QStringLiteral("syncCaCert"));
+    m_caCert->setAccessibleName(tr("Certificate authority"));
+    m_caCert->setPlaceholderText(tr("leave empty to trust the system's certificate authorities"));
+    m_caCert->setToolTip(tr("The certificate (PEM) of the district's own certificate authority, when its API's "
+                            "certificate was issued by one"));
+    auto *browseCaCert = new QPushButton(tr("Choose…"), this);
+    browseCaCert->setObjectName(QStringLiteral("syncCaCertBrowse"));
+    connect(browseCaCert, &QPushButton::clicked, this, [this] {
+        const QString chosen = QFileDialog::getOpenFileName(this, tr("The district's certificate authority"),
+                                                            m_caCert->text(),
+                                                            tr("Certificates (*.pem *.crt *.cer);;All files (*)"));
+        if (!chosen.isEmpty())
+            m_caCert->setText(chosen);
+    });
+    auto *row = new QHBoxLayout;
+    row->addWidget(m_caCert, 1);
+    row->addWidget(browseCaCert);
+    return row;
+}
+
+void SyncDialog::showCaCertificateOf(const QString &url)
+{
+    m_caCert->setText(QSettings().value(caCertificateKey(url)).toString());
+}
+
+bool SyncDialog::readTarget(steward::RemoteOptions &target)
+{
+    target.url = m_url->currentText().trimmed().toStdString();
+    target.client = m_client->text().trimmed().toStdString();
+    target.caCertFile = m_caCert->text().trimmed().toStdString();
+    if (target.url.empty() || target.client.empty()) {
         m_status->setText(tr("Fill in the API address and the client key."));
         return false;
     }
+    // Refused before the secret is looked up or anything is sent.
+    std::string problem = steward::addressProblem(target.url, false);
+    if (problem.empty() && !target.caCertFile.empty())
+        problem = steward::caCertificateProblem(target.caCertFile);
+    if (!problem.empty()) {
+        m_status->setText(QString::fromStdString(problem));
+        return false;
+    }
+    const QString key = caCertificateKey(QString::fromStdString(target.url));
+    if (target.caCertFile.empty())
+        QSettings().remove(key);
+    else
+        QSettings().setValue(key, QString::fromStdString(target.caCertFile));
     if (!m_secret->text().isEmpty()) {
-        *secret = m_secret->text().toStdString();
+        target.secret = m_secret->text().toStdString();
         if (m_remember->isChecked()) {
             std::string error;
-            if (!steward::storeClientSecret(*url, *client, *secret, &error))
+            if (!steward::storeClientSecret(target.url, target.client, target.secret, &error))
                 m_status->setText(tr("The secret was not remembered: %1").arg(QString::fromStdString(error)));
         }
         return true;
     }
-    const steward::SecretLookup lookup = steward::findClientSecret(*url, *client, "STEWARD_CLIENT_SECRET");
+    const steward::SecretLookup lookup = steward::findClientSecret(target.url, target.client, "STEWARD_CLIENT_SECRET");
     if (!lookup.secret) {
         m_status->setText(QString::fromStdString(lookup.problem));
         return false;
     }
-    *secret = *lookup.secret;
+    target.secret = *lookup.secret;
     return true;
 }
 
 void SyncDialog::pull()
 {
-    std::string url, client, secret;
-    if (!readTarget(&url, &client, &secret))
+    steward::RemoteOptions target;
+    if (!readTarget(target))
         return;
+    const std::string &url = target.url;
+    const std::string &client = target.client;
     steward::Engine *engine = &m_session.engine();
     steward::Database *database = &m_session.database();
     std::string connectError;
     const steward::PullReport report = runAgainstTarget<steward::PullReport>(
-        this, tr("Pulling from %1…").arg(QString::fromStdString(url)), {url, client, secret}, connectError,
+        this, tr("Pulling from %1…").arg(QString::fromStdString(url)), target, connectError,
         [&](steward::RemoteApi &remote, const steward::SyncProgressFn &progress) {
             return steward::runPull(*engine, *database, remote, client, progress);
         });
@@ -210,9 +270,11 @@ void SyncDialog::pull()
 
 void SyncDialog::push()
 {
-    std::string url, client, secret;
-    if (!readTarget(&url, &client, &secret))
+    steward::RemoteOptions target;
+    if (!readTarget(target))
         return;
+    const std::string &url = target.url;
+    const std::string &client = target.client;
     if (!confirmReadyToSubmit(this, m_session, tr("Push")))
         return;
     // Ask the target first: what it has, what differs, what it would refuse. Nothing is sent yet.
@@ -220,7 +282,7 @@ void SyncDialog::push()
     steward::Database *database = &m_session.database();
     std::string previewConnectError;
     const steward::PushPreview preview = runAgainstTarget<steward::PushPreview>(
-        this, tr("Asking %1 what it has…").arg(QString::fromStdString(url)), {url, client, secret},
+        this, tr("Asking %1 what it has…").arg(QString::fromStdString(url)), target,
         previewConnectError, [&](steward::RemoteApi &remote, const steward::SyncProgressFn &progress) {
             return steward::previewPush(*engine, *database, remote, client, progress);
         });
@@ -240,7 +302,7 @@ void SyncDialog::push()
         return;
     std::string connectError;
     const steward::PushReport report = runAgainstTarget<steward::PushReport>(
-        this, tr("Pushing to %1…").arg(QString::fromStdString(url)), {url, client, secret}, connectError,
+        this, tr("Pushing to %1…").arg(QString::fromStdString(url)), target, connectError,
         [&](steward::RemoteApi &remote, const steward::SyncProgressFn &progress) {
             return steward::runPush(*engine, *database, remote, client, progress);
         });

@@ -2,9 +2,16 @@
 
 #include <QDialog>
 
+#include <string>
+
+namespace steward {
+struct RemoteOptions;
+}
+
 class AppSession;
 class QComboBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QCheckBox;
 class QTableWidget;
@@ -31,13 +38,19 @@ Q_SIGNALS:
     void documentActivated(const QString &id);
 
 private:
-    bool readTarget(std::string *url, std::string *client, std::string *secret);
+    // The target as the form names it, its secret found; false with the reason shown when it cannot be.
+    bool readTarget(steward::RemoteOptions &target);
+    // The certificate authority field and its file chooser.
+    QLayout *caCertificateRow();
+    // The certificate authority file last used with this target (remembered per address on this computer).
+    void showCaCertificateOf(const QString &url);
     void showFailures();
 
     AppSession &m_session;
     QComboBox *m_url = nullptr;
     QLineEdit *m_client = nullptr;
     QLineEdit *m_secret = nullptr;
+    QLineEdit *m_caCert = nullptr;
     QCheckBox *m_remember = nullptr;
     QLabel *m_status = nullptr;
     QTableWidget *m_failures = nullptr;

@@ -3,6 +3,7 @@
 #include "Json.h"
 #include "Protocol.h"
 
+#include <QSslSocket>
 #include <QTcpSocket>
 
 #include <algorithm>
@@ -364,14 +365,28 @@ void ConnectionGuard::close()
     takeOver();
     arm(Timing::Linger, m_limits.lingerMs);
     m_socket->flush();
-    if (m_socket->bytesToWrite() == 0)
+    if (unsentBytes() == 0) {
         shutdownWrite();
-    else
-        connect(m_socket, &QTcpSocket::bytesWritten, this, [this] {
-            if (m_socket->bytesToWrite() == 0)
+    } else {
+        auto whenSent = [this] {
+            if (unsentBytes() == 0)
                 shutdownWrite();
-        });
+        };
+        connect(m_socket, &QTcpSocket::bytesWritten, this, whenSent);
+        if (auto *tls = qobject_cast<QSslSocket *>(m_socket))
+            connect(tls, &QSslSocket::encryptedBytesWritten, this, whenSent);
+    }
     discardInput();
+}
+
+qint64 ConnectionGuard::unsentBytes() const
+{
+    // Over TLS an answer waits twice: as plaintext not yet encrypted, then as encrypted bytes not yet
+    // handed to the system. Shutting the write side before both are out would cut it.
+    qint64 unsent = m_socket->bytesToWrite();
+    if (const auto *tls = qobject_cast<const QSslSocket *>(m_socket))
+        unsent += tls->encryptedBytesToWrite();
+    return unsent;
 }
 
 void ConnectionGuard::takeOver()
@@ -412,7 +427,14 @@ GuardedTcpServer::GuardedTcpServer(const ServeLimits &limits, QObject *parent)
 
 void GuardedTcpServer::incomingConnection(qintptr descriptor)
 {
-    auto *socket = new QTcpSocket(this);
+    QTcpSocket *socket = nullptr;
+    if (m_tls) {
+        auto *tls = new QSslSocket(this);
+        tls->setSslConfiguration(*m_tls);
+        socket = tls;
+    } else {
+        socket = new QTcpSocket(this);
+    }
     if (!socket->setSocketDescriptor(descriptor)) {
         delete socket;
         return;
@@ -428,8 +450,18 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor)
         ++m_refusing;
         connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
         auto *guard = new ConnectionGuard(socket, this, m_limits, ConnectionGuard::Slot::Refused);
-        guard->refuse(503, "The server has too many connections open; try again shortly.",
-                      {{"Retry-After", "1"}});
+        auto refuse = [guard] {
+            guard->refuse(503, "The server has too many connections open; try again shortly.",
+                          {{"Retry-After", "1"}});
+        };
+        // Over TLS the answer goes once the handshake is done (QSslSocket leaves what was written
+        // before it unsent); the guard's timeout ends a handshake that never finishes.
+        if (auto *tls = qobject_cast<QSslSocket *>(socket)) {
+            connect(tls, &QSslSocket::encrypted, guard, refuse);
+            startTls(tls, false);
+            return;
+        }
+        refuse();
         return;
     }
     ++m_open;
@@ -437,7 +469,33 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor)
     // Room for one request at its limits and a little more; beyond it TCP makes the client wait.
     socket->setReadBufferSize(m_limits.maxBodyBytes + m_limits.maxHeaderBytes + 64 * 1024);
     new ConnectionGuard(socket, this, m_limits, ConnectionGuard::Slot::Counted);
+    if (auto *tls = qobject_cast<QSslSocket *>(socket)) {
+        startTls(tls, true);
+        return;
+    }
     addPendingConnection(socket);
+}
+
+void GuardedTcpServer::startTls(QSslSocket *socket, bool handOver)
+{
+    // Until the HTTP server has it, the socket is this server's to delete (deleting it twice later
+    // is safe: deleteLater may be asked more than once).
+    connect(socket, &QAbstractSocket::disconnected, socket, &QObject::deleteLater);
+    // A failed handshake (plain HTTP on the TLS port, a client refusing the certificate) ends the
+    // connection; its guard, a child of the socket, gives its slot back.
+    connect(socket, &QAbstractSocket::errorOccurred, socket, [socket] {
+        if (!socket->isEncrypted()) {
+            socket->abort();
+            socket->deleteLater();
+        }
+    });
+    if (handOver)
+        connect(socket, &QSslSocket::encrypted, this, [this, socket] {
+            const ConnectionGuard *guard = ConnectionGuard::of(socket);
+            if (guard && !guard->closing())
+                addPendingConnection(socket); // the HTTP server connects to its readyRead now, after the guard
+        });
+    socket->startServerEncryption();
 }
 
 void GuardedTcpServer::release(const QString &peer, ConnectionGuard::Slot slot)

@@ -4,13 +4,16 @@
 #include <QHash>
 #include <QObject>
 #include <QPointer>
+#include <QSslConfiguration>
 #include <QTcpServer>
 #include <QTimer>
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+class QSslSocket;
 class QTcpSocket;
 
 namespace steward {
@@ -36,7 +39,8 @@ struct ServeLimits
 
 class GuardedTcpServer;
 
-// Sees each connection's bytes before QAbstractHttpServer does. Qt 6.4's parser buffers whatever a
+// Sees each connection's bytes before QAbstractHttpServer does (over TLS, the decrypted bytes: a
+// QSslSocket's readyRead, peek and bytesAvailable are those of the plaintext). Qt 6.4's parser buffers whatever a
 // client announces, waits forever for the rest and drops bad request lines without an answer; the
 // guard follows the same request boundaries (its readyRead slot is connected first, and it peeks
 // only at bytes Qt has not read yet) and answers limit breaches itself: 400, 408, 411, 413, 431,
@@ -60,6 +64,8 @@ public:
     const QByteArray &method() const { return m_current.method; }
     // Connection: close, or HTTP/1.0 without keep-alive.
     bool clientWantsClose() const { return m_current.wantsClose; }
+    // Refused, timed out or answered for the last time: never to be handed to the HTTP server.
+    bool closing() const { return m_phase == Phase::Closing; }
 
     // Answers with problem details and Connection: close, then closes gracefully.
     void refuse(int status, const std::string &detail,
@@ -111,6 +117,7 @@ private:
     void requestComplete();
     void takeOver();
     void shutdownWrite();
+    qint64 unsentBytes() const;
     void discardInput();
     void arm(Timing timing, int ms);
 
@@ -132,7 +139,10 @@ private:
 };
 
 // A QTcpServer that enforces the connection caps and puts a ConnectionGuard on every socket before
-// the HTTP server sees it.
+// the HTTP server sees it. With TLS, each connection is a QSslSocket (as QSslServer makes them), but
+// counted and guarded from its first byte, not from the end of its handshake: the caps and the request
+// timeout hold for a client that connects and never finishes a handshake too. It goes on to the HTTP
+// server once encrypted.
 class GuardedTcpServer : public QTcpServer
 {
     Q_OBJECT
@@ -140,14 +150,21 @@ class GuardedTcpServer : public QTcpServer
 public:
     explicit GuardedTcpServer(const ServeLimits &limits, QObject *parent = nullptr);
 
+    // Every later connection speaks TLS with this configuration (certificate, key, TLS 1.2 or later).
+    void setTls(const QSslConfiguration &configuration) { m_tls = configuration; }
+    bool servesTls() const { return m_tls.has_value(); }
+
 protected:
     void incomingConnection(qintptr descriptor) override;
 
 private:
     friend class ConnectionGuard;
     void release(const QString &peer, ConnectionGuard::Slot slot);
+    // Starts the server side of the handshake; a counted connection is handed over once it is done.
+    void startTls(QSslSocket *socket, bool handOver);
 
     ServeLimits m_limits;
+    std::optional<QSslConfiguration> m_tls;
     int m_open = 0;
     int m_refusing = 0;
     QHash<QString, int> m_perPeer;

@@ -109,6 +109,32 @@ const char *hostsWithoutProxy()
     return hosts.c_str();
 }
 
+// Failures of trust, not of the network: the same on every try.
+bool refusesCertificate(CURLcode result)
+{
+    switch (result) {
+    case CURLE_PEER_FAILED_VERIFICATION: // unknown authority, expired, another name
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+        return true;
+    default:
+        return false;
+    }
+}
+
+std::string certificateProblem(const HttpCall &call, const std::string &reason)
+{
+    std::string text = "the server's certificate was not accepted (" + reason + ")";
+    if (call.caFile.empty())
+        text += "; a district's own certificate authority is trusted with --ca-cert FILE (its certificate, PEM)";
+    else
+        text += "; the certificate authorities trusted are those in '" + call.caFile + "'";
+    return text;
+}
+
 void configure(CURL *easy, Transfer &transfer)
 {
     const HttpCall &call = transfer.call;
@@ -133,11 +159,16 @@ void configure(CURL *easy, Transfer &transfer)
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, transfer.headers);
     curl_easy_setopt(easy, CURLOPT_USERAGENT, "Steward");
     curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, ""); // every encoding libcurl can decode
-    // Redirects followed, never from https to http (a token must not travel in the clear).
+    // Redirects followed, never from https to http (a token must not travel in the clear), nor to
+    // plain HTTP at all unless plain HTTP was allowed (a loopback address may send one elsewhere).
     curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
-    curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR,
-                     call.url.rfind("https:", 0) == 0 ? "https" : "http,https");
+    const bool https = call.url.rfind("https:", 0) == 0;
+    curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, https || !call.plainRedirects ? "https" : "http,https");
+    // libcurl verifies the server's certificate and name by default (VERIFYPEER, VERIFYHOST); only the
+    // authorities it trusts may be named here.
+    if (!call.caFile.empty())
+        curl_easy_setopt(easy, CURLOPT_CAINFO, call.caFile.c_str());
     curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::max(call.idleTimeoutMs, 1)));
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, onBody);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, &transfer);
@@ -255,10 +286,13 @@ private:
             response.status = 0;
             response.headers.clear();
             response.body.clear();
+            const std::string reason = transfer->error[0] != '\0' ? transfer->error : curl_easy_strerror(result);
+            response.lasting = refusesCertificate(result);
             response.networkError =
                 transfer->quiet || result == CURLE_OPERATION_TIMEDOUT
                     ? "no answer within " + std::to_string(transfer->call.idleTimeoutMs / 1000) + " s"
-                    : (transfer->error[0] != '\0' ? transfer->error : curl_easy_strerror(result));
+                : response.lasting ? certificateProblem(transfer->call, reason)
+                                   : reason;
         }
         curl_multi_remove_handle(m_multi, easy);
         m_spare.push_back(easy);

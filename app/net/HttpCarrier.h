@@ -22,6 +22,11 @@ struct HttpCall
     std::vector<std::string> headers; // "Name: value"
     QByteArray body;
     int idleTimeoutMs = 30000; // given up when nothing moves for this long (no answer within ...)
+    // The certificate authorities (PEM) trusted in place of the system's: a district's own (curl's
+    // --cacert). Empty: the system's. Certificates are verified either way; nothing turns that off.
+    std::string caFile;
+    // Whether a redirect may lead to plain HTTP; otherwise only https is followed.
+    bool plainRedirects = false;
 };
 
 // Carries HTTP requests for a sync: many at once over kept-alive connections, on a thread of its own

@@ -11,6 +11,7 @@
 #include <QHttpServerRequest>
 #include <QHttpServerResponder>
 #include <QMetaEnum>
+#include <QSslSocket>
 #include <QTcpSocket>
 
 #include <SQLiteCpp/Exception.h>
@@ -220,9 +221,12 @@ void HttpFront::answerWrites(const std::vector<Response> &responses)
     dispatchWrites();
 }
 
-bool HttpFront::start(const QHostAddress &address, quint16 port, QString *error)
+bool HttpFront::start(const QHostAddress &address, quint16 port, QString *error,
+                      const std::optional<QSslConfiguration> &tls)
 {
     auto *server = new GuardedTcpServer(m_limits, this);
+    if (tls)
+        server->setTls(*tls);
     if (!server->listen(address, port)) {
         if (error)
             *error = server->errorString();
@@ -354,7 +358,9 @@ std::string HttpFront::baseUrl(const QHttpServerRequest &request, QTcpSocket *so
                                     : local.toString();
         host = address.toUtf8() + ':' + QByteArray::number(socket->localPort());
     }
-    return "http://" + host.toStdString();
+    // Over TLS every address it names is https: a client that follows them never drops to plain HTTP.
+    const bool tls = qobject_cast<QSslSocket *>(socket) != nullptr;
+    return (tls ? "https://" : "http://") + host.toStdString();
 }
 
 Response HttpFront::discovery(const QHttpServerRequest &request, QTcpSocket *socket) const

@@ -8,6 +8,7 @@
 #include <QByteArray>
 #include <QHostAddress>
 #include <QPointer>
+#include <QSslConfiguration>
 #include <QTcpSocket>
 
 #include <map>
@@ -45,8 +46,9 @@ public:
     HttpFront(Engine &engine, ApiClients &clients, const ServeLimits &limits, QObject *parent = nullptr);
     ~HttpFront() override;
 
-    // Listens on the address; false with the reason when it cannot.
-    bool start(const QHostAddress &address, quint16 port, QString *error);
+    // Listens on the address (over TLS with `tls`, when given); false with the reason when it cannot.
+    bool start(const QHostAddress &address, quint16 port, QString *error,
+               const std::optional<QSslConfiguration> &tls = std::nullopt);
     quint16 port() const;
 
 protected:
@@ -55,7 +57,7 @@ protected:
 
 private:
     Response route(const QHttpServerRequest &request, QTcpSocket *socket, const std::string &method);
-    // "http://host:port" as the client addressed this server.
+    // "https://host:port" (or http: on a connection without TLS) as the client addressed this server.
     std::string baseUrl(const QHttpServerRequest &request, QTcpSocket *socket) const;
     Response discovery(const QHttpServerRequest &request, QTcpSocket *socket) const;
     Response metadata(const QHttpServerRequest &request, QTcpSocket *socket, const QString &path);

@@ -1,5 +1,8 @@
 #include "RemoteApi.h"
 
+#include <QFile>
+#include <QHostAddress>
+#include <QSslCertificate>
 #include <QThread>
 #include <QUrlQuery>
 
@@ -20,6 +23,36 @@ bool apiModeNeedsRoute(const std::string &apiMode)
         return false;
     return mode.find("specific") != std::string::npos || mode.find("instance") != std::string::npos
            || mode.find("district") != std::string::npos || mode.find("year") != std::string::npos;
+}
+
+std::string addressProblem(const std::string &url, bool plainHttp)
+{
+    const QUrl address(QString::fromStdString(url));
+    if (!address.userInfo().isEmpty())
+        return "'" + address.toString(QUrl::RemoveUserInfo).toStdString()
+               + "' was given with credentials in the address; give the client with --client and its secret "
+                 "in STEWARD_CLIENT_SECRET (or --secret-env) instead";
+    if (address.scheme() != QLatin1String("http") || plainHttp)
+        return {};
+    const QString host = address.host();
+    const bool thisMachine = host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0
+                             || QHostAddress(host).isLoopback();
+    if (thisMachine)
+        return {};
+    return "'" + url + "' is plain HTTP to another machine: the client secret, the bearer token and student "
+           "records would cross the network unencrypted. Use its https:// address, or --plain-http to send them "
+           "in the clear on purpose";
+}
+
+std::string caCertificateProblem(const std::string &path)
+{
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::ReadOnly))
+        return "the certificate authority file '" + path + "' cannot be read: " + file.errorString().toStdString();
+    if (QSslCertificate::fromData(file.readAll(), QSsl::Pem).isEmpty())
+        return "the certificate authority file '" + path
+               + "' holds no PEM certificate (-----BEGIN CERTIFICATE-----)";
+    return {};
 }
 
 RemoteApi::RemoteApi(RemoteOptions options)
@@ -61,6 +94,16 @@ bool RemoteApi::connect(std::string *error)
         *error = "'" + m_options.url + "' is not an http(s) address";
         return false;
     }
+    // Before anything is looked up or sent.
+    if (std::string problem = addressProblem(m_options.url, m_options.plainHttp); !problem.empty()) {
+        *error = problem;
+        return false;
+    }
+    if (!m_options.caCertFile.empty())
+        if (std::string problem = caCertificateProblem(m_options.caCertFile); !problem.empty()) {
+            *error = problem;
+            return false;
+        }
     // Ed-Fi APIs describe themselves at their root; use the addresses they give when they do.
     QUrl root;
     const RemoteResponse discovery = discover(m_root, &root);
@@ -94,6 +137,16 @@ bool RemoteApi::connect(std::string *error)
         }
         if (!url("changeQueries").isEmpty())
             m_changeQueries = QUrl(url("changeQueries") + m_route);
+        // The addresses it names carry the secret, the token and the records: the same rule as the one given.
+        for (const QUrl &named : {m_tokenUrl, m_dataBase, m_changeQueries}) {
+            const std::string problem = named.isEmpty() ? std::string()
+                                                        : addressProblem(named.toString().toStdString(),
+                                                                         m_options.plainHttp);
+            if (!problem.empty()) {
+                *error = "the discovery document of " + m_options.url + " names " + problem;
+                return false;
+            }
+        }
     }
     if (discovery.status == 200 && document.is_object()) {
         auto text = [&document](const char *name, const char *fallback) {
@@ -238,6 +291,8 @@ HttpCall RemoteApi::prepare(const std::string &method, const QUrl &url, const QB
         call.headers.push_back("If-Match: \"" + ifMatch + "\"");
     call.body = body;
     call.idleTimeoutMs = m_options.timeoutMs;
+    call.caFile = m_options.caCertFile;
+    call.plainRedirects = m_options.plainHttp;
     return call;
 }
 

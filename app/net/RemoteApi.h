@@ -22,7 +22,20 @@ struct RemoteOptions
     int timeoutMs = 30000;
     int retries = 4;          // for 5xx, timeouts and refused connections
     int firstBackoffMs = 500; // doubled each retry
+    // The district's own certificate authority (PEM), trusted in place of the system's list.
+    std::string caCertFile;
+    // Plain HTTP to another machine, asked for by name (--plain-http); otherwise http:// is for this
+    // machine only.
+    bool plainHttp = false;
 };
+
+// Why a sync may not go to this address, or an empty text: http:// to a host that is not this
+// machine (a loopback address literal or localhost) unless plainHttp, and credentials in the address.
+// Decided from the text alone, before any name lookup or connection.
+std::string addressProblem(const std::string &url, bool plainHttp);
+// Why the certificate authority file cannot be used (unreadable, no PEM certificate in it), or an
+// empty text.
+std::string caCertificateProblem(const std::string &path);
 
 // An Ed-Fi API reached over HTTP with OAuth2 client credentials. send() and the rest wait for their
 // answer on the calling thread, so they belong on a worker thread in the app and on the main thread

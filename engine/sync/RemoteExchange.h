@@ -27,13 +27,16 @@ struct RemoteResponse
 {
     int status = 0;           // 0: no HTTP answer (see networkError)
     std::string networkError; // connection refused, timeout, ...
+    // A network failure no retry mends: the server's certificate was refused (unknown authority,
+    // expired, another name), or the certificate authority file given cannot be used.
+    bool lasting = false;
     QByteArray body;
     std::vector<std::pair<std::string, std::string>> headers; // names lower-cased
     std::string request; // what was sent, as sent: "GET http://host/local/v3.3b/ed-fi/students?limit=500"
 
     std::string header(const std::string &lowerName) const;
     // Worth retrying: no answer at all, or a server-side failure.
-    bool transient() const { return status == 0 || status >= 500; }
+    bool transient() const { return (status == 0 && !lasting) || status >= 500; }
     // The target asks for fewer requests: 429 Too Many Requests, or 503 Service Unavailable with a
     // Retry-After (without one, a 503 is a server that failed: retried with backoff as transient).
     bool pushedBack() const { return status == 429 || (status == 503 && !header("retry-after").empty()); }
