@@ -350,6 +350,30 @@ void deltaOfFunction(sqlite3_context *context, int, sqlite3_value **argv)
     sqlite3_result_blob64(context, delta.data(), delta.size(), SQLITE_TRANSIENT);
 }
 
+// This thread's compression context, reset: a stored frame (no magic number, no checksum: the
+// column's type says it is a frame, the etag checks the text) or a delta (both, see isDelta).
+ZSTD_CCtx *freshCompression(bool delta)
+{
+    ZSTD_CCtx *context = compressionContext();
+    ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters);
+    ZSTD_CCtx_setParameter(context, ZSTD_c_format, delta ? ZSTD_f_zstd1 : ZSTD_f_zstd1_magicless);
+    // A delta's checksum (4 bytes): rebuilt against the wrong next version, it fails instead of
+    // answering another text.
+    ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, delta ? 1 : 0);
+    ZSTD_CCtx_setParameter(context, ZSTD_c_contentSizeFlag, 1);
+    return context;
+}
+
+std::string compressedWith(ZSTD_CCtx *context, std::string_view text)
+{
+    std::string frame(ZSTD_compressBound(text.size()), '\0');
+    const std::size_t size = ZSTD_compress2(context, frame.data(), frame.size(), text.data(), text.size());
+    if (ZSTD_isError(size))
+        throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(size));
+    frame.resize(size);
+    return frame;
+}
+
 ZSTD_DCtx *deltaDecompressionContext()
 {
     thread_local std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> context(ZSTD_createDCtx(), &ZSTD_freeDCtx);
@@ -385,19 +409,9 @@ std::shared_ptr<const BodyDictionary> BodyCodec::dictionaryOf(const std::string 
 
 std::string BodyCodec::compress(const BodyDictionary &dictionary, std::string_view text)
 {
-    ZSTD_CCtx *context = compressionContext();
-    ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters);
-    // No magic number and no checksum: the column's type says it is a frame, the etag checks the text.
-    ZSTD_CCtx_setParameter(context, ZSTD_c_format, ZSTD_f_zstd1_magicless);
-    ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 0);
-    ZSTD_CCtx_setParameter(context, ZSTD_c_contentSizeFlag, 1);
+    ZSTD_CCtx *context = freshCompression(false);
     ZSTD_CCtx_refCDict(context, dictionary.compress);
-    std::string frame(ZSTD_compressBound(text.size()), '\0');
-    const std::size_t size = ZSTD_compress2(context, frame.data(), frame.size(), text.data(), text.size());
-    if (ZSTD_isError(size))
-        throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(size));
-    frame.resize(size);
-    return frame;
+    return compressedWith(context, text);
 }
 
 std::uint32_t BodyCodec::idOf(const BodyDictionary &dictionary)
@@ -489,21 +503,10 @@ bool BodyCodec::isDelta(std::string_view stored)
 
 std::string BodyCodec::deltaAgainst(std::string_view text, std::string_view next)
 {
-    ZSTD_CCtx *context = compressionContext();
-    ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters);
-    ZSTD_CCtx_setParameter(context, ZSTD_c_format, ZSTD_f_zstd1);
-    // With a checksum (4 bytes): rebuilt against the wrong next version, a delta fails instead of
-    // answering another text.
-    ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1);
-    ZSTD_CCtx_setParameter(context, ZSTD_c_contentSizeFlag, 1);
+    ZSTD_CCtx *context = freshCompression(true);
     ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, 3);
     ZSTD_CCtx_refPrefix(context, next.data(), next.size());
-    std::string frame(ZSTD_compressBound(text.size()), '\0');
-    const std::size_t size = ZSTD_compress2(context, frame.data(), frame.size(), text.data(), text.size());
-    if (ZSTD_isError(size))
-        throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(size));
-    frame.resize(size);
-    return frame;
+    return compressedWith(context, text);
 }
 
 std::string BodyCodec::textFromDelta(std::string_view delta, std::string_view next)
@@ -524,18 +527,9 @@ std::string BodyCodec::textFromDelta(std::string_view delta, std::string_view ne
 
 std::string BodyCodec::compressAlone(std::string_view text)
 {
-    ZSTD_CCtx *context = compressionContext();
-    ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters);
-    ZSTD_CCtx_setParameter(context, ZSTD_c_format, ZSTD_f_zstd1_magicless);
-    ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 0);
-    ZSTD_CCtx_setParameter(context, ZSTD_c_contentSizeFlag, 1);
+    ZSTD_CCtx *context = freshCompression(false);
     ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, 3);
-    std::string frame(ZSTD_compressBound(text.size()), '\0');
-    const std::size_t size = ZSTD_compress2(context, frame.data(), frame.size(), text.data(), text.size());
-    if (ZSTD_isError(size))
-        throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(size));
-    frame.resize(size);
-    return frame;
+    return compressedWith(context, text);
 }
 
 } // namespace steward
