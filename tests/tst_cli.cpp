@@ -1,5 +1,6 @@
 // The NDJSON carrier end to end: the steward-cli binary, its exit codes and its bad-input answers.
 #include "CliSupport.h"
+#include "FileMode.h"
 #include "TestSupport.h"
 
 #include <QCryptographicHash>
@@ -271,6 +272,34 @@ private Q_SLOTS:
                                    "{\"method\":\"GET\",\"path\":\"/ed-fi/gradeLevelDescriptors\"}\n");
         QCOMPARE(read.responses.size(), std::size_t(1));
         QVERIFY2(!read.responses[0]["body"][0].contains("description"), qPrintable(read.stdoutText));
+    }
+
+    // What commands write holds student records: under the usual umask each file is the owner's
+    // alone (the database a command creates, a generated district, an import's --report, a backup,
+    // a database a restore creates, an exported rule pack) and a batch's folder too (tst_export
+    // checks the files in it).
+    void filesCommandsWriteAreOwnerOnly()
+    {
+        const ScopedUmask usual(022);
+        QTemporaryDir dir;
+        const QString db = dir.filePath("records.db");
+        const std::vector<QStringList> commands = {
+            {"generate", "--scale", "1", "--seed", "3", "--out", dir.filePath("district.ndjson")},
+            {"--db", db, "import", dir.filePath("district.ndjson"), "--report", dir.filePath("import.json")},
+            {"--db", db, "backup", "--to", dir.filePath("backup.db")},
+            {"--db", dir.filePath("restored.db"), "restore", "--from", dir.filePath("backup.db")},
+            {"--db", db, "rules", "export", "--out", dir.filePath("pack.json")},
+            {"--db", db, "export", "--out", dir.filePath("batch")},
+        };
+        for (const QStringList &command : commands) {
+            const CliRun run = runCli(command, {});
+            QVERIFY2(run.exitCode == 0, qPrintable(command.join(' ') + ": " + run.stderrText));
+            QVERIFY2(!run.stderrText.contains("other accounts"), qPrintable(run.stderrText));
+        }
+        for (const char *file : {"district.ndjson", "records.db", "import.json", "backup.db", "restored.db", "pack.json"})
+            QVERIFY2(modeOf(dir.filePath(file)) == QStringLiteral("600"),
+                     qPrintable(QString::fromLatin1(file) + " is " + modeOf(dir.filePath(file))));
+        QCOMPARE(modeOf(dir.filePath("batch")), QStringLiteral("700"));
     }
 
     // A directory left from an earlier export is not the batch just asked for: with --batch ID,

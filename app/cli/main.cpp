@@ -2,6 +2,7 @@
 #include "Cli.h"
 #include "CommandLine.h"
 #include "ModelRecord.h"
+#include "PrivateFiles.h"
 
 #include <QCoreApplication>
 #include <QGuiApplication>
@@ -215,7 +216,7 @@ bool writeReportFile(const std::string &path, const Json &report)
     QSaveFile file(QString::fromStdString(path));
     // Reports quote input (file names, values) that need not be valid UTF-8; dump() threw on it.
     const std::string text = report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0
+    if (!openPrivateForWriting(file) || file.write(text.data(), static_cast<qint64>(text.size())) < 0
         || !file.commit()) {
         std::cerr << "steward-cli: cannot write the report " << path << ": " << file.errorString().toStdString()
                   << "\n";
