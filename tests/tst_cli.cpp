@@ -302,6 +302,53 @@ private Q_SLOTS:
         QCOMPARE(modeOf(dir.filePath("batch")), QStringLiteral("700"));
     }
 
+    // A database other accounts can read (chmod'ed 0644) still opens, with one line on stderr that
+    // names the file, its mode and the fix, and the exit code it would have had; check reports it
+    // without failing; make-private makes it 0600 and the warning goes.
+    void aDatabaseOthersCanReadWarnsAndMakePrivateFixesIt()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("shared.db");
+        const QByteArray get = "{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}\n";
+        const QString privateDb = dir.filePath("private.db");
+        CliRun run = runCli({"--db", db, "requests"}, get);
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(!run.stderrText.contains("warning"), qPrintable(run.stderrText));
+        QCOMPARE(runCli({"--db", privateDb, "requests"}, get).exitCode, 0);
+        QVERIFY(QFile::setPermissions(db, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther));
+
+        for (const QStringList &command : {QStringList{"requests"}, QStringList{"status"}, QStringList{"changes", "--summary"}}) {
+            const CliRun warned = runCli(QStringList{"--db", db} + command, get);
+            const CliRun unwarned = runCli(QStringList{"--db", privateDb} + command, get);
+            QCOMPARE(warned.exitCode, unwarned.exitCode);
+            QVERIFY2(!unwarned.stderrText.contains("warning"), qPrintable(unwarned.stderrText));
+            const QStringList warnings = warned.stderrText.split('\n').filter("warning");
+            QVERIFY2(warnings.size() == 1, qPrintable(command.join(' ') + ": " + warned.stderrText));
+            QVERIFY2(warnings[0].contains(db + " (mode 0644)") && warnings[0].contains("steward-cli --db " + db + " make-private"),
+                     qPrintable(warnings[0]));
+        }
+        run = runCli({"--db", db, "check", "--json"}, {});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.stdoutText + run.stderrText));
+        const Json report = Json::parse(run.stdoutText.toStdString());
+        QCOMPARE(report["clean"].get<bool>(), true);
+        QCOMPARE(report["readableByOthers"][0]["path"].get<std::string>(), db.toStdString());
+        QCOMPARE(report["readableByOthers"][0]["mode"].get<std::string>(), std::string("0644"));
+        run = runCli({"--db", db, "check"}, {});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.stdoutText.contains("privacy: other accounts can read " + db + " (mode 0644)"), qPrintable(run.stdoutText));
+
+        run = runCli({"--db", db, "make-private"}, {});
+        QVERIFY2(run.exitCode == 0 && run.stdoutText.contains("Made private: " + db + " (mode 0644) is now 0600."),
+                 qPrintable(run.stdoutText + run.stderrText));
+        QCOMPARE(modeOf(db), QStringLiteral("600"));
+        run = runCli({"--db", db, "check", "--json"}, {});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(!run.stderrText.contains("warning"));
+        QCOMPARE(Json::parse(run.stdoutText.toStdString())["readableByOthers"].size(), std::size_t(0));
+        QCOMPARE(runCli({"--db", dir.filePath("missing.db"), "make-private"}, {}).exitCode, 1);
+        QVERIFY(!QFile::exists(dir.filePath("missing.db")));
+    }
+
     // A directory left from an earlier export is not the batch just asked for: with --batch ID,
     // verify-batch says so instead of "ok"; its "ok" names the batch it checked.
     void verifyBatchChecksTheBatchAskedFor()

@@ -6,6 +6,7 @@
 #include "CliSupport.h"
 #include "FileMode.h"
 #include "Importer.h"
+#include "PrivateFiles.h"
 #include "QueryValues.h"
 #include "TestSupport.h"
 
@@ -370,6 +371,34 @@ private Q_SLOTS:
         QCOMPARE(defaultPath, dir.filePath("data/steward/steward.db"));
         QCOMPARE(modeOf(dir.filePath("data/steward")), QStringLiteral("700"));
         QCOMPARE(modeOf(dir.filePath("data")), QStringLiteral("755")); // the parents are the user's, as usual
+    }
+
+    // A database other accounts can read (here chmod'ed 0644, as a copy or an older Steward leaves it):
+    // check reports each of its files without calling the data damaged, and the fix makes them 0600.
+    void aDatabaseOthersCanReadIsReportedAndMadePrivate()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const QString path = QString::fromStdString(f.databasePath());
+        const QFile::Permissions shared = QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther;
+        for (const QString &file : {path, path + "-wal", path + "-shm"})
+            QVERIFY(QFile::setPermissions(file, shared));
+        const IntegrityReport exposed = f.engine().check();
+        QVERIFY2(exposed.clean(), violationsText(exposed).c_str());
+        QCOMPARE(exposed.readableByOthers.size(), std::size_t(3));
+        QCOMPARE(exposed.readableByOthers[0].path, path.toStdString());
+        QCOMPARE(modeText(exposed.readableByOthers[0].mode), std::string("0644"));
+        const Json json = exposed.toJson();
+        QCOMPARE(json["readableByOthers"][1]["path"].get<std::string>(), path.toStdString() + "-wal");
+        QCOMPARE(json["readableByOthers"][1]["mode"].get<std::string>(), std::string("0644"));
+        QCOMPARE(json["clean"].get<bool>(), true);
+
+        std::string error;
+        QVERIFY2(makeDatabasePrivate(path.toStdString(), &error), error.c_str());
+        for (const QString &file : {path, path + "-wal", path + "-shm"})
+            QCOMPARE(modeOf(file), QStringLiteral("600"));
+        QVERIFY(f.engine().check().readableByOthers.empty());
+        QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(255901)).status, 201);
     }
 
     void killDuringWritesLosesNothingAcknowledged()

@@ -518,6 +518,7 @@ int commandRules(const CliContext &context, const std::vector<std::string> &args
     std::unique_ptr<Database> stored;
     try {
         stored = Database::open(context.resolvedDatabasePath(), Database::Access::ReadOnly);
+        context.warnIfReadableByOthers();
     } catch (const StorageError &) {
         stored.reset(); // no database yet: files and the starter pack still work
     }
