@@ -22,10 +22,7 @@ inline QString modeOf(const QString &path)
 class ScopedUmask
 {
 public:
-    explicit ScopedUmask(mode_t mask)
-        : m_previous(::umask(mask))
-    {
-    }
+    explicit ScopedUmask(mode_t mask) : m_previous(::umask(mask)) {}
     ~ScopedUmask() { ::umask(m_previous); }
     ScopedUmask(const ScopedUmask &) = delete;
     ScopedUmask &operator=(const ScopedUmask &) = delete;

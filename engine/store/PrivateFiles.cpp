@@ -52,7 +52,8 @@ bool createPrivateFile(const std::string &path, std::string *error)
     QFile file(QString::fromStdString(path));
     if (file.exists())
         return true;
-    if (!file.open(QIODevice::WriteOnly) || !file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner))
+    if (!file.open(QIODevice::WriteOnly) ||
+        !file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner))
         return failed(error, file.errorString().toStdString());
     return true;
 #endif
@@ -78,7 +79,8 @@ bool createPrivateDirectory(const std::string &path, std::string *error)
 bool openPrivateForWriting(QFileDevice &file)
 {
     // QSaveFile gives its temporary file the mode of the file it replaces; nothing is in it yet.
-    return file.open(QIODevice::WriteOnly) && file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    return file.open(QIODevice::WriteOnly) &&
+           file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
 }
 
 bool makePrivate(const std::string &path, std::string *error)
