@@ -1,5 +1,6 @@
 // The NDJSON carrier end to end: the steward-cli binary, its exit codes and its bad-input answers.
 #include "CliSupport.h"
+#include "FileMode.h"
 #include "TestSupport.h"
 
 #include <QCryptographicHash>
@@ -271,6 +272,81 @@ private Q_SLOTS:
                                    "{\"method\":\"GET\",\"path\":\"/ed-fi/gradeLevelDescriptors\"}\n");
         QCOMPARE(read.responses.size(), std::size_t(1));
         QVERIFY2(!read.responses[0]["body"][0].contains("description"), qPrintable(read.stdoutText));
+    }
+
+    // What commands write holds student records: under the usual umask each file is the owner's
+    // alone (the database a command creates, a generated district, an import's --report, a backup,
+    // a database a restore creates, an exported rule pack) and a batch's folder too (tst_export
+    // checks the files in it).
+    void filesCommandsWriteAreOwnerOnly()
+    {
+        const ScopedUmask usual(022);
+        QTemporaryDir dir;
+        const QString db = dir.filePath("records.db");
+        const std::vector<QStringList> commands = {
+            {"generate", "--scale", "1", "--seed", "3", "--out", dir.filePath("district.ndjson")},
+            {"--db", db, "import", dir.filePath("district.ndjson"), "--report", dir.filePath("import.json")},
+            {"--db", db, "backup", "--to", dir.filePath("backup.db")},
+            {"--db", dir.filePath("restored.db"), "restore", "--from", dir.filePath("backup.db")},
+            {"--db", db, "rules", "export", "--out", dir.filePath("pack.json")},
+            {"--db", db, "export", "--out", dir.filePath("batch")},
+        };
+        for (const QStringList &command : commands) {
+            const CliRun run = runCli(command, {});
+            QVERIFY2(run.exitCode == 0, qPrintable(command.join(' ') + ": " + run.stderrText));
+            QVERIFY2(!run.stderrText.contains("other accounts"), qPrintable(run.stderrText));
+        }
+        for (const char *file : {"district.ndjson", "records.db", "import.json", "backup.db", "restored.db", "pack.json"})
+            QVERIFY2(modeOf(dir.filePath(file)) == QStringLiteral("600"),
+                     qPrintable(QString::fromLatin1(file) + " is " + modeOf(dir.filePath(file))));
+        QCOMPARE(modeOf(dir.filePath("batch")), QStringLiteral("700"));
+    }
+
+    // A database other accounts can read (chmod'ed 0644) still opens, with one line on stderr that
+    // names the file, its mode and the fix, and the exit code it would have had; check reports it
+    // without failing; make-private makes it 0600 and the warning goes.
+    void aDatabaseOthersCanReadWarnsAndMakePrivateFixesIt()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("shared.db");
+        const QByteArray get = "{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}\n";
+        const QString privateDb = dir.filePath("private.db");
+        CliRun run = runCli({"--db", db, "requests"}, get);
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(!run.stderrText.contains("warning"), qPrintable(run.stderrText));
+        QCOMPARE(runCli({"--db", privateDb, "requests"}, get).exitCode, 0);
+        QVERIFY(QFile::setPermissions(db, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther));
+
+        for (const QStringList &command : {QStringList{"requests"}, QStringList{"status"}, QStringList{"changes", "--summary"}}) {
+            const CliRun warned = runCli(QStringList{"--db", db} + command, get);
+            const CliRun unwarned = runCli(QStringList{"--db", privateDb} + command, get);
+            QCOMPARE(warned.exitCode, unwarned.exitCode);
+            QVERIFY2(!unwarned.stderrText.contains("warning"), qPrintable(unwarned.stderrText));
+            const QStringList warnings = warned.stderrText.split('\n').filter("warning");
+            QVERIFY2(warnings.size() == 1, qPrintable(command.join(' ') + ": " + warned.stderrText));
+            QVERIFY2(warnings[0].contains(db + " (mode 0644)") && warnings[0].contains("steward-cli --db " + db + " make-private"),
+                     qPrintable(warnings[0]));
+        }
+        run = runCli({"--db", db, "check", "--json"}, {});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.stdoutText + run.stderrText));
+        const Json report = Json::parse(run.stdoutText.toStdString());
+        QCOMPARE(report["clean"].get<bool>(), true);
+        QCOMPARE(report["readableByOthers"][0]["path"].get<std::string>(), db.toStdString());
+        QCOMPARE(report["readableByOthers"][0]["mode"].get<std::string>(), std::string("0644"));
+        run = runCli({"--db", db, "check"}, {});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.stdoutText.contains("privacy: other accounts can read " + db + " (mode 0644)"), qPrintable(run.stdoutText));
+
+        run = runCli({"--db", db, "make-private"}, {});
+        QVERIFY2(run.exitCode == 0 && run.stdoutText.contains("Made private: " + db + " (mode 0644) is now 0600."),
+                 qPrintable(run.stdoutText + run.stderrText));
+        QCOMPARE(modeOf(db), QStringLiteral("600"));
+        run = runCli({"--db", db, "check", "--json"}, {});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(!run.stderrText.contains("warning"));
+        QCOMPARE(Json::parse(run.stdoutText.toStdString())["readableByOthers"].size(), std::size_t(0));
+        QCOMPARE(runCli({"--db", dir.filePath("missing.db"), "make-private"}, {}).exitCode, 1);
+        QVERIFY(!QFile::exists(dir.filePath("missing.db")));
     }
 
     // A directory left from an earlier export is not the batch just asked for: with --batch ID,

@@ -1,6 +1,7 @@
 // Validated batch export and batch verification: the engine functions and the steward-cli commands.
 #include "CliSupport.h"
 #include "Exporter.h"
+#include "FileMode.h"
 #include "Importer.h"
 #include "LoadOrder.h"
 #include "SampleDistrict.h"
@@ -438,6 +439,29 @@ private Q_SLOTS:
         QVERIFY2(ok.ok, ok.error.c_str());
         QVERIFY(QFileInfo::exists(empty + "/schools.ndjson"));
         QCOMPARE(scalar(f.database(), "SELECT count(*) FROM batches"), std::int64_t(1));
+    }
+
+    // A batch is every record it exports: under the usual umask its folder is 0700 and each file in
+    // it 0600, in a new folder and in an empty one that was there before (its mode was the user's).
+    void aBatchIsTheOwnersAlone()
+    {
+        const ScopedUmask usual(022);
+        Fixture f;
+        seedSmall(f);
+        QTemporaryDir parent;
+        const QString existing = parent.filePath("existing");
+        QVERIFY(QDir().mkpath(existing));
+        QCOMPARE(modeOf(existing), QStringLiteral("755"));
+        for (const QString &dir : {parent.filePath("new"), existing}) {
+            const ExportResult result = exportTo(f, dir);
+            QVERIFY2(result.ok, result.error.c_str());
+            QCOMPARE(modeOf(dir), QStringLiteral("700"));
+            const QStringList files = QDir(dir).entryList(QDir::Files | QDir::Hidden);
+            QVERIFY(files.contains("manifest.json") && files.contains("schools.ndjson"));
+            for (const QString &file : files)
+                QVERIFY2(modeOf(dir + "/" + file) == QStringLiteral("600"),
+                         qPrintable(file + " is " + modeOf(dir + "/" + file)));
+        }
     }
 
     void draftsAreNotExported()

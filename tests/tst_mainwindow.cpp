@@ -6,6 +6,7 @@
 #include "ResultsGridModel.h"
 #include "DocumentEditor.h"
 #include "DocumentTableModel.h"
+#include "FileMode.h"
 #include "FindDialog.h"
 #include "MainWindow.h"
 #include "Progress.h"
@@ -1423,6 +1424,43 @@ private Q_SLOTS:
         Prompt::setNextAnswer(QMessageBox::Ok);
         window.checkDatabase(steward::CheckDepth::Full);
         QVERIFY2(Prompt::lastText().contains("aliases"), qPrintable(Prompt::lastText()));
+    }
+
+    // A database other accounts can read (chmod'ed 0644): the window says so in a banner, without
+    // stopping anything, and its Make private button makes the database and its -wal and -shm 0600.
+    // What the window saves (a view, a mapping, unmatched rows) is the owner's alone under the usual umask.
+    void aDatabaseOthersCanReadOffersToMakeItPrivate()
+    {
+        const test::ScopedUmask usual(022);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("shared.db");
+        QString error;
+        std::unique_ptr<AppSession> session = AppSession::open(path, {}, &error);
+        QVERIFY2(session, qPrintable(error));
+        for (const QString &file : {path, path + "-wal", path + "-shm"}) {
+            QCOMPARE(test::modeOf(file), QStringLiteral("600"));
+            QVERIFY(QFile::setPermissions(file, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther));
+        }
+        MainWindow window(std::move(session));
+        window.show();
+        QVERIFY(!window.privacyBanner()->isHidden());
+        const QString text = window.privacyBanner()->findChild<QLabel *>()->text();
+        QVERIFY2(text.contains(path + " (mode 0644)") && text.contains("-wal (mode 0644)"), qPrintable(text));
+        auto *makePrivate = window.privacyBanner()->findChild<QPushButton *>(QStringLiteral("makePrivate"));
+        QVERIFY(makePrivate != nullptr);
+        QTest::mouseClick(makePrivate, Qt::LeftButton);
+        QVERIFY(window.privacyBanner()->isHidden());
+        for (const QString &file : {path, path + "-wal", path + "-shm"})
+            QCOMPARE(test::modeOf(file), QStringLiteral("600"));
+        window.switchDatabase(path, {});
+        QVERIFY(window.privacyBanner()->isHidden());
+
+        QVERIFY(window.resultsGrid()->exportView(dir.filePath("view.csv")));
+        SpreadsheetImportDialog dialog(*window.session(), &window);
+        QVERIFY(dialog.saveMapping(dir.filePath("mapping.json")));
+        for (const char *file : {"view.csv", "mapping.json"})
+            QVERIFY2(test::modeOf(dir.filePath(file)) == QStringLiteral("600"),
+                     qPrintable(QString::fromLatin1(file) + " is " + test::modeOf(dir.filePath(file))));
     }
 
     // The check's progress label: the rest at the pace so far, nothing before the pace means anything.

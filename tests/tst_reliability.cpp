@@ -4,7 +4,9 @@
 // cleanly. Cycle counts: STEWARD_KILL_CYCLES (default 50), STEWARD_MODEL_SEQUENCES (default 1000).
 #include "Backup.h"
 #include "CliSupport.h"
+#include "FileMode.h"
 #include "Importer.h"
+#include "PrivateFiles.h"
 #include "QueryValues.h"
 #include "TestSupport.h"
 
@@ -335,6 +337,68 @@ private Q_SLOTS:
         const std::string stopped = dir.filePath("stopped.db").toStdString();
         QVERIFY(!backupDatabase(f.databasePath(), stopped, [](int, int) { return false; }).ok);
         QVERIFY(!QFile::exists(QString::fromStdString(stopped)));
+    }
+
+    // The database holds student records: under the usual umask it, its -wal and -shm, a backup and a
+    // database a restore makes are the owner's alone, and so is the default database's folder.
+    void databaseFilesAndBackupsAreOwnerOnly()
+    {
+        const ScopedUmask usual(022);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("records.db");
+        {
+            const std::unique_ptr<Database> database = Database::open(path.toStdString());
+            database->connection().exec("CREATE TABLE scratch(x); INSERT INTO scratch VALUES (1)");
+            for (const QString &file : {path, path + "-wal", path + "-shm"})
+                QCOMPARE(modeOf(file), QStringLiteral("600"));
+        }
+        const QString backup = dir.filePath("backup.db");
+        const BackupResult copied = backupDatabase(path.toStdString(), backup.toStdString());
+        QVERIFY2(copied.ok, copied.error.c_str());
+        QCOMPARE(modeOf(backup), QStringLiteral("600"));
+        const QString restored = dir.filePath("restored.db");
+        const BackupResult restoredResult = restoreDatabase(backup.toStdString(), restored.toStdString(), false);
+        QVERIFY2(restoredResult.ok, restoredResult.error.c_str());
+        QCOMPARE(modeOf(restored), QStringLiteral("600"));
+
+        const QByteArray previousDataHome = qgetenv("XDG_DATA_HOME");
+        qputenv("XDG_DATA_HOME", dir.filePath("data").toUtf8());
+        const QString defaultPath = QString::fromStdString(defaultDatabasePath());
+        if (previousDataHome.isNull())
+            qunsetenv("XDG_DATA_HOME");
+        else
+            qputenv("XDG_DATA_HOME", previousDataHome);
+        QCOMPARE(defaultPath, dir.filePath("data/steward/steward.db"));
+        QCOMPARE(modeOf(dir.filePath("data/steward")), QStringLiteral("700"));
+        QCOMPARE(modeOf(dir.filePath("data")), QStringLiteral("755")); // the parents are the user's, as usual
+    }
+
+    // A database other accounts can read (here chmod'ed 0644, as a copy or an older Steward leaves it):
+    // check reports each of its files without calling the data damaged, and the fix makes them 0600.
+    void aDatabaseOthersCanReadIsReportedAndMadePrivate()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        const QString path = QString::fromStdString(f.databasePath());
+        const QFile::Permissions shared = QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther;
+        for (const QString &file : {path, path + "-wal", path + "-shm"})
+            QVERIFY(QFile::setPermissions(file, shared));
+        const IntegrityReport exposed = f.engine().check();
+        QVERIFY2(exposed.clean(), violationsText(exposed).c_str());
+        QCOMPARE(exposed.readableByOthers.size(), std::size_t(3));
+        QCOMPARE(exposed.readableByOthers[0].path, path.toStdString());
+        QCOMPARE(modeText(exposed.readableByOthers[0].mode), std::string("0644"));
+        const Json json = exposed.toJson();
+        QCOMPARE(json["readableByOthers"][1]["path"].get<std::string>(), path.toStdString() + "-wal");
+        QCOMPARE(json["readableByOthers"][1]["mode"].get<std::string>(), std::string("0644"));
+        QCOMPARE(json["clean"].get<bool>(), true);
+
+        std::string error;
+        QVERIFY2(makeDatabasePrivate(path.toStdString(), &error), error.c_str());
+        for (const QString &file : {path, path + "-wal", path + "-shm"})
+            QCOMPARE(modeOf(file), QStringLiteral("600"));
+        QVERIFY(f.engine().check().readableByOthers.empty());
+        QCOMPARE(f.call("POST", "/ed-fi/schools", Fixture::school(255901)).status, 201);
     }
 
     void killDuringWritesLosesNothingAcknowledged()

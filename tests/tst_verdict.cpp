@@ -5,11 +5,13 @@
 #include "CliSupport.h"
 #include "Exporter.h"
 #include "ExternalResults.h"
+#include "FileMode.h"
 #include "Readiness.h"
 #include "ReportReading.h"
 #include "RowMapping.h"
 #include "Rules.h"
 #include "Submissions.h"
+#include "TableExport.h"
 #include "TestSupport.h"
 
 #include <SQLiteCpp/Statement.h>
@@ -703,6 +705,40 @@ private Q_SLOTS:
         QVERIFY2(draftSchools[enrollmentKey].endsWith(QString::fromStdString("(" + namedSchool + ")")),
                  qPrintable(draftSchools[enrollmentKey]));
         QCOMPARE(draftSchools[courseKey], QStringLiteral("District-wide records"));
+    }
+
+    // The report names students, and so do the fix lists, the rows a state's file could not place and a
+    // view saved as CSV or .xlsx: under the usual umask each is the owner's alone, also when it replaces
+    // an earlier file that other accounts could read.
+    void reportsFixListsAndUnmatchedRowsAreOwnerOnly()
+    {
+        const ScopedUmask usual(022);
+        QTemporaryDir dir;
+        const QString db = dir.filePath("d.db");
+        CliRun run = runCli({"generate", "--scale", "1", "--seed", "7", "--out", dir.filePath("district.ndjson")}, {});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
+        run = runCli({"--db", db, "import", dir.filePath("district.ndjson")}, {});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
+        writeFile(dir.filePath("state.csv"), kStateHeader + stateRow("255901", "STUDENT", "0000", "", "10010-0033", "S", "Nobody"));
+        writeFile(dir.filePath("map.json"), kStateMapping);
+        run = runCli({"--db", db, "rules", "import-results", dir.filePath("state.csv"), "--mapping", dir.filePath("map.json"),
+                      "--unmatched-out", dir.filePath("unmatched.csv")},
+                     {});
+        QVERIFY2(run.exitCode == 0 && run.stdoutText.contains("1 matched nothing"), qPrintable(run.stdoutText + run.stderrText));
+        writeFile(dir.filePath("fix-list.csv"), "an earlier fix list\n");
+        QCOMPARE(modeOf(dir.filePath("fix-list.csv")), QStringLiteral("644"));
+        for (const char *fixList : {"fix-list.xlsx", "fix-list.csv"}) {
+            run = runCli({"--db", db, "report", "--out", dir.filePath(fixList) + ".pdf", "--fix-list", dir.filePath(fixList)}, {});
+            QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
+        }
+        const TextTable view{{"student", "problem"}, {{"604822", "no home language"}}};
+        writeCsv(dir.filePath("view.csv").toStdString(), view);
+        writeXlsx(dir.filePath("view.xlsx").toStdString(), view);
+        for (const char *file : {"unmatched.csv", "fix-list.xlsx.pdf", "fix-list.xlsx", "fix-list.csv.pdf", "fix-list.csv",
+                                 "view.csv", "view.xlsx"})
+            QVERIFY2(modeOf(dir.filePath(file)) == QStringLiteral("600"),
+                     qPrintable(QString::fromLatin1(file) + " is " + modeOf(dir.filePath(file))));
+        QCOMPARE(QDir(dir.path()).entryList({"*.part"}, QDir::Files | QDir::Hidden), QStringList());
     }
 
     void throughTheCli()

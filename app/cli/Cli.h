@@ -28,6 +28,12 @@ struct CliContext
     // database records, or the --schema files, recorded then unless stored documents would fall
     // outside them (refused, naming those resources and their counts).
     bool openModelAndDatabase(std::unique_ptr<steward::Model> &model, std::unique_ptr<steward::Database> &database) const;
+    // One line on stderr, once a run, when other accounts can read the database (or its -wal or
+    // -shm): which files, their modes and the command that makes them private. Every command that
+    // opens the database calls it (the ones above do); the exit code stays what the command makes it.
+    void warnIfReadableByOthers() const;
+
+    mutable bool readableByOthersChecked = false;
 };
 
 constexpr int kExitOk = 0;
@@ -70,6 +76,7 @@ int commandChanges(const CliContext &context, const std::vector<std::string> &ar
 int commandCheck(const CliContext &context, const std::vector<std::string> &args);
 int commandBackup(const CliContext &context, const std::vector<std::string> &args);
 int commandRestore(const CliContext &context, const std::vector<std::string> &args);
+int commandMakePrivate(const CliContext &context, const std::vector<std::string> &args);
 int commandClients(const CliContext &context, const std::vector<std::string> &args);
 int commandServe(const CliContext &context, const std::vector<std::string> &args);
 int commandRules(const CliContext &context, const std::vector<std::string> &args);

@@ -139,6 +139,7 @@ int commandCauses(const CliContext &context, const std::vector<std::string> &arg
     RootCauseReport report;
     try {
         database = Database::open(context.resolvedDatabasePath(), Database::Access::ReadOnly);
+        context.warnIfReadableByOthers();
         report = findRootCauses(*model, database->connection());
     } catch (const StorageError &e) {
         std::cerr << "steward-cli: database error: " << e.what() << "\n";

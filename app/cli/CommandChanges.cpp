@@ -36,6 +36,7 @@ int commandChanges(const CliContext &context, const std::vector<std::string> &ar
     std::unique_ptr<Database> database;
     try {
         database = Database::open(context.resolvedDatabasePath(), Database::Access::ReadOnly);
+        context.warnIfReadableByOthers();
     } catch (const StorageError &e) {
         std::cerr << "steward-cli: database error: " << e.what() << "\n";
         return kExitUsage;

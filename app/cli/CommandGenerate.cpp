@@ -2,6 +2,7 @@
 #include "CommandLine.h"
 #include "Generator.h"
 #include "ImportSource.h"
+#include "PrivateFiles.h"
 
 #include <QSaveFile>
 #include <QString>
@@ -82,7 +83,7 @@ int commandGenerate(const CliContext &, const std::vector<std::string> &args)
 
     const bool toStdout = outPath == "-";
     QSaveFile file(QString::fromStdString(outPath));
-    if (!toStdout && !file.open(QIODevice::WriteOnly)) {
+    if (!toStdout && !openPrivateForWriting(file)) {
         std::cerr << "steward-cli: cannot write " << outPath << ": " << file.errorString().toStdString() << "\n";
         return kExitFailed;
     }

@@ -1,8 +1,11 @@
-// check, backup, restore: the commands that look after the database file itself.
+// check, backup, restore, make-private: the commands that look after the database file itself.
 #include "Backup.h"
 #include "Cli.h"
 #include "CommandLine.h"
 #include "Engine.h"
+#include "PrivateFiles.h"
+
+#include <QFileInfo>
 
 #include <cstdio>
 #include <iostream>
@@ -41,6 +44,8 @@ int commandCheck(const CliContext &context, const std::vector<std::string> &args
                      "index holds exactly its table's rows (each entry's row is looked up).\n"
                      "--repair-index rebuilds every index first (REINDEX).  --json prints the report as JSON.\n"
                      "Exit code 0 when clean, 1 with a line per violation (document, what is wrong).\n"
+                     "A database other accounts can read is reported too (JSON: readableByOthers), with the\n"
+                     "command that makes it private; that alone does not change the exit code.\n"
                      "\n"
                      "Example: steward-cli --db district.db check\n";
         return kExitOk;
@@ -70,6 +75,9 @@ int commandCheck(const CliContext &context, const std::vector<std::string> &args
     } else {
         for (const IntegrityViolation &v : report.violations)
             std::cout << (v.id.empty() ? std::string("database") : v.resource + " " + v.id) << ": " << v.problem << "\n";
+        if (!report.readableByOthers.empty())
+            std::cout << "privacy: other accounts can read " << describeExposedFiles(report.readableByOthers)
+                      << "; " << context.suggestion("make-private") << " makes the database private (0600)\n";
         std::cout << report.documents << " documents checked; "
                   << (report.clean() ? std::string("no problems found")
                                      : std::to_string(report.violations.size()) + " problems")
@@ -94,6 +102,7 @@ int commandBackup(const CliContext &context, const std::vector<std::string> &arg
         return kExitUsage;
     if (to.empty())
         return usageError("backup", "backup needs --to FILE");
+    context.warnIfReadableByOthers();
     const BackupResult result = backupDatabase(context.resolvedDatabasePath(), to, pageBar("backup"));
     if (!result.ok) {
         std::cerr << "steward-cli: backup failed: " << result.error << "\n";
@@ -121,11 +130,46 @@ int commandRestore(const CliContext &context, const std::vector<std::string> &ar
         return kExitUsage;
     if (from.empty())
         return usageError("restore", "restore needs --from FILE");
+    context.warnIfReadableByOthers();
     const BackupResult result = restoreDatabase(from, context.resolvedDatabasePath(), force, pageBar("restore"));
     if (!result.ok) {
         std::cerr << "steward-cli: restore refused: " << result.error << "\n";
         return kExitFailed;
     }
     std::cout << "Restored " << context.resolvedDatabasePath() << " from " << from << ".\n";
+    return kExitOk;
+}
+
+int commandMakePrivate(const CliContext &context, const std::vector<std::string> &args)
+{
+    if (wantsHelp(args)) {
+        std::cout << "Usage: steward-cli [--db PATH] make-private\n"
+                     "\n"
+                     "Makes the database file and its -wal and -shm files (those there are) readable and\n"
+                     "writable by their owner alone (mode 0600): the database holds student records. Steward\n"
+                     "creates its files that way and warns when it opens a database other accounts can read.\n"
+                     "Nothing in the database changes; the app or other commands may have it open meanwhile.\n"
+                     "\n"
+                     "Example: steward-cli --db district.db make-private\n";
+        return kExitOk;
+    }
+    if (!CommandLine("make-private").parse(args))
+        return kExitUsage;
+    const std::string path = context.resolvedDatabasePath();
+    if (!QFileInfo::exists(QString::fromStdString(path))) {
+        std::cerr << "steward-cli: " << path << ": no such database\n";
+        return kExitFailed;
+    }
+    const std::vector<ExposedFile> exposed = exposedDatabaseFiles(path);
+    std::string error;
+    if (!makeDatabasePrivate(path, &error)) {
+        std::cerr << "steward-cli: make-private: " << error << "\n";
+        return kExitFailed;
+    }
+    if (exposed.empty())
+        std::cout << path << " is already private: no other account can read it.\n";
+    else
+        std::cout << "Made private: " << describeExposedFiles(exposed) << (exposed.size() == 1 ? " is" : " are")
+                  << " now 0600.\n";
     return kExitOk;
 }

@@ -3,9 +3,11 @@
 #include "Engine.h"
 #include "ExternalResults.h"
 #include "Rules.h"
+#include "PrivateFiles.h"
 #include "TableExport.h"
 
-#include <fstream>
+#include <QSaveFile>
+
 #include <iostream>
 #include <map>
 #include <set>
@@ -290,11 +292,10 @@ int exportPack(const RulesOptions &options, const RulePack &pack)
         std::cout << text;
         return kExitOk;
     }
-    std::ofstream file(out, std::ios::binary | std::ios::trunc);
-    file << text;
-    file.close();
-    if (!file) {
-        std::cerr << "steward-cli: " << out << ": cannot be written\n";
+    QSaveFile file(QString::fromStdString(out));
+    if (!openPrivateForWriting(file) || file.write(text.data(), static_cast<qint64>(text.size())) < 0
+        || !file.commit()) {
+        std::cerr << "steward-cli: " << out << ": cannot be written: " << file.errorString().toStdString() << "\n";
         return kExitFailed;
     }
     std::cout << "Wrote " << pack.id << " " << pack.version << " (" << pack.rules.size() << " rules) to " << out << "\n";
@@ -517,6 +518,7 @@ int commandRules(const CliContext &context, const std::vector<std::string> &args
     std::unique_ptr<Database> stored;
     try {
         stored = Database::open(context.resolvedDatabasePath(), Database::Access::ReadOnly);
+        context.warnIfReadableByOthers();
     } catch (const StorageError &) {
         stored.reset(); // no database yet: files and the starter pack still work
     }

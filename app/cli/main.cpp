@@ -2,6 +2,7 @@
 #include "Cli.h"
 #include "CommandLine.h"
 #include "ModelRecord.h"
+#include "PrivateFiles.h"
 
 #include <QCoreApplication>
 #include <QGuiApplication>
@@ -51,6 +52,7 @@ const char *const kUsage =
     "  check               check the database's integrity and Steward's invariants\n"
     "  backup --to FILE    copy the database safely while it is in use\n"
     "  restore --from FILE  replace the database's content with a backup\n"
+    "  make-private        make the database's files readable by their owner alone (0600)\n"
     "  serve [--port N]    answer Ed-Fi API requests over HTTP (OAuth2 client credentials)\n"
     "  clients add NAME    create a client for serve (also: clients list, clients remove NAME)\n"
     "  rules run|list|...  business rules: versioned rule packs, the state's results, acknowledgements\n"
@@ -74,7 +76,11 @@ const char *const kUsage =
 std::unique_ptr<Model> CliContext::loadModel() const
 {
     try {
-        return schemaPaths.empty() ? loadRecordedModelAt(resolvedDatabasePath()) : Model::loadFiles(schemaPaths);
+        if (!schemaPaths.empty())
+            return Model::loadFiles(schemaPaths);
+        std::unique_ptr<Model> recorded = loadRecordedModelAt(resolvedDatabasePath());
+        warnIfReadableByOthers();
+        return recorded;
     } catch (const SchemaLoadError &e) {
         std::cerr << "steward-cli: schema error: " << e.what() << "\n";
         return nullptr;
@@ -121,6 +127,7 @@ std::unique_ptr<Database> CliContext::openDatabase() const
 {
     try {
         std::unique_ptr<Database> database = Database::open(resolvedDatabasePath());
+        warnIfReadableByOthers();
         database->startBackgroundCheckpoints();
         return database;
     } catch (const StorageError &e) {
@@ -132,11 +139,26 @@ std::unique_ptr<Database> CliContext::openDatabase() const
 std::unique_ptr<Database> CliContext::openReadOnlyDatabase() const
 {
     try {
-        return Database::open(resolvedDatabasePath(), Database::Access::ReadOnly);
+        std::unique_ptr<Database> database = Database::open(resolvedDatabasePath(), Database::Access::ReadOnly);
+        warnIfReadableByOthers();
+        return database;
     } catch (const StorageError &e) {
         std::cerr << "steward-cli: database error: " << e.what() << "\n";
         return nullptr;
     }
+}
+
+void CliContext::warnIfReadableByOthers() const
+{
+    if (readableByOthersChecked)
+        return;
+    readableByOthersChecked = true;
+    const std::vector<ExposedFile> exposed = exposedDatabaseFiles(resolvedDatabasePath());
+    if (exposed.empty())
+        return;
+    const std::string command = "steward-cli" + (databasePath.empty() ? std::string() : " --db " + shellWord(databasePath));
+    std::cerr << "steward-cli: warning: other accounts can read the student records in " << describeExposedFiles(exposed)
+              << "; to make the database private (0600): " << command << " make-private\n";
 }
 
 bool CliContext::openModelAndDatabase(std::unique_ptr<Model> &model, std::unique_ptr<Database> &database) const
@@ -215,7 +237,7 @@ bool writeReportFile(const std::string &path, const Json &report)
     QSaveFile file(QString::fromStdString(path));
     // Reports quote input (file names, values) that need not be valid UTF-8; dump() threw on it.
     const std::string text = report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0
+    if (!openPrivateForWriting(file) || file.write(text.data(), static_cast<qint64>(text.size())) < 0
         || !file.commit()) {
         std::cerr << "steward-cli: cannot write the report " << path << ": " << file.errorString().toStdString()
                   << "\n";
@@ -308,6 +330,7 @@ int main(int argc, char *argv[])
         {"export", commandExport},     {"verify-batch", commandVerifyBatch}, {"generate", commandGenerate},
         {"sync", commandSync},         {"changes", commandChanges},
         {"check", commandCheck},       {"backup", commandBackup},           {"restore", commandRestore},
+        {"make-private", commandMakePrivate},
         {"serve", commandServe},       {"clients", commandClients},
         {"rules", commandRules},
         {"status", commandStatus},     {"submission", commandSubmission}, {"report", commandReport},

@@ -2,6 +2,7 @@
 #include "ItemRoles.h"
 
 #include "AppSession.h"
+#include "PrivateFiles.h"
 #include "Prompt.h"
 
 #include <QApplication>
@@ -273,7 +274,7 @@ void BlockedDeleteDialog::saveList()
     if (path.isEmpty())
         return;
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(listAsText().toUtf8()) < 0 || !file.commit())
+    if (!steward::openPrivateForWriting(file) || file.write(listAsText().toUtf8()) < 0 || !file.commit())
         QMessageBox::warning(this, tr("Not saved"), tr("Could not write %1: %2").arg(path, file.errorString()));
 }
 

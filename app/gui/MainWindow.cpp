@@ -222,6 +222,7 @@ void MainWindow::rebuildForSession()
     m_historyPosition = -1;
     buildPanes();
     delete old;
+    updatePrivacyBanner();
     m_statusLabel->setText(tr("%1 · %2").arg(QDir::toNativeSeparators(m_session->databasePath()),
                                               QString::fromStdString(m_session->model().describe())));
     setWindowTitle(tr("%1 — Steward").arg(QFileInfo(m_session->databasePath()).fileName()));
@@ -253,6 +254,8 @@ void MainWindow::buildPanes()
     auto *outer = new QVBoxLayout(central);
     outer->setContentsMargins(4, 4, 4, 4);
 
+    buildPrivacyBanner(central);
+    outer->addWidget(m_privacyBanner);
     buildSampleBanner(central);
     outer->addWidget(m_sampleBanner);
 
@@ -283,7 +286,7 @@ void MainWindow::buildPanes()
     connectEditorPane();
     connectSessionSignals();
     buildAttention(central);
-    outer->insertWidget(1, m_attention);
+    outer->insertWidget(2, m_attention); // under the two banners, over the panes
 
     setCentralWidget(central);
 }
@@ -839,6 +842,7 @@ void MainWindow::checkDatabase(steward::CheckDepth depth)
             return engine->check(false, documentsDone, depth);
         },
         ProgressLabel::WithTimeLeft);
+    updatePrivacyBanner(); // the check reports files other accounts can read; the banner offers the fix
     if (report.cancelled) {
         statusBar()->showMessage(tr("Check stopped after %1 documents.").arg(report.documents), 8000);
         return;

@@ -58,6 +58,8 @@ public:
     ReadinessPanel *readinessPanel() const { return m_readiness; }
     ResultsGrid *resultsGrid() const { return m_resultsGrid; }
     AttentionBar *attentionBar() const { return m_attention; }
+    // Shown while other accounts can read the database's files; its "Make private" button fixes that.
+    QFrame *privacyBanner() const { return m_privacyBanner; }
     // What the Tools menu's rule pack, state results and sign-off actions do once their files and
     // names are chosen; each returns what to tell the steward.
     QString importRulePackFile(const QString &path);
@@ -105,6 +107,8 @@ public Q_SLOTS:
     void importRulePackDialog();
     void importStateResultsDialog();
     void signOffDialog();
+    // The database file and its -wal and -shm made readable by their owner alone.
+    void makeFilesPrivate();
     void refreshCounts();
     void showReadiness();
     void openDuplicatesDialog();
@@ -129,6 +133,8 @@ private:
     void showBlockedDelete(const QString &id);
     void buildPanes();
     void buildSampleBanner(QWidget *central);
+    void buildPrivacyBanner(QWidget *central);
+    void updatePrivacyBanner();
     // Open conflicts and readiness in sight: the banner, the status line, the tree's markers.
     void buildAttention(QWidget *central);
     void decideConflict(const QString &id, const QString &targetUrl);
@@ -170,6 +176,8 @@ private:
     DocumentEditor *m_editor = nullptr;
     ReferencesPane *m_references = nullptr;
     QFrame *m_sampleBanner = nullptr;
+    QFrame *m_privacyBanner = nullptr;
+    QLabel *m_privacyText = nullptr;
     AttentionBar *m_attention = nullptr;
     QLabel *m_statusLabel = nullptr;
     QMenu *m_recentMenu = nullptr;

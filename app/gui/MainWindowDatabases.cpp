@@ -1,8 +1,9 @@
 // The main window's database and model: opening and creating databases, the recent ones,
 // choosing the model (which the database records; a choice that leaves stored documents out is asked
-// about), and how long undo lasts in it.
+// about), how long undo lasts in it, and the banner shown while other accounts can read its files.
 #include "MainWindow.h"
 #include "AppSession.h"
+#include "PrivateFiles.h"
 #include "Prompt.h"
 
 #include <QDialog>
@@ -11,10 +12,13 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStatusBar>
 
 namespace {
 
@@ -171,4 +175,47 @@ void MainWindow::undoRetentionDialog()
     } catch (const std::exception &e) {
         Prompt::inform(this, tr("Undo and history"), QString::fromStdString(e.what()));
     }
+}
+
+void MainWindow::buildPrivacyBanner(QWidget *central)
+{
+    m_privacyBanner = new QFrame(central);
+    m_privacyBanner->setObjectName(QStringLiteral("privacyBanner"));
+    m_privacyBanner->setFrameShape(QFrame::StyledPanel);
+    m_privacyBanner->setStyleSheet(QStringLiteral("#privacyBanner { background: #fff4e0; border: 1px solid #e0a84a; }"));
+    auto *layout = new QHBoxLayout(m_privacyBanner);
+    m_privacyText = new QLabel(m_privacyBanner);
+    m_privacyText->setWordWrap(true);
+    auto *makePrivate = new QPushButton(tr("Make private"), m_privacyBanner);
+    makePrivate->setObjectName(QStringLiteral("makePrivate"));
+    auto *notNow = new QPushButton(tr("Not now"), m_privacyBanner);
+    layout->addWidget(m_privacyText, 1);
+    layout->addWidget(makePrivate);
+    layout->addWidget(notNow);
+    connect(makePrivate, &QPushButton::clicked, this, &MainWindow::makeFilesPrivate);
+    connect(notNow, &QPushButton::clicked, m_privacyBanner, &QWidget::hide);
+    m_privacyBanner->setVisible(false);
+}
+
+void MainWindow::updatePrivacyBanner()
+{
+    const std::vector<steward::ExposedFile> exposed =
+        steward::exposedDatabaseFiles(m_session->databasePath().toStdString());
+    m_privacyBanner->setVisible(!exposed.empty());
+    if (exposed.empty())
+        return;
+    m_privacyText->setText(tr("Other accounts on this computer can read the student records in %1. "
+                              "Make the database readable by you alone?")
+                               .arg(QString::fromStdString(steward::describeExposedFiles(exposed))));
+}
+
+void MainWindow::makeFilesPrivate()
+{
+    std::string error;
+    if (!steward::makeDatabasePrivate(m_session->databasePath().toStdString(), &error)) {
+        Prompt::inform(this, tr("Make private"), tr("Could not make the database private: %1").arg(QString::fromStdString(error)));
+        return;
+    }
+    updatePrivacyBanner();
+    statusBar()->showMessage(tr("The database is private now: only your account can read it."), 8000);
 }

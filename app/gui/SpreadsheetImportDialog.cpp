@@ -3,6 +3,7 @@
 #include "AppSession.h"
 #include "EngineRequests.h"
 #include "FieldLabels.h"
+#include "PrivateFiles.h"
 #include "Prompt.h"
 #include "TableExport.h"
 
@@ -627,7 +628,7 @@ bool SpreadsheetImportDialog::loadMapping(const QString &path)
 bool SpreadsheetImportDialog::saveMapping(const QString &path)
 {
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(m_json->toPlainText().toUtf8()) < 0 || !file.commit()) {
+    if (!steward::openPrivateForWriting(file) || file.write(m_json->toPlainText().toUtf8()) < 0 || !file.commit()) {
         m_status->setText(tr("Could not write %1: %2").arg(path, file.errorString()));
         return false;
     }

@@ -1,6 +1,7 @@
 #include "SubmissionReport.h"
 
 #include "Database.h"
+#include "PrivateFiles.h"
 #include "ReportRecords.h"
 #include "ReportWriter.h"
 #include "Readiness.h"
@@ -13,6 +14,7 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QSaveFile>
 
 #include <algorithm>
 #include <filesystem>
@@ -564,7 +566,14 @@ int layOutReport(ReportWriter &out, const SubmissionReportData &data)
 
 bool writeSubmissionReportPdf(const SubmissionReportData &data, const QString &path, QString *error, int *pages)
 {
-    QPdfWriter writer(path);
+    // Written beside the target, owner-only (it names students), and renamed into place when whole.
+    QSaveFile file(path);
+    if (!openPrivateForWriting(file)) {
+        if (error)
+            *error = QStringLiteral("%1 cannot be written: %2").arg(path, file.errorString());
+        return false;
+    }
+    QPdfWriter writer(&file);
     writer.setPageSize(QPageSize(QPageSize::Letter));
     writer.setResolution(96);
     writer.setTitle(QStringLiteral("Steward submission report"));
@@ -587,7 +596,7 @@ bool writeSubmissionReportPdf(const SubmissionReportData &data, const QString &p
     const int written = layOutReport(out, data);
     if (pages != nullptr)
         *pages = written;
-    if (!painter.end()) {
+    if (!painter.end() || !file.commit()) {
         if (error)
             *error = QStringLiteral("%1 could not be finished").arg(path);
         return false;

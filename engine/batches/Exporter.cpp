@@ -3,6 +3,7 @@
 #include "DocumentStore.h"
 #include "Identity.h"
 #include "LoadOrder.h"
+#include "PrivateFiles.h"
 
 #include <QByteArrayView>
 #include <QCryptographicHash>
@@ -171,7 +172,7 @@ struct Required
 void writeWhole(const fs::path &path, const std::string &text)
 {
     QSaveFile file(QString::fromStdString(path.string()));
-    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size()))
+    if (!openPrivateForWriting(file) || file.write(text.data(), static_cast<qint64>(text.size()))
                                                  != static_cast<qint64>(text.size())
         || !file.commit())
         throw ExportFailed(path.string() + ": cannot write: " + file.errorString().toStdString());
@@ -355,7 +356,8 @@ bool BatchExport::countDocuments(const LoadOrder &order)
     return true;
 }
 
-// Everything is written into a hidden sibling and renamed into place at the end.
+// Everything is written into a hidden sibling, owner-only like the batch it becomes, and renamed
+// into place at the end.
 bool BatchExport::createWorkDirectory()
 {
     std::error_code ec;
@@ -363,9 +365,9 @@ bool BatchExport::createWorkDirectory()
     fs::create_directories(parent, ec);
     m_result.batchId = Uuid::random().toString();
     m_work = parent / ("." + m_outDir.filename().string() + ".partial-" + m_result.batchId.substr(0, 8));
-    if (!fs::create_directory(m_work, ec))
-        return refuse(ExportResult::Refusal::Options,
-                      m_work.string() + ": cannot create: " + (ec ? ec.message() : std::string("it exists")));
+    std::string error = fs::exists(m_work, ec) ? "it exists" : "";
+    if (!error.empty() || !createPrivateDirectory(m_work.string(), &error))
+        return refuse(ExportResult::Refusal::Options, m_work.string() + ": cannot create: " + error);
     return true;
 }
 
@@ -391,7 +393,7 @@ void BatchExport::writeResourceFile(const Part &part, SQLite::Statement &rows, S
     const ResourceSchema &resource = *part.resource;
     const std::string name = batchFileName(m_model, resource);
     QSaveFile file(QString::fromStdString((m_work / name).string()));
-    if (!file.open(QIODevice::WriteOnly))
+    if (!openPrivateForWriting(file))
         throw ExportFailed(name + ": cannot write: " + file.errorString().toStdString());
     QCryptographicHash hash(QCryptographicHash::Sha256);
     std::string buffer;

@@ -4,6 +4,7 @@
 #include "Database.h"
 #include "DocumentStore.h"
 #include "Identity.h"
+#include "PrivateFiles.h"
 #include "Protocol.h"
 #include "Validation.h"
 
@@ -148,6 +149,8 @@ struct IntegrityReport
     std::int64_t documents = 0; // checked
     std::vector<IntegrityViolation> violations;
     bool cancelled = false;
+    // The database's files other accounts can read: reported, though not a fault of what is stored.
+    std::vector<ExposedFile> readableByOthers;
 
     bool clean() const { return violations.empty() && !cancelled; }
     Json toJson() const;

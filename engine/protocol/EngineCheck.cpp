@@ -179,7 +179,11 @@ Json IntegrityReport::toJson() const
     Json list = Json::array();
     for (const IntegrityViolation &v : violations)
         list.push_back(Json{{"id", v.id}, {"resource", v.resource}, {"problem", v.problem}});
-    return Json{{"documents", documents}, {"clean", clean()}, {"cancelled", cancelled}, {"violations", list}};
+    Json exposed = Json::array();
+    for (const ExposedFile &file : readableByOthers)
+        exposed.push_back(Json{{"path", file.path}, {"mode", modeText(file.mode)}});
+    return Json{{"documents", documents}, {"clean", clean()},        {"cancelled", cancelled},
+                {"violations", list},     {"readableByOthers", exposed}};
 }
 
 // Rows keyed by column 0 in ascending order, read alongside the documents (ordered by doc_key): the
@@ -606,6 +610,7 @@ IntegrityReport Engine::check(bool repairIndexes,
                               const std::function<bool(std::int64_t, std::int64_t)> &progress, CheckDepth depth)
 {
     IntegrityReport report;
+    report.readableByOthers = exposedDatabaseFiles(m_database.path());
     SQLite::Database &db = m_database.connection();
     if (repairIndexes) {
         db.exec("REINDEX");

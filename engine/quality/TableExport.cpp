@@ -1,6 +1,7 @@
 #include "TableExport.h"
 
 #include "Database.h"
+#include "PrivateFiles.h"
 
 #include <QFile>
 #include <QSaveFile>
@@ -75,7 +76,7 @@ void writeCsv(const std::string &path, const TextTable &table)
 {
     QSaveFile file(QString::fromStdString(path));
     const std::string text = csvText(table);
-    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0
+    if (!openPrivateForWriting(file) || file.write(text.data(), static_cast<qint64>(text.size())) < 0
         || !file.commit())
         throw StorageError(StorageError::Kind::Io, path + ": cannot write the CSV file: " + file.errorString().toStdString());
 }
@@ -92,10 +93,17 @@ void writeXlsx(const std::string &path, const TextTable &table, const std::strin
         throw StorageError(StorageError::Kind::Io, path + ": " + std::to_string(table.rows.size())
                                                        + " rows are more than one worksheet holds; export CSV instead");
 
+    // The writer opens the file when the workbook closes; made owner-only first, it keeps that mode.
     const std::string partial = path + ".part";
+    QFile::remove(QString::fromStdString(partial));
+    std::string createError;
+    if (!createPrivateFile(partial, &createError))
+        throw StorageError(StorageError::Kind::Io, partial + ": cannot create: " + createError);
     lxw_workbook *workbook = workbook_new(partial.c_str());
-    if (workbook == nullptr)
+    if (workbook == nullptr) {
+        QFile::remove(QString::fromStdString(partial));
         throw StorageError(StorageError::Kind::Io, path + ": cannot create the .xlsx file");
+    }
     lxw_worksheet *sheet = workbook_add_worksheet(workbook, sheetNameFrom(sheetName).c_str());
     lxw_format *header = workbook_add_format(workbook);
     format_set_bold(header);

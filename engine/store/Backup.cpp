@@ -1,6 +1,7 @@
 #include "Backup.h"
 
 #include "Database.h"
+#include "PrivateFiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -99,6 +100,12 @@ BackupResult backupDatabase(const std::string &sourcePath, const std::string &de
     const QString partial = destination + QStringLiteral(".partial");
     QFile::remove(partial);
     {
+        // A backup holds every record: owner-only from the start, as its journal files then are too.
+        std::string error;
+        if (!createPrivateFile(partial.toStdString(), &error)) {
+            result.error = destinationPath + ": cannot create: " + error;
+            return result;
+        }
         sqlite3 *copy = nullptr;
         if (sqlite3_open_v2(partial.toUtf8().constData(), &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr)
             != SQLITE_OK) {

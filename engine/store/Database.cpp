@@ -4,6 +4,7 @@
 #include "CompactHistory.h"
 #include "IndexKeyMemo.h"
 #include "Migrations.h"
+#include "PrivateFiles.h"
 
 #include "SearchTerms.h"
 #include "StoredForms.h"
@@ -63,7 +64,7 @@ std::string defaultDatabasePath()
 {
     const QString dir =
         QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)).filePath(QStringLiteral("steward"));
-    QDir().mkpath(dir);
+    createPrivateDirectory(dir.toStdString()); // a failure shows when the database cannot be created in it
     return QDir(dir).filePath(QStringLiteral("steward.db")).toStdString();
 }
 
@@ -225,8 +226,13 @@ std::unique_ptr<Database> Database::open(const std::string &path, Access access)
     int flags = access == Access::ReadOnly ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE;
     // A connection is only ever used by one thread at a time; SQLite's own mutexes cost ~3% of an import.
     flags |= SQLite::OPEN_NOMUTEX;
-    if (!exists)
+    if (!exists) {
+        // Owner-only before SQLite opens it: SQLite gives the -wal and -shm the database file's mode.
+        std::string error;
+        if (access == Access::ReadWrite && !createPrivateFile(path, &error))
+            throw StorageError(StorageError::Kind::CannotOpen, path + ": cannot open: " + error);
         flags |= SQLite::OPEN_CREATE;
+    }
     std::unique_ptr<SQLite::Database> db;
     try {
         db = std::make_unique<SQLite::Database>(path, flags, kBusyTimeoutMs);
