@@ -319,6 +319,7 @@ struct Footprint
     double fileBytes = 0;
     double changeLogBytes = -1; // tables named change* and their indexes; -1: dbstat is not available
     double editJournalBytes = -1; // tables named edit_* and their indexes
+    std::vector<std::pair<std::string, double>> largest; // tables with their indexes, the largest first
     std::int64_t documents = 0;
 };
 
@@ -432,8 +433,9 @@ int Steward::edit(int day, Sample &sample)
     return stored;
 }
 
-// One field of a rotating 30% of the students, its value alternating by week so that every
-// student selected changes: the preview, then the edit, as `steward-cli fix set --id ...` does.
+// One field of a rotating 30% of the students: the preview, then the edit, as `steward-cli fix set
+// --id ...` does. A student is selected again 3 or 4 weeks later; five spellings in turn make every
+// week's fix change every student it selects (two in turn left a third of them unchanged).
 EditResult Steward::bulkFix(int week, Sample &sample)
 {
     BulkEditor editor(*m_engine, *m_database);
@@ -443,7 +445,9 @@ EditResult Steward::bulkFix(int week, Sample &sample)
     const std::size_t first = static_cast<std::size_t>(week) * size;
     for (std::size_t i = 0; i < size && !students.empty(); ++i)
         selection.documentIds.push_back(students[(first + i) % students.size()]);
-    FieldEdit edit{"$.birthCity", Json(week % 2 == 0 ? "San Antonio" : "SAN ANTONIO")};
+    static const std::array<const char *, 5> kSpellings = {"SAN ANTONIO", "San Antonio, TX", "SAN ANTONIO, TX",
+                                                           "San Antonio TX", "SAN ANTONIO TX"};
+    FieldEdit edit{"$.birthCity", Json(kSpellings[static_cast<std::size_t>(week) % kSpellings.size()])};
     const Clock::time_point start = Clock::now();
     const double cpu = processCpuSeconds();
     EditResult result;
@@ -554,7 +558,10 @@ Footprint Steward::footprint()
                 out.changeLogBytes += bytes;
             else if (table.rfind("edit_", 0) == 0)
                 out.editJournalBytes += bytes;
+            out.largest.emplace_back(table, bytes);
         }
+        std::sort(out.largest.begin(), out.largest.end(),
+                  [](const auto &a, const auto &b) { return a.second > b.second; });
     } catch (const SQLite::Exception &) {
         out.changeLogBytes = -1; // SQLite built without dbstat
         out.editJournalBytes = -1;
@@ -731,6 +738,13 @@ void SchoolYear::printFigures(int day)
                     megabytes(footprint.changeLogBytes + footprint.editJournalBytes),
                     100 * (footprint.changeLogBytes + footprint.editJournalBytes) / footprint.fileBytes,
                     megabytes(footprint.changeLogBytes), megabytes(footprint.editJournalBytes));
+    // By table, so that history kept under other names shows too.
+    std::string largest;
+    for (std::size_t i = 0; i < footprint.largest.size() && i < 8; ++i)
+        largest += (i > 0 ? ", " : "") + footprint.largest[i].first + " " +
+                   QString::number(megabytes(footprint.largest[i].second), 'f', 1).toStdString();
+    if (!largest.empty())
+        std::printf("largest tables with their indexes (MB): %s\n", largest.c_str());
     std::printf("%-10s %9s %9s %9s\n", "operation", "last run", "seconds", "CPU s");
     for (int operation = 0; operation < kOperations; ++operation) {
         const std::vector<Sample> &samples = m_samples[static_cast<std::size_t>(operation)];
