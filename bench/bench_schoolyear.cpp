@@ -42,6 +42,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace steward;
@@ -317,6 +318,8 @@ void Sis::changeSection(SisDay &day)
 struct Footprint
 {
     double fileBytes = 0;
+    double walBytes = 0;  // of fileBytes
+    double freeBytes = 0; // of fileBytes: pages the database holds free
     double changeLogBytes = -1; // tables named change* and their indexes; -1: dbstat is not available
     double editJournalBytes = -1; // tables named edit_* and their indexes
     std::vector<std::pair<std::string, double>> largest; // tables with their indexes, the largest first
@@ -544,10 +547,20 @@ ResultsImportReport Steward::results(const std::string &csvPath, const QDate &ru
 Footprint Steward::footprint()
 {
     SQLite::Database &db = m_database->connection();
-    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    // A checkpoint that another connection holds up (the background checkpoint's, a reader's) says
+    // busy and leaves the WAL as it is: it once counted 47 MB of WAL in the file. Tried again.
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        SQLite::Statement checkpoint(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+        if (checkpoint.executeStep() && checkpoint.getColumn(0).getInt() == 0)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
     Footprint out;
     const QString path = QString::fromStdString(m_database->path());
-    out.fileBytes = static_cast<double>(QFileInfo(path).size() + QFileInfo(path + "-wal").size());
+    out.walBytes = static_cast<double>(QFileInfo(path + "-wal").size());
+    out.fileBytes = static_cast<double>(QFileInfo(path).size()) + out.walBytes;
+    out.freeBytes = static_cast<double>(db.execAndGet("PRAGMA freelist_count").getInt64())
+                    * static_cast<double>(db.execAndGet("PRAGMA page_size").getInt64());
     out.documents = db.execAndGet("SELECT count(*) FROM documents").getInt64();
     try {
         // Each table with its indexes (an index's tbl_name is its table's).
@@ -733,7 +746,8 @@ void SchoolYear::printFigures(int day)
     const Footprint footprint = m_steward->footprint();
     m_footprints[day] = footprint;
     std::printf("\n== day %d (%s) ==\n", day, isoDate(schoolDate(day)).c_str());
-    std::printf("file %.1f MB (database + WAL after a checkpoint), %lld documents\n", megabytes(footprint.fileBytes),
+    std::printf("file %.1f MB (database + WAL after a checkpoint; WAL %.1f MB, free pages %.1f MB), %lld documents\n",
+                megabytes(footprint.fileBytes), megabytes(footprint.walBytes), megabytes(footprint.freeBytes),
                 static_cast<long long>(footprint.documents));
     if (footprint.changeLogBytes < 0)
         std::printf("history: unknown (SQLite without dbstat)\n");
