@@ -62,10 +62,8 @@ const OdsRecord *OdsApiStandIn::find(const std::string &endpoint, const Json &id
         m_identity.documentIdentity(*resourceOf(endpoint), identityBody);
     if (!identity)
         return nullptr;
-    for (const auto &[id, record] : m_records)
-        if (record.endpoint == endpoint && record.referentialId == identity->referentialId())
-            return &record;
-    return nullptr;
+    auto named = m_byIdentity.find({endpoint, identity->referentialId()});
+    return named == m_byIdentity.end() ? nullptr : &m_records.at(named->second);
 }
 
 std::string OdsApiStandIn::upsert(const std::string &endpoint, const Json &body)
@@ -78,6 +76,7 @@ bool OdsApiStandIn::remove(const std::string &id)
     auto it = m_records.find(id);
     if (it == m_records.end())
         return false;
+    index(it->second, -1);
     m_deletes.push_back(
         {it->second.endpoint,
          Json{{"id", id}, {"changeVersion", ++m_version}, {"keyValues", keyValues(it->second)}}});
@@ -129,18 +128,25 @@ std::pair<bool, std::string> OdsApiStandIn::store(const std::string &endpoint, J
 {
     const ResourceSchema *resource = resourceOf(endpoint);
     const Uuid referentialId = m_identity.documentIdentity(*resource, body)->referentialId();
-    for (auto &[existingId, record] : m_records) {
-        const bool same = id.empty() ? record.endpoint == endpoint && record.referentialId == referentialId
-                                     : existingId == id;
-        if (!same)
-            continue;
+    auto existing = m_records.end();
+    if (!id.empty()) {
+        existing = m_records.find(id);
+    } else if (auto named = m_byIdentity.find({endpoint, referentialId}); named != m_byIdentity.end()) {
+        existing = m_records.find(named->second);
+    }
+    if (existing != m_records.end()) {
+        const std::string &existingId = existing->first;
+        OdsRecord &record = existing->second;
         if (record.body != body) {
             const Json oldKeys = keyValues(record);
+            index(record, -1);
             record.body = std::move(body);
             record.changeVersion = ++m_version;
-            if (record.referentialId != referentialId) {
+            const bool keyChanged = record.referentialId != referentialId;
+            record.referentialId = referentialId;
+            index(record, +1);
+            if (keyChanged) {
                 // An identity update (allowIdentityUpdates): ODS/API lists it among the key changes.
-                record.referentialId = referentialId;
                 m_keyChanges.push_back({endpoint, Json{{"id", existingId},
                                                        {"changeVersion", record.changeVersion},
                                                        {"oldKeyValues", oldKeys},
@@ -154,8 +160,30 @@ std::pair<bool, std::string> OdsApiStandIn::store(const std::string &endpoint, J
         for (char c : Uuid::random().toString())
             if (c != '-')
                 newId += c;
-    m_records[newId] = OdsRecord{newId, endpoint, std::move(body), referentialId, ++m_version};
+    const OdsRecord &added = m_records[newId] = OdsRecord{newId, endpoint, std::move(body), referentialId, ++m_version};
+    index(added, +1);
     return {true, newId};
+}
+
+void OdsApiStandIn::index(const OdsRecord &record, int delta)
+{
+    if (delta > 0) {
+        m_byIdentity[{record.endpoint, record.referentialId}] = record.id;
+    } else if (auto named = m_byIdentity.find({record.endpoint, record.referentialId});
+               named != m_byIdentity.end() && named->second == record.id) {
+        m_byIdentity.erase(named);
+    }
+    const ResourceSchema *resource = resourceOf(record.endpoint);
+    std::vector<Uuid> answered{record.referentialId};
+    if (std::optional<DocumentIdentity> own = m_identity.documentIdentity(*resource, record.body))
+        if (std::optional<DocumentIdentity> super = m_identity.superclassIdentity(*resource, *own))
+            answered.push_back(super->referentialId());
+    for (const Uuid &referentialId : answered) {
+        int &count = m_answering[referentialId];
+        count += delta;
+        if (count <= 0)
+            m_answering.erase(referentialId);
+    }
 }
 
 bool OdsApiStandIn::referencesResolve(const ResourceSchema &resource, const Json &body, Json &errors) const
@@ -163,15 +191,7 @@ bool OdsApiStandIn::referencesResolve(const ResourceSchema &resource, const Json
     for (const BodyReference &reference : m_identity.referencesIn(resource, body)) {
         if (reference.isDescriptor() || !reference.identity)
             continue;
-        const Uuid target = reference.identity->referentialId();
-        bool found = false;
-        for (const auto &[id, record] : m_records) {
-            const ResourceSchema *stored = resourceOf(record.endpoint);
-            std::optional<DocumentIdentity> own = m_identity.documentIdentity(*stored, record.body);
-            std::optional<DocumentIdentity> super = m_identity.superclassIdentity(*stored, *own);
-            found = found || record.referentialId == target || (super && super->referentialId() == target);
-        }
-        if (!found)
+        if (m_answering.count(reference.identity->referentialId()) == 0)
             errors[reference.path].push_back("The referenced " + reference.targetResource() +
                                              " resource does not exist.");
     }

@@ -131,6 +131,8 @@ private:
     static Answer lockFailed();
     // Creates or updates by natural key (id: the record a PUT names); returns (created, id).
     std::pair<bool, std::string> store(const std::string &endpoint, Json body, const std::string &id);
+    // Adds a record to the look-ups below (delta +1) or takes it out (-1).
+    void index(const OdsRecord &record, int delta);
     bool referencesResolve(const ResourceSchema &resource, const Json &body, Json &errors) const;
     Answer page(const std::vector<Json> &items, const QUrlQuery &query);
     bool inWindow(std::int64_t version, const QUrlQuery &query) const;
@@ -156,6 +158,11 @@ private:
     bool m_tls = false;
     std::map<QTcpSocket *, QByteArray> m_buffers;
     std::map<std::string, OdsRecord> m_records;
+    // Every record by endpoint and referential id, and how many records a reference's referential id
+    // finds (a subclass's superclass identity too): a district of 100,000 records is not read whole
+    // for each write and each reference it holds.
+    std::map<std::pair<std::string, Uuid>, std::string> m_byIdentity;
+    std::map<Uuid, int> m_answering;
     std::vector<std::pair<std::string, Json>> m_deletes;
     std::vector<std::pair<std::string, Json>> m_keyChanges;
     std::int64_t m_version = 0;

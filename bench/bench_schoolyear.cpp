@@ -1,0 +1,895 @@
+// A school year of one steward's database, simulated and measured (not a test; a long run by choice).
+// The district's student information system is the ODS/API stand-in (tests/OdsApiStandIn) holding a
+// generated district; the steward's database pulls it on day 0, then every school day the SIS changes
+// about 1.5% of its documents (names, grade levels, exits and new enrollments, schedule changes, staff
+// and section details), the steward pulls, edits a few documents (PUTs through the engine) and runs the
+// starter rule pack (incremental, as `steward-cli rules run`). Every 5th school day: a bulk fix of one
+// field of 30% of the students (preview and apply, as `steward-cli fix set`), an export of a validated
+// batch (everything) and a push. Every 20th: the state's results for the enrollments, read and matched.
+// At days 1, 30, 90 and the last it prints the file's size (database + WAL after a checkpoint), the
+// change log's and the edit journal's bytes (SQLite's dbstat) and each operation's time; then the two
+// goals: the file at most 2x its size on day 1, and every operation at most 1.25x its time at the start.
+// Usage: bench_schoolyear [--students N] [--days N] [--seed N]   (defaults 10000, 180, 2026)
+//   The short run: --students 500 --days 20 (about a minute).
+#include "BenchSupport.h"
+#include "BulkEdit.h"
+#include "Database.h"
+#include "Engine.h"
+#include "Exporter.h"
+#include "ExternalResults.h"
+#include "Generator.h"
+#include "OdsApiStandIn.h"
+#include "RemoteApi.h"
+#include "Rules.h"
+#include "SyncJobs.h"
+
+#include <QCoreApplication>
+#include <QDate>
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
+
+#include <SQLiteCpp/Statement.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace steward;
+using steward::test::OdsApiStandIn;
+
+namespace {
+
+constexpr double kDailyChangeShare = 0.015;
+constexpr double kBulkFixShare = 0.30; // of the students, each week
+constexpr int kWeek = 5;
+constexpr int kMonth = 20;
+constexpr int kEditsPerDay = 6;
+constexpr const char *kClient = "district";
+
+enum Operation { Pull, Edits, RulesRun, BulkFix, Export, Push, Results, kOperations };
+constexpr std::array<const char *, kOperations> kOperationNames = {"pull", "edits", "rules run", "bulk fix",
+                                                                   "export", "push", "results"};
+// How often each runs, in school days.
+constexpr std::array<int, kOperations> kEvery = {1, 1, 1, kWeek, kWeek, kWeek, kMonth};
+
+struct Options
+{
+    std::int64_t students = 10000;
+    int days = 180;
+    std::uint32_t seed = 2026;
+};
+
+// The calendar: weekdays from 2024-08-19 (the generated district's first day), without the winter break.
+QDate schoolDate(int day)
+{
+    QDate date(2024, 8, 16);
+    for (int counted = 0; counted < day;) {
+        date = date.addDays(1);
+        const bool weekend = date.dayOfWeek() >= 6;
+        const bool winterBreak = date > QDate(2024, 12, 20) && date < QDate(2025, 1, 7);
+        counted += weekend || winterBreak ? 0 : 1;
+    }
+    return date;
+}
+
+std::string isoDate(const QDate &date)
+{
+    return date.toString(Qt::ISODate).toStdString();
+}
+
+std::string gradeUri(const std::string &grade)
+{
+    return "uri://ed-fi.org/GradeLevelDescriptor#" + grade;
+}
+
+// What the SIS changed on one day.
+struct SisDay
+{
+    int updated = 0;
+    int created = 0;
+    int deleted = 0;
+};
+
+// The district's student information system: the ODS/API stand-in holding the district, and what a
+// school day changes there. Only fields a real SIS writes; the steward's own fields (a student's
+// preferredLastSurname and birthCity, an enrollment's fullTimeEquivalency, a section enrollment's
+// teacherStudentDataLinkExclusion) are left to the steward, so the two sides merge rather than conflict.
+class Sis
+{
+public:
+    Sis(const Model &model, std::uint32_t seed) : m_api(model), m_random(seed) {}
+
+    OdsApiStandIn &api() { return m_api; }
+    std::int64_t load(std::int64_t students, std::uint32_t seed);
+    SisDay change(const QDate &date, std::int64_t count);
+
+private:
+    using Ids = std::vector<std::string>;
+    std::size_t below(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(m_random); }
+    bool chance(int percent) { return static_cast<int>(below(100)) < percent; }
+    Json bodyOf(const std::string &id) const { return m_api.records().at(id).body; }
+    std::string pickId(const std::string &endpoint);
+    void store(const std::string &endpoint, const Json &body, SisDay &day);
+    void changeStudent(SisDay &day);
+    void changeEnrollment(const std::string &date, SisDay &day);
+    bool exitEnrollment(const std::string &date, SisDay &day);
+    void enrollAgain(const std::string &date, SisDay &day);
+    void changeSectionEnrollment(const std::string &date, SisDay &day);
+    void changeStaff(SisDay &day);
+    void changeSection(SisDay &day);
+
+    OdsApiStandIn m_api;
+    std::mt19937 m_random;
+    std::map<std::string, Ids> m_ids;            // endpoint -> the ids of its records
+    std::map<std::string, std::vector<Json>> m_schoolOfGrade; // grade URI -> a current enrollment per school
+    std::vector<Json> m_exited;                  // enrollments ended this year, for a new one elsewhere
+    int m_newNames = 0;
+};
+
+std::int64_t Sis::load(std::int64_t students, std::uint32_t seed)
+{
+    GeneratorOptions options;
+    options.students = students;
+    options.seed = seed;
+    std::map<std::string, std::set<std::int64_t>> schoolsOfGrade;
+    return generateDistrict(options, [&](const std::string &resource, const Json &body) {
+        const std::string endpoint = resource.substr(resource.find('/') + 1);
+        m_ids[endpoint].push_back(m_api.upsert(endpoint, body));
+        if (endpoint != "studentSchoolAssociations" || body.contains("exitWithdrawDate"))
+            return;
+        const std::string grade = body.value("entryGradeLevelDescriptor", "");
+        if (schoolsOfGrade[grade].insert(body["schoolReference"]["schoolId"].get<std::int64_t>()).second)
+            m_schoolOfGrade[grade].push_back(body);
+    });
+}
+
+std::string Sis::pickId(const std::string &endpoint)
+{
+    const Ids &ids = m_ids[endpoint];
+    return ids.empty() ? std::string() : ids[below(ids.size())];
+}
+
+void Sis::store(const std::string &endpoint, const Json &body, SisDay &day)
+{
+    const std::size_t before = m_api.records().size();
+    const std::string id = m_api.upsert(endpoint, body);
+    if (m_api.records().size() > before) {
+        m_ids[endpoint].push_back(id);
+        ++day.created;
+    } else {
+        ++day.updated;
+    }
+}
+
+SisDay Sis::change(const QDate &date, std::int64_t count)
+{
+    const std::string today = isoDate(date);
+    SisDay day;
+    for (std::int64_t i = 0; i < count; ++i) {
+        const int kind = static_cast<int>(below(100));
+        if (kind < 25)
+            changeStudent(day);
+        else if (kind < 45)
+            changeEnrollment(today, day);
+        else if (kind < 85)
+            changeSectionEnrollment(today, day);
+        else if (kind < 95)
+            changeStaff(day);
+        else
+            changeSection(day);
+    }
+    return day;
+}
+
+void Sis::changeStudent(SisDay &day)
+{
+    static const std::array<const char *, 8> kNames = {"Alex", "Jordan", "Sam", "Taylor", "Riley", "Casey", "Morgan", "Avery"};
+    Json body = bodyOf(pickId("students"));
+    const int what = static_cast<int>(below(3));
+    if (what == 0) // a middle name corrected
+        body["middleName"] = kNames[below(kNames.size())];
+    else if (what == 1) // the name the student goes by
+        body["preferredFirstName"] = kNames[below(kNames.size())];
+    else // a family name changed
+        body["lastSurname"] = body["lastSurname"].get<std::string>().substr(0, 12) + "-" + kNames[++m_newNames % kNames.size()];
+    store("students", body, day);
+}
+
+void Sis::changeEnrollment(const std::string &date, SisDay &day)
+{
+    const int what = static_cast<int>(below(100));
+    if (what < 20 && !m_exited.empty()) {
+        enrollAgain(date, day);
+        return;
+    }
+    if (what < 60 && exitEnrollment(date, day))
+        return;
+    // A grade level corrected by one, up or down.
+    const std::string id = pickId("studentSchoolAssociations");
+    Json body = bodyOf(id);
+    static const std::array<const char *, 13> kGrades = {"Kindergarten", "First grade", "Second grade",
+        "Third grade", "Fourth grade", "Fifth grade", "Sixth grade", "Seventh grade", "Eighth grade", "Ninth grade",
+        "Tenth grade", "Eleventh grade", "Twelfth grade"};
+    const std::string grade = body.value("entryGradeLevelDescriptor", "");
+    std::size_t at = 0;
+    while (at < kGrades.size() && gradeUri(kGrades[at]) != grade)
+        ++at;
+    const std::size_t next = at == 0 ? 1 : at >= kGrades.size() - 1 ? at - 1 : chance(50) ? at + 1 : at - 1;
+    body["entryGradeLevelDescriptor"] = gradeUri(kGrades[next]);
+    store("studentSchoolAssociations", body, day);
+}
+
+// A current enrollment that began before today ends today; false when a few picks found none.
+bool Sis::exitEnrollment(const std::string &date, SisDay &day)
+{
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        Json body = bodyOf(pickId("studentSchoolAssociations"));
+        if (body.contains("exitWithdrawDate") || body.value("entryDate", "") >= date)
+            continue;
+        body["exitWithdrawDate"] = date;
+        body["exitWithdrawTypeDescriptor"] =
+            std::string("uri://ed-fi.org/ExitWithdrawTypeDescriptor#") + (chance(75) ? "Transferred" : "Withdrawn");
+        store("studentSchoolAssociations", body, day);
+        m_exited.push_back(std::move(body));
+        return true;
+    }
+    return false;
+}
+
+// A student who left enrolls in another school of the district with the same grade: a new document.
+void Sis::enrollAgain(const std::string &date, SisDay &day)
+{
+    const std::size_t pick = below(m_exited.size());
+    Json body = m_exited[pick];
+    m_exited[pick] = std::move(m_exited.back());
+    m_exited.pop_back();
+    const std::vector<Json> &schools = m_schoolOfGrade[body.value("entryGradeLevelDescriptor", "")];
+    if (schools.empty())
+        return;
+    const Json &school = schools[below(schools.size())];
+    body["schoolReference"] = school["schoolReference"];
+    body["calendarReference"] = school["calendarReference"];
+    body["entryDate"] = date;
+    body["entryTypeDescriptor"] = "uri://ed-fi.org/EntryTypeDescriptor#Re-entry after a voluntary withdrawal";
+    body.erase("exitWithdrawDate");
+    body.erase("exitWithdrawTypeDescriptor");
+    store("studentSchoolAssociations", body, day);
+}
+
+void Sis::changeSectionEnrollment(const std::string &date, SisDay &day)
+{
+    Ids &ids = m_ids["studentSectionAssociations"];
+    const std::size_t at = below(ids.size());
+    Json body = bodyOf(ids[at]);
+    const int what = static_cast<int>(below(100));
+    if (what < 5) { // entered in error
+        m_api.remove(ids[at]);
+        ids[at] = std::move(ids.back());
+        ids.pop_back();
+        ++day.deleted;
+        return;
+    }
+    const bool current = body.value("beginDate", "") < date && body.value("endDate", "9999") > date;
+    if (what < 15 && current) { // dropped and enrolled again today: a new document
+        body["beginDate"] = date;
+    } else if (what < 85 && current) { // dropped
+        body["endDate"] = date;
+    } else {
+        body["homeroomIndicator"] = !body.value("homeroomIndicator", false);
+    }
+    store("studentSectionAssociations", body, day);
+}
+
+void Sis::changeStaff(SisDay &day)
+{
+    Json body = bodyOf(pickId("staffs"));
+    const int what = static_cast<int>(below(3));
+    if (what == 0)
+        body["yearsOfPriorTeachingExperience"] = body.value("yearsOfPriorTeachingExperience", 0) + 1;
+    else if (what == 1)
+        body["highlyQualifiedTeacher"] = !body.value("highlyQualifiedTeacher", false);
+    else
+        body["loginId"] = body.value("loginId", std::string("staff")) + std::to_string(below(10));
+    store("staffs", body, day);
+}
+
+void Sis::changeSection(SisDay &day)
+{
+    Json body = bodyOf(pickId("sections"));
+    if (chance(50))
+        body["officialAttendancePeriod"] = !body.value("officialAttendancePeriod", false);
+    else
+        body["sequenceOfCourse"] = body.value("sequenceOfCourse", 1) == 1 ? 2 : 1;
+    store("sections", body, day);
+}
+
+// Bytes of the database file: the file and its WAL after a checkpoint, and the history's share.
+struct Footprint
+{
+    double fileBytes = 0;
+    double walBytes = 0;  // of fileBytes
+    double freeBytes = 0; // of fileBytes: pages the database holds free
+    double changeLogBytes = -1; // tables named change* and their indexes; -1: dbstat is not available
+    double editJournalBytes = -1; // tables named edit_* and their indexes
+    std::vector<std::pair<std::string, double>> largest; // tables with their indexes, the largest first
+    std::int64_t documents = 0;
+};
+
+// One run of an operation.
+struct Sample
+{
+    int day = 0;
+    double seconds = 0;
+    double cpuSeconds = 0; // this process's (the stand-in answers in it too)
+};
+
+// The steward's side: the database, its engine and the connection to the SIS.
+class Steward
+{
+public:
+    Steward(const std::string &path, const std::string &url, std::uint32_t seed);
+    bool connect(std::string *error) { return m_remote.connect(error); }
+    PullReport pull() { return runPull(*m_engine, *m_database, m_remote, kClient); }
+    PushReport push() { return runPush(*m_engine, *m_database, m_remote, kClient); }
+    RuleRunReport runRules() { return steward::runRules(m_pack, *m_model, *m_database); }
+    // The day's edits chosen (not timed), then made (timed); returns how many were stored.
+    int edit(int day, Sample &sample);
+    EditResult bulkFix(int week, Sample &sample);
+    ExportResult exportEverything(const std::string &directory);
+    ResultsImportReport results(const std::string &csvPath, const QDate &runDate, Sample &sample);
+    Footprint footprint();
+    Database &database() { return *m_database; }
+
+private:
+    struct Edit
+    {
+        std::string path;
+        Json body;
+        std::string etag;
+    };
+    std::vector<Json> page(const std::string &endpoint, std::int64_t offset, std::int64_t limit);
+    std::int64_t count(const std::string &endpoint);
+    void writeResultsFile(const std::string &csvPath);
+
+    std::unique_ptr<Model> m_model;
+    std::unique_ptr<Database> m_database;
+    std::unique_ptr<Engine> m_engine;
+    RemoteApi m_remote;
+    RulePack m_pack;
+    std::size_t m_resultRows = 0; // rows of the state's results file, set by the first
+    std::mt19937 m_random;
+};
+
+Steward::Steward(const std::string &path, const std::string &url, std::uint32_t seed)
+    : m_model(Model::loadStarter())
+    , m_database(Database::open(path))
+    , m_engine(std::make_unique<Engine>(*m_model, *m_database))
+    , m_remote(steward::test::standInOptions(url))
+    , m_pack(loadStarterRulePack(*m_model))
+    , m_random(seed)
+{
+    // As steward-cli and the app open a database: checkpoints off the writer's thread.
+    m_database->startBackgroundCheckpoints();
+}
+
+std::vector<Json> Steward::page(const std::string &endpoint, std::int64_t offset, std::int64_t limit)
+{
+    const Response answer = m_engine->handle(Request::make(
+        "GET", "/ed-fi/" + endpoint + "?offset=" + std::to_string(offset) + "&limit=" + std::to_string(limit), "steward"));
+    return answer.body.is_array() ? answer.body.get<std::vector<Json>>() : std::vector<Json>{};
+}
+
+std::int64_t Steward::count(const std::string &endpoint)
+{
+    const Response answer =
+        m_engine->handle(Request::make("GET", "/ed-fi/" + endpoint + "?limit=0&totalCount=true", "steward"));
+    const std::string total = answer.header("Total-Count");
+    return total.empty() ? 0 : std::stoll(total);
+}
+
+int Steward::edit(int day, Sample &sample)
+{
+    // Fields the SIS does not write: the steward's own corrections.
+    const std::array<std::pair<const char *, std::function<void(Json &)>>, 3> kinds = {{
+        {"students", [day](Json &body) { body["preferredLastSurname"] = "Checked " + std::to_string(day); }},
+        {"studentSchoolAssociations",
+         [](Json &body) { body["fullTimeEquivalency"] = body.value("fullTimeEquivalency", 1.0) == 1.0 ? 0.5 : 1.0; }},
+        {"studentSectionAssociations",
+         [](Json &body) { body["teacherStudentDataLinkExclusion"] = !body.value("teacherStudentDataLinkExclusion", false); }},
+    }};
+    std::vector<Edit> edits;
+    for (int i = 0; i < kEditsPerDay; ++i) {
+        const auto &[endpoint, change] = kinds[static_cast<std::size_t>(i) % kinds.size()];
+        const std::int64_t total = count(endpoint);
+        if (total == 0)
+            continue;
+        std::vector<Json> found = page(endpoint, std::uniform_int_distribution<std::int64_t>(0, total - 1)(m_random), 1);
+        if (found.empty())
+            continue;
+        Json body = std::move(found.front());
+        Edit edit{"/ed-fi/" + std::string(endpoint) + "/" + body["id"].get<std::string>(), {}, body["_etag"].get<std::string>()};
+        body.erase("_etag");
+        body.erase("_lastModifiedDate");
+        change(body);
+        edit.body = std::move(body);
+        edits.push_back(std::move(edit));
+    }
+    const Clock::time_point start = Clock::now();
+    const double cpu = processCpuSeconds();
+    int stored = 0;
+    for (const Edit &edit : edits) {
+        Request put = Request::make("PUT", edit.path, "steward", edit.body);
+        stored += m_engine->handle(put.ifMatch(edit.etag)).status / 100 == 2 ? 1 : 0;
+    }
+    sample.seconds = seconds(start, Clock::now());
+    sample.cpuSeconds = processCpuSeconds() - cpu;
+    return stored;
+}
+
+// One field of a rotating 30% of the students: the preview, then the edit, as `steward-cli fix set
+// --id ...` does. A student is selected again 3 or 4 weeks later; five spellings in turn make every
+// week's fix change every student it selects (two in turn left a third of them unchanged).
+EditResult Steward::bulkFix(int week, Sample &sample)
+{
+    BulkEditor editor(*m_engine, *m_database);
+    const std::vector<std::string> students = editor.selectResource("Student", true, false).documentIds;
+    EditSelection selection;
+    const std::size_t size = static_cast<std::size_t>(static_cast<double>(students.size()) * kBulkFixShare);
+    const std::size_t first = static_cast<std::size_t>(week) * size;
+    for (std::size_t i = 0; i < size && !students.empty(); ++i)
+        selection.documentIds.push_back(students[(first + i) % students.size()]);
+    static const std::array<const char *, 5> kSpellings = {"SAN ANTONIO", "San Antonio, TX", "SAN ANTONIO, TX",
+                                                           "San Antonio TX", "SAN ANTONIO TX"};
+    FieldEdit edit{"$.birthCity", Json(kSpellings[static_cast<std::size_t>(week) % kSpellings.size()])};
+    const Clock::time_point start = Clock::now();
+    const double cpu = processCpuSeconds();
+    EditResult result;
+    try {
+        const EditPreview preview = editor.preview(selection, edit);
+        if (preview.refusals().empty())
+            result = editor.apply(selection, edit, "steward");
+        else
+            std::fprintf(stderr, "bulk fix of week %d refused: %s\n", week, preview.refusals().substr(0, 300).c_str());
+    } catch (const EditRefused &e) {
+        std::fprintf(stderr, "bulk fix of week %d refused: %s\n", week, e.what());
+    }
+    sample.seconds = seconds(start, Clock::now());
+    sample.cpuSeconds = processCpuSeconds() - cpu;
+    return result;
+}
+
+ExportResult Steward::exportEverything(const std::string &directory)
+{
+    ExportOptions options;
+    options.outDir = directory;
+    return exportBatch(*m_database, *m_model, options);
+}
+
+// "2024-08-19" -> "08/19/2024", as the state's portal writes dates.
+std::string usDate(const std::string &iso)
+{
+    return iso.size() < 10 ? iso : iso.substr(5, 2) + "/" + iso.substr(8, 2) + "/" + iso.substr(0, 4);
+}
+
+// The state's results: as many rows every month as half the enrollments of the first month (the
+// enrollments grow by half over the year; a file growing with them made the last month's match
+// look slower for the rows alone), 70% naming the enrollment by natural key (student, campus, entry
+// date), 20% by Ed-Fi id, 10% students the district does not have.
+void Steward::writeResultsFile(const std::string &csvPath)
+{
+    std::vector<Json> enrollments;
+    for (std::int64_t offset = 0;; offset += 500) {
+        std::vector<Json> more = page("studentSchoolAssociations", offset, 500);
+        enrollments.insert(enrollments.end(), more.begin(), more.end());
+        if (more.size() < 500)
+            break;
+    }
+    std::ofstream csv(csvPath, std::ios::binary);
+    csv << "Campus ID,School Year,Record Type,Ed-Fi Id,Student ID,Entry Date,Rule Number,Error Level,Error Message\n";
+    if (m_resultRows == 0)
+        m_resultRows = std::max<std::size_t>(100, enrollments.size() / 2);
+    for (std::size_t i = 0; i < m_resultRows && !enrollments.empty(); ++i) {
+        const Json &e = enrollments[(i * 7919) % enrollments.size()];
+        const std::string school = std::to_string(e["schoolReference"]["schoolId"].get<std::int64_t>());
+        const std::string student = e["studentReference"]["studentUniqueId"].get<std::string>();
+        const std::string entry = usDate(e["entryDate"].get<std::string>());
+        const char *level = i % 10 < 2 ? "F" : i % 10 < 3 ? "S" : "W";
+        const std::string rule = "40100-" + std::to_string(1000 + i % 37);
+        if (i % 10 == 9)
+            csv << school << ",2025,ENROLL,,X" << i << "," << entry << "," << rule << "," << level << ",Unknown student\n";
+        else if (i % 10 >= 7)
+            csv << school << ",2025,ENROLL," << e["id"].get<std::string>() << ",,," << rule << "," << level
+                << ",Checked by id\n";
+        else
+            csv << school << ",2025,ENROLL,," << student << "," << entry << "," << rule << "," << level
+                << ",Entry grade level differs from last year's grade + 1\n";
+    }
+}
+
+ResultsImportReport Steward::results(const std::string &csvPath, const QDate &runDate, Sample &sample)
+{
+    writeResultsFile(csvPath);
+    const Json mappingJson{
+        {"columns",
+         {{"rule", "Rule Number"}, {"severity", "Error Level"}, {"message", "Error Message"},
+          {"schoolYear", "School Year"}, {"school", "Campus ID"}, {"id", "Ed-Fi Id"}, {"resource", "Record Type"}}},
+        {"severities", {{"F", "fatal"}, {"S", "error"}, {"W", "warning"}}},
+        {"resources", {{"ENROLL", "StudentSchoolAssociation"}}},
+        {"keys",
+         {{"StudentSchoolAssociation",
+           {{"studentReference.studentUniqueId", {{"column", "Student ID"}}},
+            {"schoolReference.schoolId", {{"column", "Campus ID"}}},
+            {"entryDate", {{"column", "Entry Date"}, {"format", "MM/DD/YYYY"}}}}}}}};
+    ResultsImportOptions options;
+    options.runAt = isoDate(runDate);
+    options.actor = "steward";
+    const Clock::time_point start = Clock::now();
+    const double cpu = processCpuSeconds();
+    // As `steward-cli rules import-results FILE --mapping FILE` does: the mapping read, then the file.
+    const ResultsMapping mapping = parseResultsMapping(mappingJson, *m_model);
+    ResultsImportReport report = importExternalResults(*m_database, *m_model, csvPath, &mapping, options);
+    sample.seconds = seconds(start, Clock::now());
+    sample.cpuSeconds = processCpuSeconds() - cpu;
+    return report;
+}
+
+Footprint Steward::footprint()
+{
+    SQLite::Database &db = m_database->connection();
+    // A checkpoint that another connection holds up (the background checkpoint's, a reader's) says
+    // busy and leaves the WAL as it is: it once counted 47 MB of WAL in the file. Tried again.
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        SQLite::Statement checkpoint(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+        if (checkpoint.executeStep() && checkpoint.getColumn(0).getInt() == 0)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    Footprint out;
+    const QString path = QString::fromStdString(m_database->path());
+    out.walBytes = static_cast<double>(QFileInfo(path + "-wal").size());
+    out.fileBytes = static_cast<double>(QFileInfo(path).size()) + out.walBytes;
+    out.freeBytes = static_cast<double>(db.execAndGet("PRAGMA freelist_count").getInt64())
+                    * static_cast<double>(db.execAndGet("PRAGMA page_size").getInt64());
+    out.documents = db.execAndGet("SELECT count(*) FROM documents").getInt64();
+    try {
+        // Each table with its indexes (an index's tbl_name is its table's).
+        SQLite::Statement pages(db, "SELECT coalesce(m.tbl_name, s.name), sum(s.pgsize) FROM dbstat s"
+                                    " LEFT JOIN sqlite_schema m ON m.name = s.name GROUP BY 1");
+        out.changeLogBytes = 0;
+        out.editJournalBytes = 0;
+        while (pages.executeStep()) {
+            const std::string table = pages.getColumn(0).getString();
+            const double bytes = pages.getColumn(1).getDouble();
+            if (table.rfind("change", 0) == 0)
+                out.changeLogBytes += bytes;
+            else if (table.rfind("edit_", 0) == 0)
+                out.editJournalBytes += bytes;
+            out.largest.emplace_back(table, bytes);
+        }
+        std::sort(out.largest.begin(), out.largest.end(),
+                  [](const auto &a, const auto &b) { return a.second > b.second; });
+    } catch (const SQLite::Exception &) {
+        out.changeLogBytes = -1; // SQLite built without dbstat
+        out.editJournalBytes = -1;
+    }
+    return out;
+}
+
+} // namespace
+
+namespace {
+
+// The year: day 0, then the school days, with the figures kept and printed.
+class SchoolYear
+{
+public:
+    SchoolYear(const Options &options, const std::string &directory);
+    // Exit status: 0 when both goals were met, 1 when one was missed, 2 when the year could not run.
+    int run();
+
+private:
+    bool dayZero();
+    void schoolDay(int day);
+    void weekEnd(int day);
+    void monthEnd(int day);
+    void printFigures(int day);
+    bool printGoals();
+    template <typename Work>
+    auto timed(Operation operation, int day, Work &&work);
+    void keep(Operation operation, const Sample &sample) { m_samples[operation].push_back(sample); }
+
+    Options m_options;
+    std::string m_directory;
+    std::unique_ptr<Model> m_sisModel;
+    std::unique_ptr<Sis> m_sis;
+    std::unique_ptr<Steward> m_steward;
+    std::int64_t m_changesPerDay = 0;
+    std::array<std::vector<Sample>, kOperations> m_samples;
+    std::map<int, Footprint> m_footprints;
+    SisDay m_week;  // the SIS's changes since the last week's end
+    PullReport m_weekPulls; // the week's pulls added up (counts only)
+};
+
+SchoolYear::SchoolYear(const Options &options, const std::string &directory)
+    : m_options(options), m_directory(directory), m_sisModel(Model::loadStarter())
+{
+    m_sis = std::make_unique<Sis>(*m_sisModel, options.seed);
+    m_steward = std::make_unique<Steward>(directory + "/steward.db", m_sis->api().base(), options.seed);
+}
+
+template <typename Work>
+auto SchoolYear::timed(Operation operation, int day, Work &&work)
+{
+    const Clock::time_point start = Clock::now();
+    const double cpu = processCpuSeconds();
+    auto result = work();
+    keep(operation, Sample{day, seconds(start, Clock::now()), processCpuSeconds() - cpu});
+    return result;
+}
+
+bool SchoolYear::dayZero()
+{
+    Clock::time_point start = Clock::now();
+    const std::int64_t documents = m_sis->load(m_options.students, m_options.seed);
+    m_changesPerDay = std::max<std::int64_t>(1, static_cast<std::int64_t>(documents * kDailyChangeShare + 0.5));
+    std::printf("day 0: the SIS holds %lld documents (loaded in %.1f s)\n", static_cast<long long>(documents),
+                seconds(start, Clock::now()));
+    std::string error;
+    if (!m_steward->connect(&error)) {
+        std::fprintf(stderr, "bench_schoolyear: the SIS did not answer: %s\n", error.c_str());
+        return false;
+    }
+    start = Clock::now();
+    const PullReport first = m_steward->pull();
+    if (!first.outcome.completed) {
+        std::fprintf(stderr, "bench_schoolyear: the first pull failed: %s\n", first.outcome.error.c_str());
+        return false;
+    }
+    std::printf("day 0: first pull %.1f s: %lld created, %lld drafts\n", seconds(start, Clock::now()),
+                static_cast<long long>(first.outcome.totals.created), static_cast<long long>(first.outcome.totals.drafts));
+    // The first run checks everything; the school days compare runs over what changed.
+    start = Clock::now();
+    const RuleRunReport rules = m_steward->runRules();
+    std::printf("day 0: first rules run %.1f s over %lld documents\n", seconds(start, Clock::now()),
+                static_cast<long long>(rules.documentsChecked));
+    std::printf("each school day: %lld SIS changes (%.1f%%), a pull, %d edits, a rules run; every %dth day a bulk fix"
+                " of %.0f%% of the students, an export of everything and a push; every %dth day the state's results\n\n",
+                static_cast<long long>(m_changesPerDay), kDailyChangeShare * 100, kEditsPerDay, kWeek,
+                kBulkFixShare * 100, kMonth);
+    std::fflush(stdout);
+    return true;
+}
+
+void SchoolYear::schoolDay(int day)
+{
+    const SisDay changed = m_sis->change(schoolDate(day), m_changesPerDay);
+    m_week.updated += changed.updated;
+    m_week.created += changed.created;
+    m_week.deleted += changed.deleted;
+    const PullReport pulled = timed(Pull, day, [this] { return m_steward->pull(); });
+    if (!pulled.outcome.completed)
+        std::fprintf(stderr, "day %d: the pull failed: %s\n", day, pulled.outcome.error.c_str());
+    m_weekPulls.outcome.totals.created += pulled.outcome.totals.created;
+    m_weekPulls.outcome.totals.updated += pulled.outcome.totals.updated;
+    m_weekPulls.outcome.totals.drafts += pulled.outcome.totals.drafts;
+    m_weekPulls.deleted += pulled.deleted;
+    m_weekPulls.merged += pulled.merged;
+    m_weekPulls.conflicts += pulled.conflicts;
+    Sample edits{day, 0, 0};
+    const int stored = m_steward->edit(day, edits);
+    keep(Edits, edits);
+    if (stored < kEditsPerDay)
+        std::fprintf(stderr, "day %d: %d of %d edits stored\n", day, stored, kEditsPerDay);
+    timed(RulesRun, day, [this] { return m_steward->runRules(); });
+    if (day % kWeek == 0)
+        weekEnd(day);
+    if (day % kMonth == 0)
+        monthEnd(day);
+}
+
+void SchoolYear::weekEnd(int day)
+{
+    const int week = day / kWeek;
+    Sample fix{day, 0, 0};
+    const EditResult fixed = m_steward->bulkFix(week, fix);
+    keep(BulkFix, fix);
+    const std::string batch = m_directory + "/export-" + std::to_string(week);
+    const ExportResult exported = timed(Export, day, [&] { return m_steward->exportEverything(batch); });
+    if (!exported.ok)
+        std::fprintf(stderr, "day %d: the export failed: %s\n", day, exported.error.c_str());
+    QDir(QString::fromStdString(batch)).removeRecursively();
+    const PushReport pushed = timed(Push, day, [this] { return m_steward->push(); });
+    if (!pushed.completed)
+        std::fprintf(stderr, "day %d: the push failed: %s\n", day, pushed.error.c_str());
+    std::printf("week %2d (day %3d, %s): SIS %d changed, %d new, %d deleted; pulled %lld updated, %lld created,"
+                " %d deleted, %d merged, %d conflicts, %lld drafts; fix %d students; export %lld; push %d sent,"
+                " %d refused, %d conflicts\n",
+                week, day, isoDate(schoolDate(day)).c_str(), m_week.updated, m_week.created, m_week.deleted,
+                static_cast<long long>(m_weekPulls.outcome.totals.updated),
+                static_cast<long long>(m_weekPulls.outcome.totals.created), m_weekPulls.deleted, m_weekPulls.merged,
+                m_weekPulls.conflicts, static_cast<long long>(m_weekPulls.outcome.totals.drafts), fixed.documentsChanged,
+                static_cast<long long>(exported.documents), pushed.sent, pushed.refused, pushed.conflicts);
+    std::fflush(stdout);
+    m_week = {};
+    m_weekPulls = {};
+}
+
+void SchoolYear::monthEnd(int day)
+{
+    Sample sample{day, 0, 0};
+    const ResultsImportReport report =
+        m_steward->results(m_directory + "/state-results.csv", schoolDate(day), sample);
+    keep(Results, sample);
+    std::printf("month %d (day %d): the state's results, %lld rows, %lld matched, %lld fixed since, %lld still\n",
+                day / kMonth, day, static_cast<long long>(report.rows), static_cast<long long>(report.matched),
+                static_cast<long long>(report.fixed), static_cast<long long>(report.still));
+}
+
+double megabytes(double bytes)
+{
+    return bytes / 1e6;
+}
+
+void SchoolYear::printFigures(int day)
+{
+    const Footprint footprint = m_steward->footprint();
+    m_footprints[day] = footprint;
+    std::printf("\n== day %d (%s) ==\n", day, isoDate(schoolDate(day)).c_str());
+    std::printf("file %.1f MB (database + WAL after a checkpoint; WAL %.1f MB, free pages %.1f MB), %lld documents\n",
+                megabytes(footprint.fileBytes), megabytes(footprint.walBytes), megabytes(footprint.freeBytes),
+                static_cast<long long>(footprint.documents));
+    if (footprint.changeLogBytes < 0)
+        std::printf("history: unknown (SQLite without dbstat)\n");
+    else
+        std::printf("history %.1f MB (%.0f%% of the file): change log %.1f MB, edit journal %.1f MB\n",
+                    megabytes(footprint.changeLogBytes + footprint.editJournalBytes),
+                    100 * (footprint.changeLogBytes + footprint.editJournalBytes) / footprint.fileBytes,
+                    megabytes(footprint.changeLogBytes), megabytes(footprint.editJournalBytes));
+    // By table, so that history kept under other names shows too.
+    std::string largest;
+    for (std::size_t i = 0; i < footprint.largest.size() && i < 8; ++i)
+        largest += (i > 0 ? ", " : "") + footprint.largest[i].first + " " +
+                   QString::number(megabytes(footprint.largest[i].second), 'f', 1).toStdString();
+    if (!largest.empty())
+        std::printf("largest tables with their indexes (MB): %s\n", largest.c_str());
+    std::printf("%-10s %9s %9s %9s\n", "operation", "last run", "seconds", "CPU s");
+    for (int operation = 0; operation < kOperations; ++operation) {
+        const std::vector<Sample> &samples = m_samples[static_cast<std::size_t>(operation)];
+        if (samples.empty()) {
+            std::printf("%-10s %9s (first on day %d)\n", kOperationNames[static_cast<std::size_t>(operation)], "-",
+                        kEvery[static_cast<std::size_t>(operation)]);
+            continue;
+        }
+        const Sample &last = samples.back();
+        std::printf("%-10s %9s %9.3f %9.3f\n", kOperationNames[static_cast<std::size_t>(operation)],
+                    ("day " + std::to_string(last.day)).c_str(), last.seconds, last.cpuSeconds);
+    }
+    std::fflush(stdout);
+}
+
+double medianOf(std::vector<double> values)
+{
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n == 0 ? 0 : n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// The first and last `window` runs of an operation (fewer when it ran less than twice that often):
+// the median time of each, wall and CPU.
+struct Comparison
+{
+    std::size_t window = 0;
+    double early = 0;
+    double late = 0;
+    double earlyCpu = 0;
+    double lateCpu = 0;
+};
+
+Comparison compare(const std::vector<Sample> &samples, std::size_t most)
+{
+    Comparison out;
+    out.window = std::min(most, samples.size() / 2);
+    std::vector<double> early, late, earlyCpu, lateCpu;
+    for (std::size_t i = 0; i < out.window; ++i) {
+        early.push_back(samples[i].seconds);
+        earlyCpu.push_back(samples[i].cpuSeconds);
+        late.push_back(samples[samples.size() - 1 - i].seconds);
+        lateCpu.push_back(samples[samples.size() - 1 - i].cpuSeconds);
+    }
+    out.early = medianOf(early);
+    out.late = medianOf(late);
+    out.earlyCpu = medianOf(earlyCpu);
+    out.lateCpu = medianOf(lateCpu);
+    return out;
+}
+
+bool SchoolYear::printGoals()
+{
+    const Footprint &first = m_footprints.begin()->second;
+    const Footprint &last = m_footprints.rbegin()->second;
+    const double growth = last.fileBytes / first.fileBytes;
+    const bool sizeMet = growth <= 2.0;
+    std::printf("\n== goals ==\n");
+    std::printf("file on day %d %.1f MB, on day %d %.1f MB: %.2fx (at most 2x): %s\n", m_footprints.begin()->first,
+                megabytes(first.fileBytes), m_footprints.rbegin()->first, megabytes(last.fileBytes), growth,
+                sizeMet ? "met" : "MISSED");
+    std::printf("time at the end against the start (wall seconds, medians: daily operations of the first and last %d"
+                " days, weekly ones of the first and last 3 runs, the results of the first and last month's run;"
+                " CPU beside it):\n", kWeek);
+    bool timesMet = true;
+    for (int operation = 0; operation < kOperations; ++operation) {
+        const std::size_t index = static_cast<std::size_t>(operation);
+        const std::size_t most = kEvery[index] == 1 ? kWeek : kEvery[index] == kWeek ? 3 : 1;
+        const Comparison c = compare(m_samples[index], most);
+        if (c.window == 0) {
+            std::printf("  %-10s n/a (ran %zu time(s): nothing to compare)\n", kOperationNames[index], m_samples[index].size());
+            continue;
+        }
+        const double ratio = c.early > 0 ? c.late / c.early : 1.0;
+        const bool met = ratio <= 1.25;
+        timesMet = timesMet && met;
+        std::printf("  %-10s %8.3f s -> %8.3f s: %5.2fx (at most 1.25x): %-6s   CPU %7.3f s -> %7.3f s: %5.2fx"
+                    "   (%zu and %zu runs)\n",
+                    kOperationNames[index], c.early, c.late, ratio, met ? "met" : "MISSED", c.earlyCpu, c.lateCpu,
+                    c.earlyCpu > 0 ? c.lateCpu / c.earlyCpu : 1.0, c.window, c.window);
+    }
+    std::printf("every operation at most 1.25x its time at the start: %s\n", timesMet ? "met" : "MISSED");
+    return sizeMet && timesMet;
+}
+
+int SchoolYear::run()
+{
+    if (!dayZero())
+        return 2;
+    std::vector<int> checkpoints = {1, 30, 90, m_options.days};
+    for (int day = 1; day <= m_options.days; ++day) {
+        schoolDay(day);
+        if (std::find(checkpoints.begin(), checkpoints.end(), day) != checkpoints.end())
+            printFigures(day);
+    }
+    return printGoals() ? 0 : 1;
+}
+
+bool parseOptions(int argc, char **argv, Options &options)
+{
+    for (int i = 1; i < argc; ++i) {
+        const bool hasValue = i + 1 < argc;
+        if (std::strcmp(argv[i], "--students") == 0 && hasValue)
+            options.students = std::max<std::int64_t>(10, std::atoll(argv[++i]));
+        else if (std::strcmp(argv[i], "--days") == 0 && hasValue)
+            options.days = std::max(1, std::atoi(argv[++i]));
+        else if (std::strcmp(argv[i], "--seed") == 0 && hasValue)
+            options.seed = static_cast<std::uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+        else
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    Options options;
+    if (!parseOptions(argc, argv, options)) {
+        std::fprintf(stderr, "usage: bench_schoolyear [--students N] [--days N] [--seed N]\n");
+        return 2;
+    }
+    QTemporaryDir directory;
+    std::printf("Steward school-year benchmark: %lld students, %d school days, seed %u\n\n",
+                static_cast<long long>(options.students), options.days, options.seed);
+    SchoolYear year(options, directory.path().toStdString());
+    return year.run();
+}
