@@ -1446,6 +1446,7 @@ private Q_SLOTS:
         QVERIFY(!window.privacyBanner()->isHidden());
         const QString text = window.privacyBanner()->findChild<QLabel *>()->text();
         QVERIFY2(text.contains(path + " (mode 0644)") && text.contains("-wal (mode 0644)"), qPrintable(text));
+        saveScreenshot(&window, "privacy-banner.png");
         auto *makePrivate = window.privacyBanner()->findChild<QPushButton *>(QStringLiteral("makePrivate"));
         QVERIFY(makePrivate != nullptr);
         QTest::mouseClick(makePrivate, Qt::LeftButton);
