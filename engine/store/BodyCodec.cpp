@@ -532,4 +532,23 @@ std::string BodyCodec::compressAlone(std::string_view text)
     return compressedWith(context, text);
 }
 
+std::optional<std::string> BodyCodec::frameIfSmaller(const BodyCodec *codec, const std::string &project,
+                                                     const std::string &resource, std::string_view text)
+{
+    std::shared_ptr<const BodyDictionary> dictionary =
+        codec != nullptr && !project.empty() ? codec->dictionaryOf(project, resource) : nullptr;
+    std::string frame = dictionary ? compress(*dictionary, text) : compressAlone(text);
+    if (frame.size() < text.size())
+        return frame;
+    return std::nullopt;
+}
+
+std::optional<std::string> BodyCodec::deltaIfSmaller(std::string_view text, std::string_view next)
+{
+    std::string delta = deltaAgainst(text, next);
+    if (delta.size() < text.size())
+        return delta;
+    return std::nullopt;
+}
+
 } // namespace steward

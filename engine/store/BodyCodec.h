@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -54,6 +55,14 @@ public:
     static std::string deltaAgainst(std::string_view text, std::string_view next);
     // Throws std::runtime_error when the delta was not made against `next`'s bytes.
     static std::string textFromDelta(std::string_view delta, std::string_view next);
+
+    // What the edit journal keeps (EditJournal, and migration 30 for older journals): a text's
+    // stored frame (with `codec`'s dictionary for the resource when it has one, zstd alone
+    // otherwise), or a delta against the text next to it, each only when smaller than the text;
+    // nullopt when the text itself is smaller.
+    static std::optional<std::string> frameIfSmaller(const BodyCodec *codec, const std::string &project,
+                                                     const std::string &resource, std::string_view text);
+    static std::optional<std::string> deltaIfSmaller(std::string_view text, std::string_view next);
 
     // Writer: keeps the text as a sample of its resource (which has no dictionary); once enough are
     // kept, trains a dictionary from them and answers it (the caller stores it, see store()), else null.

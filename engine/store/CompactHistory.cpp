@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,17 +35,13 @@ void compactFunction(sqlite3_context *context, int, sqlite3_value **argv)
     }
     auto *compaction = static_cast<Compaction *>(sqlite3_user_data(context));
     try {
-        const std::string text(compactTextOf(argv[0]));
         const std::string project(compactTextOf(argv[1]));
-        std::shared_ptr<const BodyDictionary> dictionary;
-        if (!project.empty()) {
-            if (!compaction->codec)
-                compaction->codec = std::make_unique<BodyCodec>(compaction->db);
-            dictionary = compaction->codec->dictionaryOf(project, std::string(compactTextOf(argv[2])));
-        }
-        const std::string frame = dictionary ? BodyCodec::compress(*dictionary, text) : BodyCodec::compressAlone(text);
-        if (frame.size() < text.size())
-            sqlite3_result_blob64(context, frame.data(), frame.size(), SQLITE_TRANSIENT);
+        if (!project.empty() && !compaction->codec)
+            compaction->codec = std::make_unique<BodyCodec>(compaction->db);
+        const std::optional<std::string> frame = BodyCodec::frameIfSmaller(
+            compaction->codec.get(), project, std::string(compactTextOf(argv[2])), compactTextOf(argv[0]));
+        if (frame)
+            sqlite3_result_blob64(context, frame->data(), frame->size(), SQLITE_TRANSIENT);
         else
             sqlite3_result_value(context, argv[0]);
     } catch (const std::exception &e) {
@@ -60,9 +57,10 @@ void journalBeforeFunction(sqlite3_context *context, int, sqlite3_value **argv)
         return;
     }
     try {
-        const std::string delta = BodyCodec::deltaAgainst(compactTextOf(argv[0]), compactTextOf(argv[1]));
-        if (delta.size() < static_cast<std::size_t>(sqlite3_value_bytes(argv[0])))
-            sqlite3_result_blob64(context, delta.data(), delta.size(), SQLITE_TRANSIENT);
+        const std::optional<std::string> delta =
+            BodyCodec::deltaIfSmaller(compactTextOf(argv[0]), compactTextOf(argv[1]));
+        if (delta)
+            sqlite3_result_blob64(context, delta->data(), delta->size(), SQLITE_TRANSIENT);
         else
             sqlite3_result_value(context, argv[0]);
     } catch (const std::exception &e) {

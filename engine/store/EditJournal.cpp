@@ -52,15 +52,10 @@ private:
 void bindCompact(SQLite::Statement &s, int index, const std::string &text, const BodyCodec *codec,
                  const std::string &project, const std::string &resource)
 {
-    if (text.empty()) {
-        s.bind(index, text);
-        return;
-    }
-    std::shared_ptr<const BodyDictionary> dictionary =
-        codec != nullptr && !project.empty() ? codec->dictionaryOf(project, resource) : nullptr;
-    const std::string frame = dictionary ? BodyCodec::compress(*dictionary, text) : BodyCodec::compressAlone(text);
-    if (frame.size() < text.size())
-        s.bind(index, frame.data(), static_cast<int>(frame.size()));
+    const std::optional<std::string> frame =
+        text.empty() ? std::nullopt : BodyCodec::frameIfSmaller(codec, project, resource, text);
+    if (frame)
+        s.bind(index, frame->data(), static_cast<int>(frame->size()));
     else
         s.bind(index, text);
 }
@@ -72,9 +67,9 @@ void bindBefore(SQLite::Statement &s, int index, const EditItem &item, const Bod
         bindCompact(s, index, item.beforeText, codec, item.project, item.resource);
         return;
     }
-    const std::string delta = BodyCodec::deltaAgainst(item.beforeText, item.afterText);
-    if (delta.size() < item.beforeText.size())
-        s.bind(index, delta.data(), static_cast<int>(delta.size()));
+    const std::optional<std::string> delta = BodyCodec::deltaIfSmaller(item.beforeText, item.afterText);
+    if (delta)
+        s.bind(index, delta->data(), static_cast<int>(delta->size()));
     else
         s.bind(index, item.beforeText);
 }
