@@ -9,10 +9,12 @@
 // At days 1, 30, 90 and the last it prints the file's size (database + WAL after a checkpoint), the
 // change log's and the edit journal's bytes (SQLite's dbstat) and each operation's time; then the two
 // goals: the file at most 2x its size on day 1, and every operation at most 1.25x its time at the start.
-// Usage: bench_schoolyear [--students N] [--days N] [--seed N]   (defaults 10000, 180, 2026)
+// Usage: bench_schoolyear [--students N] [--days N] [--seed N] [--keep FOLDER]   (defaults 10000, 180, 2026;
+//   --keep leaves the database in FOLDER for a look afterwards)
 //   The short run: --students 500 --days 20 (about a minute).
 #include "BenchSupport.h"
 #include "BulkEdit.h"
+#include "Clock.h"
 #include "Database.h"
 #include "Engine.h"
 #include "Exporter.h"
@@ -25,9 +27,11 @@
 
 #include <QCoreApplication>
 #include <QDate>
+#include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
 #include <QTemporaryDir>
+#include <QTimeZone>
 
 #include <SQLiteCpp/Statement.h>
 
@@ -52,6 +56,10 @@ namespace {
 
 constexpr double kDailyChangeShare = 0.015;
 constexpr double kBulkFixShare = 0.30; // of the students, each week
+// Students who leave a school during the year: a state's mobility rate is about 16% (Texas publishes
+// 16-17%), spread over 180 school days; about 70% of them enroll again in another school of the district.
+constexpr double kYearlyMobility = 0.16;
+constexpr int kReenrolledPercent = 70;
 constexpr int kWeek = 5;
 constexpr int kMonth = 20;
 constexpr int kEditsPerDay = 6;
@@ -68,6 +76,7 @@ struct Options
     std::int64_t students = 10000;
     int days = 180;
     std::uint32_t seed = 2026;
+    std::string keep; // a folder to leave the steward's database in, for a look afterwards
 };
 
 // The calendar: weekdays from 2024-08-19 (the generated district's first day), without the winter break.
@@ -81,6 +90,14 @@ QDate schoolDate(int day)
         counted += weekend || winterBreak ? 0 : 1;
     }
     return date;
+}
+
+// The engine's clock on the calendar's day (its time of day the system's), so that what counts days
+// (the undo retention) sees the year pass, and every time recorded is the day's.
+void followCalendar(int day)
+{
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    setEngineClockShift(std::chrono::seconds(now.secsTo(QDateTime(schoolDate(day), now.time(), QTimeZone::utc()))));
 }
 
 std::string isoDate(const QDate &date)
@@ -105,6 +122,10 @@ struct SisDay
 // school day changes there. Only fields a real SIS writes; the steward's own fields (a student's
 // preferredLastSurname and birthCity, an enrollment's fullTimeEquivalency, a section enrollment's
 // teacherStudentDataLinkExclusion) are left to the steward, so the two sides merge rather than conflict.
+// A student leaving a school leaves it as an SIS does: the enrollment gets its exit date and the
+// student's schedule there ends that day (section enrollments that had not begun are removed). An
+// earlier version picked 8% of the day's changes as exits (129 a day at 10,000 students, each student
+// leaving twice a year) and left schedules running, so a state rule's warnings grew with every exit.
 class Sis
 {
 public:
@@ -112,7 +133,8 @@ public:
 
     OdsApiStandIn &api() { return m_api; }
     std::int64_t load(std::int64_t students, std::uint32_t seed);
-    SisDay change(const QDate &date, std::int64_t count);
+    // count changes, of which the day's share of the year's mobility are students leaving a school.
+    SisDay change(const QDate &date, std::int64_t count, std::int64_t students);
 
 private:
     using Ids = std::vector<std::string>;
@@ -122,8 +144,9 @@ private:
     std::string pickId(const std::string &endpoint);
     void store(const std::string &endpoint, const Json &body, SisDay &day);
     void changeStudent(SisDay &day);
-    void changeEnrollment(const std::string &date, SisDay &day);
+    void changeEnrollment(SisDay &day);
     bool exitEnrollment(const std::string &date, SisDay &day);
+    void endSchedule(const Json &enrollment, const std::string &date, SisDay &day);
     void enrollAgain(const std::string &date, SisDay &day);
     void changeSectionEnrollment(const std::string &date, SisDay &day);
     void changeStaff(SisDay &day);
@@ -134,6 +157,8 @@ private:
     std::map<std::string, Ids> m_ids;            // endpoint -> the ids of its records
     std::map<std::string, std::vector<Json>> m_schoolOfGrade; // grade URI -> a current enrollment per school
     std::vector<Json> m_exited;                  // enrollments ended this year, for a new one elsewhere
+    std::map<std::string, Ids> m_sectionsOfStudent; // studentUniqueId -> ids of section enrollments (some gone)
+    double m_exitsOwed = 0;                      // the mobility's fraction of a student carried to the next day
     int m_newNames = 0;
 };
 
@@ -146,6 +171,8 @@ std::int64_t Sis::load(std::int64_t students, std::uint32_t seed)
     return generateDistrict(options, [&](const std::string &resource, const Json &body) {
         const std::string endpoint = resource.substr(resource.find('/') + 1);
         m_ids[endpoint].push_back(m_api.upsert(endpoint, body));
+        if (endpoint == "studentSectionAssociations")
+            m_sectionsOfStudent[body["studentReference"]["studentUniqueId"].get<std::string>()].push_back(m_ids[endpoint].back());
         if (endpoint != "studentSchoolAssociations" || body.contains("exitWithdrawDate"))
             return;
         const std::string grade = body.value("entryGradeLevelDescriptor", "");
@@ -166,22 +193,30 @@ void Sis::store(const std::string &endpoint, const Json &body, SisDay &day)
     const std::string id = m_api.upsert(endpoint, body);
     if (m_api.records().size() > before) {
         m_ids[endpoint].push_back(id);
+        if (endpoint == "studentSectionAssociations")
+            m_sectionsOfStudent[body["studentReference"]["studentUniqueId"].get<std::string>()].push_back(id);
         ++day.created;
     } else {
         ++day.updated;
     }
 }
 
-SisDay Sis::change(const QDate &date, std::int64_t count)
+SisDay Sis::change(const QDate &date, std::int64_t count, std::int64_t students)
 {
     const std::string today = isoDate(date);
     SisDay day;
-    for (std::int64_t i = 0; i < count; ++i) {
+    m_exitsOwed += static_cast<double>(students) * kYearlyMobility / 180;
+    std::int64_t i = 0;
+    for (; m_exitsOwed >= 1 && i < count; m_exitsOwed -= 1, ++i) {
+        if (exitEnrollment(today, day) && chance(kReenrolledPercent) && !m_exited.empty())
+            ++i, enrollAgain(today, day);
+    }
+    for (; i < count; ++i) {
         const int kind = static_cast<int>(below(100));
         if (kind < 25)
             changeStudent(day);
         else if (kind < 45)
-            changeEnrollment(today, day);
+            changeEnrollment(day);
         else if (kind < 85)
             changeSectionEnrollment(today, day);
         else if (kind < 95)
@@ -206,15 +241,8 @@ void Sis::changeStudent(SisDay &day)
     store("students", body, day);
 }
 
-void Sis::changeEnrollment(const std::string &date, SisDay &day)
+void Sis::changeEnrollment(SisDay &day)
 {
-    const int what = static_cast<int>(below(100));
-    if (what < 20 && !m_exited.empty()) {
-        enrollAgain(date, day);
-        return;
-    }
-    if (what < 60 && exitEnrollment(date, day))
-        return;
     // A grade level corrected by one, up or down.
     const std::string id = pickId("studentSchoolAssociations");
     Json body = bodyOf(id);
@@ -241,10 +269,42 @@ bool Sis::exitEnrollment(const std::string &date, SisDay &day)
         body["exitWithdrawTypeDescriptor"] =
             std::string("uri://ed-fi.org/ExitWithdrawTypeDescriptor#") + (chance(75) ? "Transferred" : "Withdrawn");
         store("studentSchoolAssociations", body, day);
+        endSchedule(body, date, day);
         m_exited.push_back(std::move(body));
         return true;
     }
     return false;
+}
+
+// The leaving student's section enrollments at the school end on the exit date; those that had not
+// begun by then are removed.
+void Sis::endSchedule(const Json &enrollment, const std::string &date, SisDay &day)
+{
+    const std::string student = enrollment["studentReference"]["studentUniqueId"].get<std::string>();
+    const Json school = enrollment["schoolReference"]["schoolId"];
+    Ids &sections = m_sectionsOfStudent[student];
+    Ids still;
+    for (const std::string &id : sections) {
+        const auto found = m_api.records().find(id);
+        if (found == m_api.records().end())
+            continue;
+        Json body = found->second.body;
+        if (body["sectionReference"]["schoolId"] != school) {
+            still.push_back(id);
+            continue;
+        }
+        if (body.value("beginDate", "") >= date) {
+            m_api.remove(id); // its id stays in m_ids until a pick finds it gone
+            ++day.deleted;
+        } else if (body.value("endDate", "9999") > date) {
+            body["endDate"] = date;
+            store("studentSectionAssociations", body, day);
+            still.push_back(id);
+        } else {
+            still.push_back(id);
+        }
+    }
+    sections = std::move(still);
 }
 
 // A student who left enrolls in another school of the district with the same grade: a new document.
@@ -270,7 +330,12 @@ void Sis::enrollAgain(const std::string &date, SisDay &day)
 void Sis::changeSectionEnrollment(const std::string &date, SisDay &day)
 {
     Ids &ids = m_ids["studentSectionAssociations"];
-    const std::size_t at = below(ids.size());
+    std::size_t at = below(ids.size());
+    while (m_api.records().count(ids[at]) == 0) { // removed when its student left the school
+        ids[at] = std::move(ids.back());
+        ids.pop_back();
+        at = below(ids.size());
+    }
     Json body = bodyOf(ids[at]);
     const int what = static_cast<int>(below(100));
     if (what < 5) { // entered in error
@@ -619,6 +684,7 @@ private:
     std::map<int, Footprint> m_footprints;
     SisDay m_week;  // the SIS's changes since the last week's end
     PullReport m_weekPulls; // the week's pulls added up (counts only)
+    RuleRunReport m_lastRules; // the day's rules run, for where its time went
 };
 
 SchoolYear::SchoolYear(const Options &options, const std::string &directory)
@@ -640,6 +706,7 @@ auto SchoolYear::timed(Operation operation, int day, Work &&work)
 
 bool SchoolYear::dayZero()
 {
+    followCalendar(0);
     Clock::time_point start = Clock::now();
     const std::int64_t documents = m_sis->load(m_options.students, m_options.seed);
     m_changesPerDay = std::max<std::int64_t>(1, static_cast<std::int64_t>(documents * kDailyChangeShare + 0.5));
@@ -673,7 +740,8 @@ bool SchoolYear::dayZero()
 
 void SchoolYear::schoolDay(int day)
 {
-    const SisDay changed = m_sis->change(schoolDate(day), m_changesPerDay);
+    followCalendar(day);
+    const SisDay changed = m_sis->change(schoolDate(day), m_changesPerDay, m_options.students);
     m_week.updated += changed.updated;
     m_week.created += changed.created;
     m_week.deleted += changed.deleted;
@@ -691,7 +759,7 @@ void SchoolYear::schoolDay(int day)
     keep(Edits, edits);
     if (stored < kEditsPerDay)
         std::fprintf(stderr, "day %d: %d of %d edits stored\n", day, stored, kEditsPerDay);
-    timed(RulesRun, day, [this] { return m_steward->runRules(); });
+    m_lastRules = timed(RulesRun, day, [this] { return m_steward->runRules(); });
     if (day % kWeek == 0)
         weekEnd(day);
     if (day % kMonth == 0)
@@ -763,6 +831,20 @@ void SchoolYear::printFigures(int day)
                    QString::number(megabytes(footprint.largest[i].second), 'f', 1).toStdString();
     if (!largest.empty())
         std::printf("largest tables with their indexes (MB): %s\n", largest.c_str());
+    // Where the day's rules run spent its time: the slowest rules and what they found.
+    std::vector<RuleRunStats> slowest = m_lastRules.rules;
+    std::sort(slowest.begin(), slowest.end(),
+              [](const RuleRunStats &a, const RuleRunStats &b) { return a.milliseconds > b.milliseconds; });
+    double inRules = 0;
+    std::string top;
+    for (const RuleRunStats &rule : slowest) {
+        inRules += rule.milliseconds;
+        if (top.size() < 200 && rule.milliseconds >= 1)
+            top += (top.empty() ? "" : ", ") + rule.ruleId + " " + rule.mode + " " +
+                   QString::number(rule.milliseconds, 'f', 0).toStdString() + " ms (" + std::to_string(rule.checked) +
+                   " checked, " + std::to_string(rule.failing) + " failing)";
+    }
+    std::printf("the day's rules run: %.0f ms in the rules' SQL; %s\n", inRules, top.c_str());
     std::printf("%-10s %9s %9s %9s\n", "operation", "last run", "seconds", "CPU s");
     for (int operation = 0; operation < kOperations; ++operation) {
         const std::vector<Sample> &samples = m_samples[static_cast<std::size_t>(operation)];
@@ -871,6 +953,8 @@ bool parseOptions(int argc, char **argv, Options &options)
             options.days = std::max(1, std::atoi(argv[++i]));
         else if (std::strcmp(argv[i], "--seed") == 0 && hasValue)
             options.seed = static_cast<std::uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+        else if (std::strcmp(argv[i], "--keep") == 0 && hasValue)
+            options.keep = argv[++i];
         else
             return false;
     }
@@ -884,12 +968,17 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     Options options;
     if (!parseOptions(argc, argv, options)) {
-        std::fprintf(stderr, "usage: bench_schoolyear [--students N] [--days N] [--seed N]\n");
+        std::fprintf(stderr, "usage: bench_schoolyear [--students N] [--days N] [--seed N] [--keep FOLDER]\n");
         return 2;
     }
     QTemporaryDir directory;
+    if (!options.keep.empty()) {
+        // The database stays there when the year ends (a temporary folder would take it along).
+        QDir().mkpath(QString::fromStdString(options.keep));
+        directory.setAutoRemove(false);
+    }
     std::printf("Steward school-year benchmark: %lld students, %d school days, seed %u\n\n",
                 static_cast<long long>(options.students), options.days, options.seed);
-    SchoolYear year(options, directory.path().toStdString());
+    SchoolYear year(options, options.keep.empty() ? directory.path().toStdString() : options.keep);
     return year.run();
 }

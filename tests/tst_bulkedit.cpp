@@ -1,10 +1,13 @@
 // Bulk edits, descriptor mappings and their undo: previews, one transaction, the edit journal.
 #include "BulkEdit.h"
+#include "Clock.h"
 #include "CliSupport.h"
 #include "Database.h"
 #include "EditJournal.h"
 #include "TestSupport.h"
+#include "Tidy.h"
 
+#include <QDateTime>
 #include <QTest>
 
 #include <SQLiteCpp/Database.h>
@@ -604,6 +607,28 @@ private Q_SLOTS:
         editor.apply({{a}, {}}, FieldEdit{"$.nameOfInstitution", Json("Four")});
         QCOMPARE(count(f, "SELECT count(*) FROM edit_operations WHERE summary = 'long ago'"), std::int64_t(0));
         QVERIFY(editor.journal().operation(two.opId)); // recent: kept, now that the count has no limit
+
+        // The days are the engine's clock's, so a simulation running a calendar of its own (the school
+        // year's bench) sees them pass: an operation made 40 days back on that clock goes when one is
+        // made today.
+        struct ClockBack
+        {
+            ClockBack() { setEngineClockShift(std::chrono::hours(-24 * 40)); }
+            ~ClockBack() { setEngineClockShift(std::chrono::seconds(0)); }
+        };
+        std::int64_t earlyOp = 0;
+        {
+            ClockBack back;
+            earlyOp = editor.apply({{a}, {}}, FieldEdit{"$.nameOfInstitution", Json("Five")}).opId;
+        }
+        const std::optional<EditOperation> early = editor.journal().operation(earlyOp);
+        QVERIFY(early);
+        const QDateTime madeAt = QDateTime::fromString(QString::fromStdString(early->createdAt), Qt::ISODate);
+        QVERIFY2(qAbs(madeAt.daysTo(QDateTime::currentDateTimeUtc()) - 40) <= 1, early->createdAt.c_str());
+        QVERIFY(editor.journal().operation(two.opId)); // made today: not older than 30 days on any clock
+        editor.apply({{a}, {}}, FieldEdit{"$.nameOfInstitution", Json("Six")});
+        QVERIFY(!editor.journal().operation(earlyOp));
+        QVERIFY(editor.journal().operation(two.opId));
     }
 
     // A database written before history was compact (version 29: the journal's texts and every
@@ -754,6 +779,80 @@ private Q_SLOTS:
         QCOMPARE(db.execAndGet("PRAGMA freelist_count").getInt(), 0);
         QCOMPARE(db.execAndGet("PRAGMA page_count").getInt(), pagesBefore - freeBefore);
         QCOMPARE(f.database().giveBackFreePages(), 0); // nothing left to give
+        QCOMPARE(checkProblems(f), std::string());
+    }
+
+    // Idle-time upkeep: the text indexes merged once a day, a VACUUM considered once in 30 days (on
+    // the engine's clock) and done only above the unused share; everything reads back the same.
+    void tidyingUpMergesTheTextIndexesAndVacuumsWhenDue()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        std::vector<std::string> ids;
+        for (int i = 1; i <= 300; ++i)
+            ids.push_back(f.create("/ed-fi/schools", Fixture::school(5000 + i, "Tidy school " + std::to_string(i))));
+        BulkEditor editor(f.engine(), f.database());
+        // Names that grow, a few schools at a time: rows outgrow their pages, which split half full.
+        auto grown = [](int round, std::size_t at) {
+            std::string name;
+            for (int k = 0; k < round * 9; ++k)
+                name += "abcdefghijklmnopqrstuvwxyz"[(at * 31 + static_cast<std::size_t>(k) * 7 + static_cast<std::size_t>(round)) % 26];
+            return name;
+        };
+        for (int round = 1; round <= 6; ++round)
+            for (std::size_t i = 0; i < ids.size(); i += 50)
+                editor.apply({std::vector<std::string>(ids.begin() + static_cast<std::ptrdiff_t>(i),
+                                                       ids.begin() + static_cast<std::ptrdiff_t>(i + 50)),
+                              {}},
+                             FieldEdit{"$.shortNameOfInstitution", Json(grown(round, i))});
+        std::vector<std::string> bodies;
+        for (const std::string &id : ids)
+            bodies.push_back(storedBody(f, id));
+        SQLite::Database &db = f.database().connection();
+        const std::int64_t segmentRowsBefore = db.execAndGet("SELECT count(*) FROM query_index_data").getInt64();
+
+        TidyPolicy policy;
+        policy.vacuumAboveUnused = 0.05;
+        const TidyReport first = tidyUp(f.database(), policy);
+        QVERIFY(!first.busy);
+        QVERIFY(first.mergedTextIndexes);
+        QVERIFY2(db.execAndGet("SELECT count(*) FROM query_index_data").getInt64() < segmentRowsBefore,
+                 "merging left the query index's segments as they were");
+        QVERIFY(first.measured);
+        QVERIFY2(first.unusedShare > 0.05, qPrintable(QString::number(first.unusedShare)));
+        QVERIFY(first.vacuumed);
+        QVERIFY(first.fileBytesAfter < first.fileBytesBefore);
+        QCOMPARE(db.execAndGet("PRAGMA auto_vacuum").getInt(), 2); // still incremental
+
+        // Nothing is due again the same day.
+        const TidyReport again = tidyUp(f.database(), policy);
+        QVERIFY(!again.mergedTextIndexes && !again.measured && !again.vacuumed);
+        struct ClockAhead
+        {
+            explicit ClockAhead(int days) { setEngineClockShift(std::chrono::hours(24 * days)); }
+            ~ClockAhead() { setEngineClockShift(std::chrono::seconds(0)); }
+        };
+        {
+            ClockAhead ahead(2);
+            const TidyReport nextDay = tidyUp(f.database(), policy);
+            QVERIFY(nextDay.mergedTextIndexes && !nextDay.measured);
+        }
+        {
+            ClockAhead ahead(31);
+            const TidyReport nextMonth = tidyUp(f.database(), policy);
+            QVERIFY(nextMonth.measured);
+            QVERIFY2(nextMonth.unusedShare < first.unusedShare,
+                     qPrintable(QStringLiteral("%1 unused after the VACUUM, %2 before").arg(nextMonth.unusedShare)
+                                    .arg(first.unusedShare)));
+        }
+        for (std::size_t i = 0; i < ids.size(); ++i)
+            QCOMPARE(storedBody(f, ids[i]), bodies[i]);
+        const Response found = f.call("GET", "/ed-fi/schools?schoolId=5007");
+        QCOMPARE(found.body.size(), std::size_t(1));
+        const IndexScanComparison compared = compareIndexWithScan(f);
+        QVERIFY(compared.queries > 0);
+        QVERIFY2(compared.differences.empty(),
+                 compared.differences.empty() ? "" : compared.differences.front().c_str());
         QCOMPARE(checkProblems(f), std::string());
     }
 };

@@ -1,5 +1,6 @@
 #include "Exporter.h"
 
+#include "Clock.h"
 #include "DocumentStore.h"
 #include "Identity.h"
 #include "LoadOrder.h"
@@ -7,7 +8,6 @@
 
 #include <QByteArrayView>
 #include <QCryptographicHash>
-#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QSaveFile>
@@ -250,8 +250,7 @@ ExportResult BatchExport::run()
 
         std::vector<Required> required = readRequired(order);
         m_result.required = static_cast<std::int64_t>(required.size());
-        const std::string createdAt =
-            QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString(); // "2025-01-31T12:00:00Z"
+        const std::string createdAt = engineNowText(); // "2025-01-31T12:00:00Z"
         const std::string manifestText = manifest(required, createdAt).dump(2) + "\n";
         writeWhole(m_work / "manifest.json", manifestText);
         reportProgress();

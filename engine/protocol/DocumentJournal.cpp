@@ -1,15 +1,15 @@
 #include "DocumentJournal.h"
 
+#include "Clock.h"
 #include "EditJournal.h"
 #include "Engine.h"
 
-#include <QDateTime>
 
 namespace steward {
 
 std::string nowUtcText()
 {
-    return QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+    return engineNowText();
 }
 
 bool isDocumentOperation(const std::string &kind)

@@ -2,6 +2,7 @@
 #include "Text.h"
 
 #include "BodyCodec.h"
+#include "Clock.h"
 
 #include "SearchTerms.h"
 
@@ -29,7 +30,7 @@ std::string nowUtc()
 {
     thread_local qint64 lastSecond = -1;
     thread_local std::string lastText;
-    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const QDateTime now = engineNow();
     const qint64 second = now.toSecsSinceEpoch();
     if (second != lastSecond) {
         lastSecond = second;

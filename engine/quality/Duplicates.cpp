@@ -1,6 +1,7 @@
 #include "Duplicates.h"
 
-#include <QDateTime>
+#include "Clock.h"
+
 #include <QString>
 
 #include <SQLiteCpp/Statement.h>
@@ -174,7 +175,7 @@ void markDistinct(Database &database, const std::string &firstId, const std::str
     insert.bind(2, found[firstId].second);
     insert.bind(3, std::min(firstId, secondId));
     insert.bind(4, std::max(firstId, secondId));
-    insert.bind(5, QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString());
+    insert.bind(5, engineNowText());
     insert.bind(6, actor);
     insert.exec();
     transaction.commit();

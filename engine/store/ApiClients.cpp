@@ -1,8 +1,9 @@
 #include "ApiClients.h"
 
+#include "Clock.h"
+
 #include <SQLiteCpp/Statement.h>
 
-#include <QDateTime>
 #include <QMessageAuthenticationCode>
 #include <QRandomGenerator>
 
@@ -108,7 +109,7 @@ NewApiClient ApiClients::add(const std::string &name)
     insert.bind(2, salt.constData(), static_cast<int>(salt.size()));
     insert.bind(3, hash.constData(), static_cast<int>(hash.size()));
     insert.bind(4, kIterations);
-    insert.bind(5, QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString());
+    insert.bind(5, engineNowText());
     insert.exec();
     transaction.commit();
     return NewApiClient{name, secret.toStdString()};

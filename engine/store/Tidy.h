@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstdint>
+
+namespace steward {
+
+class Database;
+
+// Idle-time upkeep of a database that lives a school year. Updates leave two kinds of dead weight
+// that giving back free pages does not reach: the text indexes (query_index, search_index) keep a
+// document's old words in segments of their own until merged (at 10,000 students they grew from
+// 1.6 MB to 5.8 MB in 90 school days), and pages split by updates stay partly empty (23% of the
+// bytes of a 2,000-student database after 180 school days). Each step runs only when due, on the
+// engine's clock (engine/model/Clock.h), so most calls do nothing but read two meta rows.
+struct TidyPolicy
+{
+    int mergeEveryDays = 1;         // the text indexes merged into one segment each
+    int vacuumEveryDays = 30;       // a VACUUM considered at most this often...
+    double vacuumAboveUnused = 0.2; // ...and done only when this share of the pages' bytes is unused
+};
+
+struct TidyReport
+{
+    bool mergedTextIndexes = false;
+    bool measured = false;          // the unused share was read (dbstat) because a VACUUM was due
+    double unusedShare = 0;         // of the pages' bytes, when measured
+    bool vacuumed = false;
+    std::int64_t fileBytesBefore = 0; // the database file (without its WAL)
+    std::int64_t fileBytesAfter = 0;
+    int freePagesGivenBack = 0;
+    bool busy = false;              // another writer was at work: nothing more was tried
+};
+
+// Gives back free pages (Database::giveBackFreePages), then merges the text indexes and VACUUMs
+// when due; each step is one transaction of its own, skipped while another writer holds the lock.
+// A front end calls it when idle (the app after an idle minute); the school-year bench between days.
+TidyReport tidyUp(Database &database, const TidyPolicy &policy = {});
+
+} // namespace steward
