@@ -24,6 +24,7 @@
 #include "RemoteApi.h"
 #include "Rules.h"
 #include "SyncJobs.h"
+#include "Tidy.h"
 
 #include <QCoreApplication>
 #include <QDate>
@@ -655,6 +656,18 @@ Footprint Steward::footprint()
 
 namespace {
 
+double megabytes(double bytes)
+{
+    return bytes / 1e6;
+}
+
+double medianOf(std::vector<double> values)
+{
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n == 0 ? 0 : n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 // The year: day 0, then the school days, with the figures kept and printed.
 class SchoolYear
 {
@@ -685,6 +698,7 @@ private:
     SisDay m_week;  // the SIS's changes since the last week's end
     PullReport m_weekPulls; // the week's pulls added up (counts only)
     RuleRunReport m_lastRules; // the day's rules run, for where its time went
+    std::vector<double> m_tidySeconds; // each night's upkeep
 };
 
 SchoolYear::SchoolYear(const Options &options, const std::string &directory)
@@ -764,6 +778,16 @@ void SchoolYear::schoolDay(int day)
         weekEnd(day);
     if (day % kMonth == 0)
         monthEnd(day);
+    // The night: the app's idle-time upkeep (free pages, the text indexes merged, a VACUUM when due).
+    const Clock::time_point start = Clock::now();
+    const TidyReport tidied = tidyUp(m_steward->database());
+    const double tidySeconds = seconds(start, Clock::now());
+    m_tidySeconds.push_back(tidySeconds);
+    if (tidied.measured)
+        std::printf("night after day %d: %.0f%% of the pages' bytes unused%s; file %.1f MB -> %.1f MB in %.2f s\n",
+                    day, tidied.unusedShare * 100, tidied.vacuumed ? ", VACUUM" : ", no VACUUM",
+                    megabytes(static_cast<double>(tidied.fileBytesBefore)),
+                    megabytes(static_cast<double>(tidied.fileBytesAfter)), tidySeconds);
 }
 
 void SchoolYear::weekEnd(int day)
@@ -802,11 +826,6 @@ void SchoolYear::monthEnd(int day)
     std::printf("month %d (day %d): the state's results, %lld rows, %lld matched, %lld fixed since, %lld still\n",
                 day / kMonth, day, static_cast<long long>(report.rows), static_cast<long long>(report.matched),
                 static_cast<long long>(report.fixed), static_cast<long long>(report.still));
-}
-
-double megabytes(double bytes)
-{
-    return bytes / 1e6;
 }
 
 void SchoolYear::printFigures(int day)
@@ -857,14 +876,10 @@ void SchoolYear::printFigures(int day)
         std::printf("%-10s %9s %9.3f %9.3f\n", kOperationNames[static_cast<std::size_t>(operation)],
                     ("day " + std::to_string(last.day)).c_str(), last.seconds, last.cpuSeconds);
     }
+    if (!m_tidySeconds.empty())
+        std::printf("the nights' upkeep (not a steward's operation: the app's idle time): median %.3f s, longest %.3f s\n",
+                    medianOf(m_tidySeconds), *std::max_element(m_tidySeconds.begin(), m_tidySeconds.end()));
     std::fflush(stdout);
-}
-
-double medianOf(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n == 0 ? 0 : n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 // The first and last `window` runs of an operation (fewer when it ran less than twice that often):

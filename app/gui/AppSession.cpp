@@ -4,6 +4,10 @@
 #include "DatabaseWatcher.h"
 #include "DocumentJournal.h"
 #include "ModelRecord.h"
+#include "Tidy.h"
+
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
 
 QString describeDocument(const steward::StoredDocument &document)
 {
@@ -96,22 +100,32 @@ std::unique_ptr<AppSession> AppSession::open(const QString &databasePath, const 
     // Idle time comes between a steward's actions: a minute without a job is enough.
     session->m_idleTimer.setInterval(60 * 1000);
     connect(&session->m_idleTimer, &QTimer::timeout, session.get(), [raw = session.get()] {
-        raw->giveBackFreePagesWhenIdle();
+        raw->tidyUpWhenIdle();
     });
     session->m_idleTimer.start();
     return session;
 }
 
-void AppSession::giveBackFreePagesWhenIdle()
+void AppSession::tidyUpWhenIdle()
 {
-    if (DatabaseWatcher::paused())
+    if (DatabaseWatcher::paused() || m_tidying)
         return;
-    try {
-        if (m_database->giveBackFreePages() > 0 && m_watcher)
-            m_watcher->catchUp(); // its own commit, not another program's
-    } catch (const std::exception &) {
-        // The pages stay free inside the file and are reused; the next idle minute tries again.
-    }
+    m_tidying = true;
+    auto *done = new QFutureWatcher<void>(this);
+    connect(done, &QFutureWatcher<void>::finished, this, [this, done] {
+        m_tidying = false;
+        done->deleteLater();
+    });
+    const std::string path = m_database->path();
+    done->setFuture(QtConcurrent::run([path] {
+        try {
+            const std::unique_ptr<steward::Database> database = steward::Database::open(path);
+            steward::tidyUp(*database);
+        } catch (const std::exception &) {
+            // Busy or unreadable: free pages stay inside the file and are reused; the next idle minute
+            // tries again. (A damaged file shows in Tools > Check database, not here.)
+        }
+    }));
 }
 
 steward::UndoRetention AppSession::undoRetention()

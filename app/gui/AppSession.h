@@ -85,8 +85,10 @@ Q_SIGNALS:
 private:
     AppSession() = default;
     void startWatching();
-    // Gives back a few MB of the pages deletes freed, while no long job has the writer connection.
-    void giveBackFreePagesWhenIdle();
+    // The database's idle-time upkeep (steward::tidyUp: free pages given back, the text indexes
+    // merged once a day, a VACUUM when due), on a worker thread with a writer connection of its own
+    // so the window stays responsive; while no long job has the writer connection.
+    void tidyUpWhenIdle();
 
     QString m_databasePath;
     std::unique_ptr<steward::Model> m_model;
@@ -96,4 +98,5 @@ private:
     std::unique_ptr<DatabaseWatcher> m_watcher;
     std::optional<steward::RuleCatalog> m_ruleCatalog;
     QTimer m_idleTimer;
+    bool m_tidying = false;
 };
