@@ -179,6 +179,7 @@ private Q_SLOTS:
     void deletedDocumentLosesResults();
     void dependsOnReRunsInFull();
     void readViewsAreDependencies();
+    void resultsFoundAgainTakeTheNewMessage();
     void changedPackReRunsEverything();
     void cancelWritesNothing();
     void cliRulesRunJson();
@@ -578,6 +579,49 @@ void TestRules::readViewsAreDependencies()
     const RuleRunReport report = world.run(pack);
     QCOMPARE(report.rules[0].mode, std::string("full"));
     QCOMPARE(world.failing("EVIL-1"), (std::set<std::string>{world.studentId}));
+}
+
+// A result found again keeps the time it was first found and takes the rule's message as it is now;
+// found again unchanged, it is not written at all.
+void TestRules::resultsFoundAgainTakeTheNewMessage()
+{
+    World world;
+    world.fixture.create("/ed-fi/staffs", World::staff("T-9"));
+    const RulePack pack = loadStarterRulePack(world.fixture.model());
+    world.run(pack);
+    QCOMPARE(world.failing("STF-001").size(), std::size_t(1));
+    const std::string foundAt = world.fixture.database().connection()
+                                    .execAndGet("SELECT found_at FROM rule_results WHERE rule_id = 'STF-001'")
+                                    .getString();
+    QFile file(":/steward/rules/starter-pack.json");
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    Json changed = parseJson(file.readAll().toStdString()).value.value();
+    for (Json &rule : changed["rules"])
+        if (rule["id"] == "STF-001")
+            rule["message"] = "Changed: " + rule["message"].get<std::string>();
+    const RulePack edited = parseRulePack("edited.json", changed.dump(), world.fixture.model());
+    const RuleRunReport report = world.run(edited);
+    QVERIFY(report.fullRun);
+    QCOMPARE(report.added, std::int64_t(0));
+    QVERIFY(report.kept >= 1);
+    QCOMPARE(world.scalar("SELECT count(*) FROM rule_results WHERE rule_id = 'STF-001' AND message LIKE 'Changed: %'"),
+             std::int64_t(1));
+    QCOMPARE(world.fixture.database().connection()
+                 .execAndGet("SELECT found_at FROM rule_results WHERE rule_id = 'STF-001'").getString(),
+             foundAt);
+    SQLite::Database &writer = world.fixture.database().connection();
+    writer.exec("CREATE TEMP TABLE rewrites (n); CREATE TEMP TRIGGER rewritten AFTER UPDATE ON main.rule_results"
+                " BEGIN INSERT INTO rewrites VALUES (1); END");
+    // The staff member edited (not what the rule reads), so the rule runs over it again.
+    Json staff = World::staff("T-9");
+    staff["middleName"] = "Quinn";
+    const std::string staffId = world.fixture.call("GET", "/ed-fi/staffs?staffUniqueId=T-9").body[0]["id"].get<std::string>();
+    QCOMPARE(world.fixture.call("PUT", "/ed-fi/staffs/" + staffId, staff).status, 204);
+    const RuleRunReport again = world.run(edited);
+    QCOMPARE(again.added + again.removed, std::int64_t(0));
+    QVERIFY(again.kept >= 1);
+    QCOMPARE(writer.execAndGet("SELECT count(*) FROM temp.rewrites").getInt(), 0);
+    QCOMPARE(world.failing("STF-001").size(), std::size_t(1));
 }
 
 void TestRules::changedPackReRunsEverything()

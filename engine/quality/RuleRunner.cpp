@@ -734,8 +734,12 @@ void RuleRunner::replaceResults(const std::vector<RuleOutcome> &outcomes, RuleRu
                                                 " AND r.rule_id = ?2 AND r.doc_id = c.doc_id)"
                                                 " AND NOT EXISTS (SELECT 1 FROM temp."
                                               + kFoundTable + " AS f WHERE f.rule_id = ?2 AND f.doc_id = c.doc_id)");
-    SQLite::Statement found(reader, std::string("SELECT doc_id, natural_key, message FROM temp.") + kFoundTable
-                                        + " WHERE rule_id = ?");
+    // With the stored result beside it: one found again unchanged is not written at all (rewriting
+    // every standing result each day made the run grow with the district's open findings).
+    SQLite::Statement found(reader, std::string("SELECT f.doc_id, f.natural_key, f.message, r.message, r.severity FROM temp.")
+                                        + kFoundTable
+                                        + " AS f LEFT JOIN main.rule_results AS r ON r.pack_id = ?1"
+                                          " AND r.rule_id = f.rule_id AND r.doc_id = f.doc_id WHERE f.rule_id = ?2");
     SQLite::Statement remove(db, "DELETE FROM rule_results WHERE pack_id = ? AND rule_id = ? AND doc_id = ?");
     SQLite::Statement update(db, "UPDATE rule_results SET message = ?, severity = ?"
                                  " WHERE pack_id = ? AND rule_id = ? AND doc_id = ?");
@@ -760,20 +764,23 @@ void RuleRunner::replaceResults(const std::vector<RuleOutcome> &outcomes, RuleRu
         }
         gone.reset();
 
-        found.bind(1, rule.id);
+        found.bind(1, m_pack.id);
+        found.bind(2, rule.id);
         while (found.executeStep()) {
             const std::string id = found.getColumn(0).getString();
             const std::string message = found.getColumn(2).getString();
-            // The message may quote values that changed; found_at stays when it was first found.
-            update.bind(1, message);
-            update.bind(2, rule.severity);
-            update.bind(3, m_pack.id);
-            update.bind(4, rule.id);
-            update.bind(5, id);
-            const int updated = update.exec();
-            update.reset();
-            if (updated > 0) {
+            if (!found.getColumn(3).isNull()) {
                 ++report.kept;
+                // The message may quote values that changed; found_at stays when it was first found.
+                if (found.getColumn(3).getString() != message || found.getColumn(4).getString() != rule.severity) {
+                    update.bind(1, message);
+                    update.bind(2, rule.severity);
+                    update.bind(3, m_pack.id);
+                    update.bind(4, rule.id);
+                    update.bind(5, id);
+                    update.exec();
+                    update.reset();
+                }
                 continue;
             }
             insert.bind(1, m_pack.id);
