@@ -349,6 +349,29 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(dir.filePath("missing.db")));
     }
 
+    // tidy runs the app's idle-time upkeep on demand: what is due, or everything with --now.
+    void tidyRunsTheIdleUpkeep()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("district.db");
+        QCOMPARE(runCli({"--db", db, "requests"}, "{\"method\":\"GET\",\"path\":\"/ed-fi/schools\"}\n").exitCode, 0);
+        CliRun run = runCli({"--db", db, "tidy", "--now", "--json"}, {});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.stdoutText + run.stderrText));
+        const Json report = Json::parse(run.stdoutText.toStdString());
+        QCOMPARE(report["mergedTextIndexes"].get<bool>(), true);
+        QVERIFY(report["unusedShare"].is_number());
+        QCOMPARE(report["busy"].get<bool>(), false);
+        QVERIFY(report["fileBytesAfter"].get<std::int64_t>() <= report["fileBytesBefore"].get<std::int64_t>());
+        run = runCli({"--db", db, "tidy"}, {});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
+        QVERIFY2(run.stdoutText.contains("Text indexes: merged within the last day.")
+                     && run.stdoutText.contains("VACUUM: not due"),
+                 qPrintable(run.stdoutText));
+        QVERIFY(runCli({"--db", db, "tidy", "--help"}, {}).stdoutText.contains("over 15% of its pages' bytes"));
+        QCOMPARE(runCli({"--db", dir.filePath("missing.db"), "tidy"}, {}).exitCode, 1);
+        QVERIFY(!QFile::exists(dir.filePath("missing.db")));
+    }
+
     // A directory left from an earlier export is not the batch just asked for: with --batch ID,
     // verify-batch says so instead of "ok"; its "ok" names the batch it checked.
     void verifyBatchChecksTheBatchAskedFor()

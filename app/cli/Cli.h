@@ -77,6 +77,7 @@ int commandCheck(const CliContext &context, const std::vector<std::string> &args
 int commandBackup(const CliContext &context, const std::vector<std::string> &args);
 int commandRestore(const CliContext &context, const std::vector<std::string> &args);
 int commandMakePrivate(const CliContext &context, const std::vector<std::string> &args);
+int commandTidy(const CliContext &context, const std::vector<std::string> &args);
 int commandClients(const CliContext &context, const std::vector<std::string> &args);
 int commandServe(const CliContext &context, const std::vector<std::string> &args);
 int commandRules(const CliContext &context, const std::vector<std::string> &args);

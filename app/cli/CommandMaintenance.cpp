@@ -1,9 +1,10 @@
-// check, backup, restore, make-private: the commands that look after the database file itself.
+// check, backup, restore, make-private, tidy: the commands that look after the database file itself.
 #include "Backup.h"
 #include "Cli.h"
 #include "CommandLine.h"
 #include "Engine.h"
 #include "PrivateFiles.h"
+#include "Tidy.h"
 
 #include <QFileInfo>
 
@@ -171,5 +172,61 @@ int commandMakePrivate(const CliContext &context, const std::vector<std::string>
     else
         std::cout << "Made private: " << describeExposedFiles(exposed) << (exposed.size() == 1 ? " is" : " are")
                   << " now 0600.\n";
+    return kExitOk;
+}
+
+int commandTidy(const CliContext &context, const std::vector<std::string> &args)
+{
+    if (wantsHelp(args)) {
+        std::cout << "Usage: steward-cli [--db PATH] tidy [--now] [--json]\n"
+                     "\n"
+                     "The upkeep the app does when idle: gives back pages deletes freed, merges the text indexes\n"
+                     "(updates leave a document's old words behind until then) once a day, and once in 30 days\n"
+                     "rewrites the file with a VACUUM when over 15% of its pages' bytes are unused (updates split\n"
+                     "pages, which stay partly empty). Steps not due are skipped; --now runs them all (the VACUUM\n"
+                     "still only above 15%). Nothing a document holds changes. A VACUUM holds the database for its\n"
+                     "length (seconds for a district); other writers wait. A nightly cron job may run it.\n"
+                     "\n"
+                     "Example: steward-cli --db district.db tidy\n";
+        return kExitOk;
+    }
+    bool now = false;
+    bool json = false;
+    if (!CommandLine("tidy").flag("--now", now).flag("--json", json).parse(args))
+        return kExitUsage;
+    if (!QFileInfo::exists(QString::fromStdString(context.resolvedDatabasePath()))) {
+        std::cerr << "steward-cli: " << context.resolvedDatabasePath() << ": no such database\n";
+        return kExitFailed;
+    }
+    std::unique_ptr<Database> database = context.openDatabase();
+    if (!database)
+        return kExitFailed;
+    TidyPolicy policy;
+    policy.now = now;
+    const TidyReport report = tidyUp(*database, policy);
+    if (json) {
+        std::cout << Json{{"freePagesGivenBack", report.freePagesGivenBack},
+                          {"mergedTextIndexes", report.mergedTextIndexes},
+                          {"unusedShare", report.measured ? Json(report.unusedShare) : Json()},
+                          {"vacuumed", report.vacuumed},
+                          {"fileBytesBefore", report.fileBytesBefore},
+                          {"fileBytesAfter", report.fileBytesAfter},
+                          {"busy", report.busy}}
+                         .dump(2)
+                  << "\n";
+        return report.busy ? kExitFailed : kExitOk;
+    }
+    if (report.busy) {
+        std::cerr << "steward-cli: tidy: another program is writing to the database; try again when it is done\n";
+        return kExitFailed;
+    }
+    std::cout << "Free pages given back: " << report.freePagesGivenBack << ".\n";
+    std::cout << (report.mergedTextIndexes ? "Text indexes merged.\n" : "Text indexes: merged within the last day.\n");
+    if (!report.measured)
+        std::cout << "VACUUM: not due (the file is measured once in 30 days; --now measures it).\n";
+    else
+        std::cout << "Unused: " << static_cast<int>(report.unusedShare * 100 + 0.5) << "% of the pages' bytes; "
+                  << (report.vacuumed ? "the file was rewritten (VACUUM).\n" : "no VACUUM (it runs above 15%).\n");
+    std::cout << "File: " << report.fileBytesBefore << " bytes before, " << report.fileBytesAfter << " after.\n";
     return kExitOk;
 }

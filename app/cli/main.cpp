@@ -53,6 +53,7 @@ const char *const kUsage =
     "  backup --to FILE    copy the database safely while it is in use\n"
     "  restore --from FILE  replace the database's content with a backup\n"
     "  make-private        make the database's files readable by their owner alone (0600)\n"
+    "  tidy [--now]        the idle-time upkeep: free pages back, text indexes merged, VACUUM when due\n"
     "  serve [--port N]    answer Ed-Fi API requests over HTTP (OAuth2 client credentials)\n"
     "  clients add NAME    create a client for serve (also: clients list, clients remove NAME)\n"
     "  rules run|list|...  business rules: versioned rule packs, the state's results, acknowledgements\n"
@@ -330,7 +331,7 @@ int main(int argc, char *argv[])
         {"export", commandExport},     {"verify-batch", commandVerifyBatch}, {"generate", commandGenerate},
         {"sync", commandSync},         {"changes", commandChanges},
         {"check", commandCheck},       {"backup", commandBackup},           {"restore", commandRestore},
-        {"make-private", commandMakePrivate},
+        {"make-private", commandMakePrivate}, {"tidy", commandTidy},
         {"serve", commandServe},       {"clients", commandClients},
         {"rules", commandRules},
         {"status", commandStatus},     {"submission", commandSubmission}, {"report", commandReport},

@@ -76,14 +76,14 @@ TidyReport tidyUp(Database &database, const TidyPolicy &policy)
     SQLite::Database &db = database.connection();
     try {
         report.freePagesGivenBack = database.giveBackFreePages();
-        if (isDue(db, kMergedAt, policy.mergeEveryDays)) {
+        if (policy.now || isDue(db, kMergedAt, policy.mergeEveryDays)) {
             ImmediateTransaction transaction(db);
             mergeTextIndexes(db);
             markDone(db, kMergedAt);
             transaction.commit();
             report.mergedTextIndexes = true;
         }
-        if (isDue(db, kVacuumConsideredAt, policy.vacuumEveryDays)) {
+        if (policy.now || isDue(db, kVacuumConsideredAt, policy.vacuumEveryDays)) {
             const double unused = unusedShare(db);
             report.measured = unused >= 0;
             report.unusedShare = std::max(0.0, unused);

@@ -18,6 +18,7 @@ struct TidyPolicy
     int mergeEveryDays = 1;         // the text indexes merged into one segment each
     int vacuumEveryDays = 30;       // a VACUUM considered at most this often...
     double vacuumAboveUnused = 0.15; // ...and done only when this share of the pages' bytes is unused
+    bool now = false;               // every step, due or not (the VACUUM still only above the share)
 };
 
 struct TidyReport
