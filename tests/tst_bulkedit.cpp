@@ -35,6 +35,15 @@ std::string storedBody(Fixture &f, const std::string &id)
     return f.engine().document(id)->body;
 }
 
+// The engine's clock moved by whole days for a scope, as a simulation with a calendar of its own does.
+struct ShiftedClock
+{
+    explicit ShiftedClock(int days) { setEngineClockShift(std::chrono::hours(24 * days)); }
+    ~ShiftedClock() { setEngineClockShift(std::chrono::seconds(0)); }
+    ShiftedClock(const ShiftedClock &) = delete;
+    ShiftedClock &operator=(const ShiftedClock &) = delete;
+};
+
 std::int64_t count(Fixture &f, const std::string &sql)
 {
     SQLite::Database db(f.databasePath(), SQLite::OPEN_READONLY);
@@ -611,14 +620,9 @@ private Q_SLOTS:
         // The days are the engine's clock's, so a simulation running a calendar of its own (the school
         // year's bench) sees them pass: an operation made 40 days back on that clock goes when one is
         // made today.
-        struct ClockBack
-        {
-            ClockBack() { setEngineClockShift(std::chrono::hours(-24 * 40)); }
-            ~ClockBack() { setEngineClockShift(std::chrono::seconds(0)); }
-        };
         std::int64_t earlyOp = 0;
         {
-            ClockBack back;
+            ShiftedClock back(-40);
             earlyOp = editor.apply({{a}, {}}, FieldEdit{"$.nameOfInstitution", Json("Five")}).opId;
         }
         const std::optional<EditOperation> early = editor.journal().operation(earlyOp);
@@ -827,18 +831,13 @@ private Q_SLOTS:
         // Nothing is due again the same day.
         const TidyReport again = tidyUp(f.database(), policy);
         QVERIFY(!again.mergedTextIndexes && !again.measured && !again.vacuumed);
-        struct ClockAhead
         {
-            explicit ClockAhead(int days) { setEngineClockShift(std::chrono::hours(24 * days)); }
-            ~ClockAhead() { setEngineClockShift(std::chrono::seconds(0)); }
-        };
-        {
-            ClockAhead ahead(2);
+            ShiftedClock ahead(2);
             const TidyReport nextDay = tidyUp(f.database(), policy);
             QVERIFY(nextDay.mergedTextIndexes && !nextDay.measured);
         }
         {
-            ClockAhead ahead(31);
+            ShiftedClock ahead(31);
             const TidyReport nextMonth = tidyUp(f.database(), policy);
             QVERIFY(nextMonth.measured);
             QVERIFY2(nextMonth.unusedShare < first.unusedShare,
