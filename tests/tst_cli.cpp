@@ -367,7 +367,7 @@ private Q_SLOTS:
         QVERIFY2(run.stdoutText.contains("Text indexes: merged within the last day.")
                      && run.stdoutText.contains("VACUUM: not due"),
                  qPrintable(run.stdoutText));
-        QVERIFY(runCli({"--db", db, "tidy", "--help"}, {}).stdoutText.contains("over 15% of its pages' bytes"));
+        QVERIFY(runCli({"--db", db, "tidy", "--help"}, {}).stdoutText.contains("over 10% of its pages' bytes"));
         QCOMPARE(runCli({"--db", dir.filePath("missing.db"), "tidy"}, {}).exitCode, 1);
         QVERIFY(!QFile::exists(dir.filePath("missing.db")));
     }

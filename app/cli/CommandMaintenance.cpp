@@ -182,9 +182,9 @@ int commandTidy(const CliContext &context, const std::vector<std::string> &args)
                      "\n"
                      "The upkeep the app does when idle: gives back pages deletes freed, merges the text indexes\n"
                      "(updates leave a document's old words behind until then) once a day, and once in 30 days\n"
-                     "rewrites the file with a VACUUM when over 15% of its pages' bytes are unused (updates split\n"
+                     "rewrites the file with a VACUUM when over 10% of its pages' bytes are unused (updates split\n"
                      "pages, which stay partly empty). Steps not due are skipped; --now runs them all (the VACUUM\n"
-                     "still only above 15%). Nothing a document holds changes. A VACUUM holds the database for its\n"
+                     "still only above 10%). Nothing a document holds changes. A VACUUM holds the database for its\n"
                      "length (seconds for a district); other writers wait. A nightly cron job may run it.\n"
                      "\n"
                      "Example: steward-cli --db district.db tidy\n";
@@ -226,7 +226,7 @@ int commandTidy(const CliContext &context, const std::vector<std::string> &args)
         std::cout << "VACUUM: not due (the file is measured once in 30 days; --now measures it).\n";
     else
         std::cout << "Unused: " << static_cast<int>(report.unusedShare * 100 + 0.5) << "% of the pages' bytes; "
-                  << (report.vacuumed ? "the file was rewritten (VACUUM).\n" : "no VACUUM (it runs above 15%).\n");
+                  << (report.vacuumed ? "the file was rewritten (VACUUM).\n" : "no VACUUM (it runs above 10%).\n");
     std::cout << "File: " << report.fileBytesBefore << " bytes before, " << report.fileBytesAfter << " after.\n";
     return kExitOk;
 }
