@@ -875,6 +875,61 @@ private Q_SLOTS:
         }
     }
 
+    // A conflict holds the push cursor back until someone decides it; the pushes after it plan only what
+    // was written since the last one took it, not every document written since the conflict.
+    void aConflictHeldBackDoesNotMakeEveryLaterPushLonger()
+    {
+        Fixture f;
+        f.seedDescriptors();
+        std::vector<std::string> schools;
+        for (int i = 0; i < 16; ++i)
+            schools.push_back(f.create("/ed-fi/schools", Fixture::school(400 + i, "School " + std::to_string(i))));
+        int made = 0;
+        auto target = [&made](const RemoteRequest &request) {
+            if (request.method == "GET")
+                return answer(200, Json::array());
+            if (request.method == "POST")
+                return created(request, made);
+            return answer(204, nullptr, {{"etag", "\"" + std::to_string(++made) + "\""}});
+        };
+        auto push = [&] {
+            PushSession session(f.engine(), f.database(), kTarget, "district", true);
+            return drive(session, target);
+        };
+        const PushReport first = push();
+        QCOMPARE(first.cursorAfter, first.plan.toSeq);
+        QVERIFY(first.plan.items.size() >= 16); // the schools and the descriptors they use
+
+        // The first school in conflict with the target, then edited here: it is held back.
+        SQLite::Database &db = f.database().connection();
+        SyncState state(db);
+        const SyncTarget synced = state.ensureTarget(kTarget, "district");
+        SyncConflict conflict;
+        conflict.targetId = synced.targetId;
+        conflict.id = schools[0];
+        conflict.project = "Ed-Fi";
+        conflict.resource = "School";
+        conflict.base = *state.base(synced.targetId, schools[0]);
+        conflict.theirsText = dumpJson(Fixture::school(400, "Theirs"));
+        conflict.theirsEtag = "99";
+        conflict.reason = "changed on both sides: $.nameOfInstitution";
+        state.recordConflict(conflict);
+        auto rename = [&f](const std::string &id, int schoolId, const std::string &name) {
+            QCOMPARE(f.call("PUT", "/ed-fi/schools/" + id, Fixture::school(schoolId, name)).status, 204);
+        };
+        rename(schools[0], 400, "Mine");
+        for (int week = 1; week <= 3; ++week) {
+            // Other schools each week, as a weekly fix of a rotating share of the students.
+            for (int i = 5 * week - 4; i <= 5 * week; ++i)
+                rename(schools[static_cast<std::size_t>(i)], 400 + i, "Week " + std::to_string(week));
+            const PushReport weekly = push();
+            QVERIFY2(weekly.cursorAfter < weekly.plan.toSeq, "the conflict no longer holds the cursor back");
+            // The held school and this week's five; earlier weeks' writes were taken and are left out.
+            QCOMPARE(weekly.plan.items.size(), std::size_t(6));
+            QCOMPARE(weekly.sent, 5);
+        }
+    }
+
     // A 429 halves the requests in flight once however many in flight get it, holds every request back
     // for its Retry-After, and the window grows back to just below where it was pushed back; a rate
     // spaces requests.

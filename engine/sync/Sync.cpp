@@ -549,21 +549,21 @@ struct FoldedChanges
 };
 
 // The change log after the cursor folded per document, in the order documents first changed
-// (arrival), leaving out what a pull from the target wrote; plan.toSeq moves to the last entry read.
+// (arrival), leaving out what a pull from the target wrote; plan.toSeq is the log's last entry.
 std::vector<std::pair<std::string, FoldedChanges>> foldChanges(SQLite::Database &db, std::int64_t cursor,
                                                                const std::string &url, PushPlan &plan)
 {
     std::unordered_map<std::string, std::size_t> indexOf;
     std::vector<std::pair<std::string, FoldedChanges>> arrival;
-    SQLite::Statement changes(db, "SELECT seq, op, project, resource, id, identity, actor FROM changes "
-                                  "WHERE seq > ? ORDER BY seq");
+    // What the target gave (its pulls) is skipped by SQLite, not read: behind a cursor a conflict holds
+    // back, a year's pulls would otherwise be read again at every push.
+    SQLite::Statement changes(db, "SELECT seq, op, project, resource, id, identity FROM changes "
+                                  "WHERE seq > ? AND actor <> ? ORDER BY seq");
     changes.bind(1, cursor);
-    const std::string skipActor = pullActor(url);
+    changes.bind(2, pullActor(url));
+    plan.toSeq = std::max(cursor, db.execAndGet("SELECT coalesce(max(seq), 0) FROM change_rows").getInt64());
     while (changes.executeStep()) {
         const std::int64_t seq = changes.getColumn(0).getInt64();
-        plan.toSeq = seq;
-        if (changes.getColumn(6).getString() == skipActor)
-            continue; // the target is where it came from
         const std::string id = changes.getColumn(4).getString();
         auto [it, fresh] = indexOf.try_emplace(id, arrival.size());
         if (fresh) {
@@ -614,10 +614,23 @@ PushPlan planPush(SQLite::Database &db, const Model &model, std::int64_t cursor,
                                      + " WHERE " + kEntryOfDocument + " AND c.seq < ?2 ORDER BY c.seq DESC LIMIT 1");
     // A push the cursor stayed behind (a conflict before it) may have delivered it already.
     SQLite::Statement known(db, "SELECT 1 FROM sync_remote_ids WHERE target_id = ? AND id = ?");
+    // Delivered already, as it is now, and not held by a conflict: nothing to send (the push would
+    // find it agreed). Left out here, so a cursor a conflict holds back costs what was sent since, not
+    // every document written since (a bulk fix a week made a year's pushes 2.5 times as long).
+    SQLite::Statement agreed(db, "SELECT 1 FROM sync_remote_ids s WHERE s.target_id = ?1 AND s.id = ?2"
+                                 " AND s.base_seq = (SELECT d.change_seq FROM document_rows d WHERE d.id = steward_id_key(?2))"
+                                 " AND NOT EXISTS (SELECT 1 FROM open_sync_conflicts o WHERE o.target_id = ?1 AND o.id = ?2)");
     for (const auto &[id, folded] : arrival) {
         const ResourceSchema *resource = model.findByName(folded.project, folded.resource);
         if (resource == nullptr)
             continue; // a resource the loaded model does not have cannot be sent
+        if (folded.lastOp != "delete") {
+            agreed.reset();
+            agreed.bind(1, targetId);
+            agreed.bind(2, id);
+            if (agreed.executeStep())
+                continue;
+        }
         PushItem item;
         item.id = id;
         item.resource = resource;
