@@ -419,7 +419,9 @@ public:
     int edit(int day, Sample &sample);
     EditResult bulkFix(int week, Sample &sample);
     ExportResult exportEverything(const std::string &directory);
-    ResultsImportReport results(const std::string &csvPath, const QDate &runDate, Sample &sample);
+    // The state's results file written from this database's enrollments (unless writeFile is false:
+    // the file at csvPath as it is), then imported.
+    ResultsImportReport results(const std::string &csvPath, const QDate &runDate, Sample &sample, bool writeFile = true);
     Footprint footprint();
     Database &database() { return *m_database; }
 
@@ -589,9 +591,10 @@ void Steward::writeResultsFile(const std::string &csvPath)
     }
 }
 
-ResultsImportReport Steward::results(const std::string &csvPath, const QDate &runDate, Sample &sample)
+ResultsImportReport Steward::results(const std::string &csvPath, const QDate &runDate, Sample &sample, bool writeFile)
 {
-    writeResultsFile(csvPath);
+    if (writeFile)
+        writeResultsFile(csvPath);
     const Json mappingJson{
         {"columns",
          {{"rule", "Rule Number"}, {"severity", "Error Level"}, {"message", "Error Message"},
@@ -948,7 +951,8 @@ void SchoolYear::keepDayOne()
 }
 
 // The operations that need no SIS, run on day 1's database and on the year's by turns, five times:
-// a full rules run (every rule over every document), an export of everything, a bulk fix.
+// a full rules run (every rule over every document), an export of everything, a bulk fix, and the
+// import of the year's last results file.
 void SchoolYear::compareWithDayOne()
 {
     if (!QFileInfo::exists(QString::fromStdString(dayOnePath(m_directory))))
@@ -971,6 +975,11 @@ void SchoolYear::compareWithDayOne()
             Sample fix{0, 0, 0};
             steward.bulkFix(100 + round, fix);
             taken[BulkFix][side].push_back(fix.seconds);
+            // The year's last results file, on both (day 1's first import finds no earlier one to
+            // replace; the median is of the replacing ones, as every month after the first).
+            Sample imported{0, 0, 0};
+            steward.results(m_directory + "/state-results.csv", schoolDate(m_options.days), imported, false);
+            taken[Results][side].push_back(imported.seconds);
         }
     }
     std::printf("\n== day 1's database against the year's, the same work by turns (medians of 5, wall seconds) ==\n");
