@@ -1519,6 +1519,9 @@ private Q_SLOTS:
         QImage image(png);
         QVERIFY(!image.isNull());
         QVERIFY(image.width() >= 800 && image.height() >= 500);
+        // It shows records: owner-only, whatever the umask.
+        QCOMPARE(QFile::permissions(png) & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
+                 QFile::Permissions());
         // A first run creates the database in the per-user data directory.
         QVERIFY(QFile::exists(home.filePath("data/steward/steward.db")));
     }

@@ -2,9 +2,11 @@
 
 #include "DocumentTableModel.h"
 #include "MainWindow.h"
+#include "PrivateFiles.h"
 
 #include <QCoreApplication>
 #include <QEvent>
+#include <QSaveFile>
 
 #include <cstdio>
 
@@ -94,7 +96,9 @@ void WindowScreenshot::take()
     m_taken = true;
     m_giveUp.stop();
     QCoreApplication::instance()->removeEventFilter(this);
-    const bool saved = m_window.grab().save(m_target);
+    // The window shows student records: the picture is its owner's alone, as every file Steward writes.
+    QSaveFile file(m_target);
+    const bool saved = steward::openPrivateForWriting(file) && m_window.grab().save(&file, "PNG") && file.commit();
     std::fprintf(saved ? stdout : stderr, saved ? "steward: wrote %s\n" : "steward: cannot write %s\n",
                  qPrintable(m_target));
     Q_EMIT taken(saved);
