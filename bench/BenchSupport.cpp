@@ -108,3 +108,52 @@ quint16 startServe(QProcess &process, const QString &cliPath, const std::string 
         std::fprintf(stderr, "serve did not start: %s\n", process.readAllStandardError().constData());
     return port;
 }
+
+namespace {
+
+// "2021-08-23" -> "08/23/2021", as the portal writes dates.
+std::string usDate(const std::string &iso)
+{
+    return iso.size() < 10 ? iso : iso.substr(5, 2) + "/" + iso.substr(8, 2) + "/" + iso.substr(0, 4);
+}
+
+} // namespace
+
+void writePortalResultsHeader(std::ostream &csv)
+{
+    csv << "Campus ID,School Year,Record Type,Ed-Fi Id,Student ID,Entry Date,Rule Number,Error Level,Error Message\n";
+}
+
+void writePortalResultsRow(std::ostream &csv, std::int64_t row, const PortalEnrollment &e, const std::string &schoolYear)
+{
+    const char *level = row % 10 < 2 ? "F" : row % 10 < 3 ? "S" : "W";
+    const std::string rule = "40100-" + std::to_string(1000 + row % 37);
+    if (row % 10 == 9) // matches nothing: a student the district does not have
+        csv << e.school << "," << schoolYear << ",ENROLL,,X" << row << "," << usDate(e.entryDate) << "," << rule << ","
+            << level << ",Unknown student\n";
+    else if (row % 10 >= 7) // by Ed-Fi id
+        csv << e.school << "," << schoolYear << ",ENROLL," << e.id << ",,," << rule << "," << level << ",Checked by id\n";
+    else
+        csv << e.school << "," << schoolYear << ",ENROLL,," << e.student << "," << usDate(e.entryDate) << "," << rule
+            << "," << level << ",Entry grade level differs from last year's grade + 1\n";
+}
+
+steward::Json portalResultsMapping()
+{
+    return steward::Json{
+        {"columns",
+         {{"rule", "Rule Number"},
+          {"severity", "Error Level"},
+          {"message", "Error Message"},
+          {"schoolYear", "School Year"},
+          {"school", "Campus ID"},
+          {"id", "Ed-Fi Id"},
+          {"resource", "Record Type"}}},
+        {"severities", {{"F", "fatal"}, {"S", "error"}, {"W", "warning"}}},
+        {"resources", {{"ENROLL", "StudentSchoolAssociation"}}},
+        {"keys",
+         {{"StudentSchoolAssociation",
+           {{"studentReference.studentUniqueId", {{"column", "Student ID"}}},
+            {"schoolReference.schoolId", {{"column", "Campus ID"}}},
+            {"entryDate", {{"column", "Entry Date"}, {"format", "MM/DD/YYYY"}}}}}}}};
+}

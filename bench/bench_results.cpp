@@ -27,31 +27,17 @@ using namespace steward;
 
 namespace {
 
-struct Enrollment
-{
-    std::string id;
-    std::string student;
-    std::string school;
-    std::string entryDate;
-};
-
-std::vector<Enrollment> storedEnrollments(SQLite::Database &db)
+std::vector<PortalEnrollment> storedEnrollments(SQLite::Database &db)
 {
     SQLite::Statement query(db, "SELECT id, json_extract(b, '$.studentReference.studentUniqueId'),"
                                 " json_extract(b, '$.schoolReference.schoolId'), json_extract(b, '$.entryDate')"
                                 " FROM (SELECT id, steward_text(body) AS b FROM documents"
                                 "       WHERE resource = 'StudentSchoolAssociation')");
-    std::vector<Enrollment> out;
+    std::vector<PortalEnrollment> out;
     while (query.executeStep())
         out.push_back({query.getColumn(0).getString(), query.getColumn(1).getString(), query.getColumn(2).getString(),
                        query.getColumn(3).getString()});
     return out;
-}
-
-// "2021-08-23" -> "08/23/2021", as the made-up portal writes dates.
-std::string usDate(const std::string &iso)
-{
-    return iso.size() < 10 ? iso : iso.substr(5, 2) + "/" + iso.substr(8, 2) + "/" + iso.substr(0, 4);
 }
 
 } // namespace
@@ -91,7 +77,7 @@ int main(int argc, char **argv)
     }
     database->connection().exec("PRAGMA wal_checkpoint(TRUNCATE)");
 
-    const std::vector<Enrollment> enrollments = storedEnrollments(database->connection());
+    const std::vector<PortalEnrollment> enrollments = storedEnrollments(database->connection());
     if (enrollments.empty()) {
         std::fprintf(stderr, "bench_results: the district has no enrollments\n");
         return 1;
@@ -99,38 +85,11 @@ int main(int argc, char **argv)
     const std::string csvPath = dir.filePath("state-results.csv").toStdString();
     {
         std::ofstream csv(csvPath, std::ios::binary);
-        csv << "Campus ID,School Year,Record Type,Ed-Fi Id,Student ID,Entry Date,Rule Number,Error Level,Error Message\n";
-        for (std::int64_t i = 0; i < results; ++i) {
-            const Enrollment &e = enrollments[static_cast<std::size_t>(i * 7919) % enrollments.size()];
-            const char *level = i % 10 < 2 ? "F" : i % 10 < 3 ? "S" : "W";
-            const std::string rule = "40100-" + std::to_string(1000 + i % 37);
-            if (i % 10 == 9) // matches nothing: a student the district does not have
-                csv << e.school << ",2026,ENROLL,,X" << i << "," << usDate(e.entryDate) << "," << rule << "," << level
-                    << ",Unknown student\n";
-            else if (i % 10 >= 7) // by Ed-Fi id
-                csv << e.school << ",2026,ENROLL," << e.id << ",,," << rule << "," << level << ",Checked by id\n";
-            else
-                csv << e.school << ",2026,ENROLL,," << e.student << "," << usDate(e.entryDate) << "," << rule << ","
-                    << level << ",Entry grade level differs from last year's grade + 1\n";
-        }
+        writePortalResultsHeader(csv);
+        for (std::int64_t i = 0; i < results; ++i)
+            writePortalResultsRow(csv, i, enrollments[static_cast<std::size_t>(i * 7919) % enrollments.size()], "2026");
     }
-    const Json mappingJson{
-        {"columns",
-         {{"rule", "Rule Number"},
-          {"severity", "Error Level"},
-          {"message", "Error Message"},
-          {"schoolYear", "School Year"},
-          {"school", "Campus ID"},
-          {"id", "Ed-Fi Id"},
-          {"resource", "Record Type"}}},
-        {"severities", {{"F", "fatal"}, {"S", "error"}, {"W", "warning"}}},
-        {"resources", {{"ENROLL", "StudentSchoolAssociation"}}},
-        {"keys",
-         {{"StudentSchoolAssociation",
-           {{"studentReference.studentUniqueId", {{"column", "Student ID"}}},
-            {"schoolReference.schoolId", {{"column", "Campus ID"}}},
-            {"entryDate", {{"column", "Entry Date"}, {"format", "MM/DD/YYYY"}}}}}}}};
-    const ResultsMapping mapping = parseResultsMapping(mappingJson, *model);
+    const ResultsMapping mapping = parseResultsMapping(portalResultsMapping(), *model);
 
     // Baseline: the file read and split into cells, nothing matched or stored.
     {

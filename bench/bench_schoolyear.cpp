@@ -550,12 +550,6 @@ ExportResult Steward::exportEverything(const std::string &directory)
     return exportBatch(*m_database, *m_model, options);
 }
 
-// "2024-08-19" -> "08/19/2024", as the state's portal writes dates.
-std::string usDate(const std::string &iso)
-{
-    return iso.size() < 10 ? iso : iso.substr(5, 2) + "/" + iso.substr(8, 2) + "/" + iso.substr(0, 4);
-}
-
 // The state's results: as many rows every month as half the enrollments of the first month (the
 // enrollments grow by half over the year; a file growing with them made the last month's match
 // look slower for the rows alone), 70% naming the enrollment by natural key (student, campus, entry
@@ -570,24 +564,15 @@ void Steward::writeResultsFile(const std::string &csvPath)
             break;
     }
     std::ofstream csv(csvPath, std::ios::binary);
-    csv << "Campus ID,School Year,Record Type,Ed-Fi Id,Student ID,Entry Date,Rule Number,Error Level,Error Message\n";
+    writePortalResultsHeader(csv);
     if (m_resultRows == 0)
         m_resultRows = std::max<std::size_t>(100, enrollments.size() / 2);
     for (std::size_t i = 0; i < m_resultRows && !enrollments.empty(); ++i) {
         const Json &e = enrollments[(i * 7919) % enrollments.size()];
-        const std::string school = std::to_string(e["schoolReference"]["schoolId"].get<std::int64_t>());
-        const std::string student = e["studentReference"]["studentUniqueId"].get<std::string>();
-        const std::string entry = usDate(e["entryDate"].get<std::string>());
-        const char *level = i % 10 < 2 ? "F" : i % 10 < 3 ? "S" : "W";
-        const std::string rule = "40100-" + std::to_string(1000 + i % 37);
-        if (i % 10 == 9)
-            csv << school << ",2025,ENROLL,,X" << i << "," << entry << "," << rule << "," << level << ",Unknown student\n";
-        else if (i % 10 >= 7)
-            csv << school << ",2025,ENROLL," << e["id"].get<std::string>() << ",,," << rule << "," << level
-                << ",Checked by id\n";
-        else
-            csv << school << ",2025,ENROLL,," << student << "," << entry << "," << rule << "," << level
-                << ",Entry grade level differs from last year's grade + 1\n";
+        const PortalEnrollment named{e["id"].get<std::string>(), e["studentReference"]["studentUniqueId"].get<std::string>(),
+                                     std::to_string(e["schoolReference"]["schoolId"].get<std::int64_t>()),
+                                     e["entryDate"].get<std::string>()};
+        writePortalResultsRow(csv, static_cast<std::int64_t>(i), named, "2025");
     }
 }
 
@@ -595,24 +580,13 @@ ResultsImportReport Steward::results(const std::string &csvPath, const QDate &ru
 {
     if (writeFile)
         writeResultsFile(csvPath);
-    const Json mappingJson{
-        {"columns",
-         {{"rule", "Rule Number"}, {"severity", "Error Level"}, {"message", "Error Message"},
-          {"schoolYear", "School Year"}, {"school", "Campus ID"}, {"id", "Ed-Fi Id"}, {"resource", "Record Type"}}},
-        {"severities", {{"F", "fatal"}, {"S", "error"}, {"W", "warning"}}},
-        {"resources", {{"ENROLL", "StudentSchoolAssociation"}}},
-        {"keys",
-         {{"StudentSchoolAssociation",
-           {{"studentReference.studentUniqueId", {{"column", "Student ID"}}},
-            {"schoolReference.schoolId", {{"column", "Campus ID"}}},
-            {"entryDate", {{"column", "Entry Date"}, {"format", "MM/DD/YYYY"}}}}}}}};
     ResultsImportOptions options;
     options.runAt = isoDate(runDate);
     options.actor = "steward";
     const Clock::time_point start = Clock::now();
     const double cpu = processCpuSeconds();
     // As `steward-cli rules import-results FILE --mapping FILE` does: the mapping read, then the file.
-    const ResultsMapping mapping = parseResultsMapping(mappingJson, *m_model);
+    const ResultsMapping mapping = parseResultsMapping(portalResultsMapping(), *m_model);
     ResultsImportReport report = importExternalResults(*m_database, *m_model, csvPath, &mapping, options);
     sample.seconds = seconds(start, Clock::now());
     sample.cpuSeconds = processCpuSeconds() - cpu;
