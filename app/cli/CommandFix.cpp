@@ -1,9 +1,9 @@
 // steward-cli fix: bulk edits of one field, descriptor mappings for drafts, and their undo.
 #include "BulkEdit.h"
 #include "Cli.h"
+#include "Clock.h"
 #include "CommandLine.h"
 #include "Database.h"
-#include "DocumentJournal.h"
 #include "EditJournal.h"
 #include "Engine.h"
 
@@ -366,7 +366,7 @@ int runKeep(const CliContext &context, const Options &options)
         if (changes) {
             ImmediateTransaction transaction(database->connection());
             retention.write(database->connection());
-            EditJournal(database->connection()).forgetBeyond(retention, nowUtcText());
+            EditJournal(database->connection()).forgetBeyond(retention, engineNowText());
             transaction.commit();
         }
         auto limit = [](int value, const char *unit) {

@@ -1,8 +1,8 @@
 #include "AppSession.h"
 
+#include "Clock.h"
 #include "Database.h"
 #include "DatabaseWatcher.h"
-#include "DocumentJournal.h"
 #include "ModelRecord.h"
 #include "Tidy.h"
 
@@ -137,7 +137,7 @@ void AppSession::setUndoRetention(const steward::UndoRetention &retention)
 {
     steward::ImmediateTransaction transaction(m_database->connection());
     retention.write(m_database->connection());
-    steward::EditJournal(m_database->connection()).forgetBeyond(retention, steward::nowUtcText());
+    steward::EditJournal(m_database->connection()).forgetBeyond(retention, steward::engineNowText());
     transaction.commit();
     if (m_watcher)
         m_watcher->catchUp();

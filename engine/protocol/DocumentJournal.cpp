@@ -7,11 +7,6 @@
 
 namespace steward {
 
-std::string nowUtcText()
-{
-    return engineNowText();
-}
-
 bool isDocumentOperation(const std::string &kind)
 {
     return kind == "cascade-delete" || kind == "repoint" || kind == "merge" || kind == "change-identity" ||
@@ -26,7 +21,7 @@ std::int64_t journalDocumentChanges(Engine &engine, std::int64_t since, const st
     if (changes.empty() && !evenWhenNothingChanged)
         return 0;
     EditJournal journal(engine.database().connection(), engine.database().codec());
-    const std::int64_t opId = journal.beginOperation(kind, summary, detail, actor, nowUtcText());
+    const std::int64_t opId = journal.beginOperation(kind, summary, detail, actor, engineNowText());
     std::int64_t position = 0;
     for (const DocumentChange &change : changes) {
         EditItem item;

@@ -9,9 +9,6 @@ namespace steward {
 
 class Engine;
 
-// Now in UTC, as the journal records times.
-std::string nowUtcText();
-
 // Journal kinds whose items are whole documents before and after (deletes, creates and updates
 // read back from the change log), undone by putDocumentsBack (engine/quality/Dependents.h): the
 // document operations of quality/ and the resolution of a sync conflict (engine/sync).

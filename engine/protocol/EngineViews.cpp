@@ -1,5 +1,5 @@
 // The typed views the desktop app reads: counts, references both ways, history, drafts, lookups.
-#include "DocumentJournal.h"
+#include "Clock.h"
 #include "Engine.h"
 #include "Text.h"
 
@@ -264,7 +264,7 @@ std::int64_t Engine::keepDraft(const std::string &project, const std::string &re
     std::optional<ImmediateTransaction> transaction;
     if (!m_inBatch)
         transaction.emplace(db);
-    const std::string now = nowUtcText();
+    const std::string now = engineNowText();
     SQLite::Statement update(db, "UPDATE drafts SET problem = ?, updated_at = ? WHERE project = ? AND resource = ? "
                                  "AND text_hash = ? AND target_id IS NULL");
     // dumpJson, not dump(): problems quote input (values, file names) that need not be valid UTF-8,
@@ -306,7 +306,7 @@ std::int64_t Engine::saveDraft(const ResourceSchema &resource, const std::string
                                std::int64_t draftId, const std::string &actor)
 {
     const Json problemBody = draftProblem(resource, text, targetId);
-    const std::string now = nowUtcText();
+    const std::string now = engineNowText();
     ImmediateTransaction transaction(m_database.connection());
     SQLite::Database &db = m_database.connection();
     if (draftId > 0) {
@@ -416,7 +416,7 @@ bool Engine::updateDraft(std::int64_t draftId, const std::string &text, const Js
                                  "WHERE draft_id = ?");
     update.bind(1, text);
     update.bind(2, dumpJson(problemBody));
-    update.bind(3, updatedAt.empty() ? nowUtcText() : updatedAt);
+    update.bind(3, updatedAt.empty() ? engineNowText() : updatedAt);
     bindTextHash(update, 4, text, targetId);
     update.bind(5, draftId);
     update.exec();

@@ -1,5 +1,6 @@
 #include "BulkEdit.h"
 
+#include "Clock.h"
 #include "Dependents.h"
 #include "EngineRequests.h"
 
@@ -479,7 +480,7 @@ EditResult BulkEditor::applyRewrite(const EditSelection &selection, const EditRe
     const std::string who = actor.empty() ? currentOsUser() : actor;
     m_engine.beginBatch();
     try {
-        const std::int64_t opId = m_journal.beginOperation(kind, summary, detail, who, nowUtcText());
+        const std::int64_t opId = m_journal.beginOperation(kind, summary, detail, who, engineNowText());
         const EditPreview outcome = run(selection, rewrite, &result, opId, who);
         if (const std::string refused = outcome.refusals(); !refused.empty())
             throw EditRefused("The edit was not applied; nothing was changed. Refused:\n" + refused);
@@ -734,7 +735,7 @@ UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
         const std::vector<EditItem> items = m_journal.items(opId);
         if (isDocumentOperation(operation->kind)) {
             result.documentsRestored = putDocumentsBack(m_engine, opId, items, who);
-            m_journal.markUndone(opId, who, nowUtcText());
+            m_journal.markUndone(opId, who, engineNowText());
             m_engine.commitBatch();
             return result;
         }
@@ -747,7 +748,7 @@ UndoResult BulkEditor::undo(std::int64_t opId, const std::string &actor)
         if (!failures.empty())
             throw EditRefused("Edit operation " + std::to_string(opId)
                               + " cannot be undone; nothing was changed. Refused:" + failures);
-        m_journal.markUndone(opId, who, nowUtcText());
+        m_journal.markUndone(opId, who, engineNowText());
         m_engine.commitBatch();
     } catch (...) {
         m_engine.rollbackBatch();

@@ -3,7 +3,7 @@
 #include "Identity.h"
 #include "Spreadsheet.h"
 
-#include "DocumentJournal.h"
+#include "Clock.h"
 
 #include <SQLiteCpp/Statement.h>
 
@@ -531,7 +531,7 @@ std::int64_t addSource(SQLite::Database &db, const ResultsImportOptions &options
         source.bind(4);
     else
         source.bind(4, runAt);
-    source.bind(5, nowUtcText());
+    source.bind(5, engineNowText());
     source.bind(6, options.actor);
     source.exec();
     return db.getLastInsertRowid();
@@ -784,7 +784,7 @@ Acknowledgement acknowledgeResult(Database &database, const std::string &origin,
         throw ResultsImportError("rule " + ruleId + " is " + (severity == "info" ? "an info" : "a " + severity)
                                  + " result: only a warning can be acknowledged"
                                  + (severity == "info" ? " (info never blocks readiness)" : "; fix the record"));
-    Acknowledgement ack{where, ruleId, docId, reason, actor, nowUtcText()};
+    Acknowledgement ack{where, ruleId, docId, reason, actor, engineNowText()};
     SQLite::Statement insert(db, "INSERT INTO acknowledgements (origin, rule_id, doc_id, reason, actor, at)"
                                  " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (origin, rule_id, doc_id) DO UPDATE SET"
                                  " reason = excluded.reason, actor = excluded.actor, at = excluded.at");

@@ -4,7 +4,7 @@
 #include "Rules.h"
 #include "RuleText.h"
 
-#include "DocumentJournal.h"
+#include "Clock.h"
 #include "Text.h"
 
 #include <SQLiteCpp/Statement.h>
@@ -826,7 +826,7 @@ void RuleRunner::writeResults(const std::vector<RuleOutcome> &outcomes, RuleRunR
 {
     SQLite::Database &db = m_database.connection();
     SQLite::Database &reader = m_reader->connection();
-    const std::string now = nowUtcText();
+    const std::string now = engineNowText();
     ImmediateTransaction transaction(db);
     // Begun after the writer holds the write lock, the reader sees rule_results as the writer found
     // them (nobody else can commit now) and never the writer's own changes, so its lists stay

@@ -1,7 +1,7 @@
 #include "Rules.h"
 #include "RuleText.h"
 
-#include "DocumentJournal.h"
+#include "Clock.h"
 #include "Text.h"
 
 #include <SQLiteCpp/Statement.h>
@@ -434,7 +434,7 @@ RulePackImport importRulePack(Database &database, const RulePack &pack, const st
     insert.bind(3, pack.title);
     insert.bind(4, pack.content);
     insert.bind(5, sha256Hex(pack.content));
-    insert.bind(6, nowUtcText());
+    insert.bind(6, engineNowText());
     insert.bind(7, actor);
     insert.exec();
     transaction.commit();

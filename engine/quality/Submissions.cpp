@@ -5,7 +5,7 @@
 #include "Sync.h"
 #include "Text.h"
 
-#include "DocumentJournal.h"
+#include "Clock.h"
 
 #include <SQLiteCpp/Statement.h>
 
@@ -41,7 +41,7 @@ Submission record(SQLite::Database &db, const std::string &kind, const Json &wha
     submission.verdict = computeReadiness(db).toJson();
     submission.acknowledged = acknowledgementsJson(db);
     submission.signedBy = signedBy;
-    submission.signedAt = nowUtcText();
+    submission.signedAt = engineNowText();
     submission.note = note;
     SQLite::Statement insert(db, "INSERT INTO submissions (kind, what, seq_from, seq_to, verdict, acknowledged,"
                                  " signed_by, signed_at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
